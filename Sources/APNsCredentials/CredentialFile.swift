@@ -1,0 +1,168 @@
+import COpenSSL
+import Foundation
+
+/// Everything found in one credential file, whatever its encoding.
+public struct CredentialContents: Sendable {
+    public enum Encoding: String, Sendable {
+        case pem, der, pkcs12
+    }
+
+    public var encoding: Encoding
+    public var certificates: [Certificate] = []
+    public var privateKeys: [PrivateKey] = []
+    public var requests: [CertificateSigningRequest] = []
+    /// PEM labels found but not loaded (`PUBLIC KEY`, ...), for messages and `inspect`.
+    public var otherLabels: [String] = []
+    /// True when any key in the file was stored encrypted.
+    public var hadEncryptedKey = false
+
+    public init(encoding: Encoding) { self.encoding = encoding }
+
+    /// A short description of what is inside: "certificate + private key", "CSR", ...
+    public var summary: String {
+        var parts: [String] = []
+        if certificates.count == 1 { parts.append("certificate") }
+        if certificates.count > 1 { parts.append("\(certificates.count) certificates") }
+        if privateKeys.count == 1 { parts.append("private key") }
+        if privateKeys.count > 1 { parts.append("\(privateKeys.count) private keys") }
+        if requests.count == 1 { parts.append("certificate signing request") }
+        if requests.count > 1 { parts.append("\(requests.count) certificate signing requests") }
+        parts += otherLabels.map { $0.lowercased() }
+        return parts.isEmpty ? "nothing usable" : parts.joined(separator: " + ")
+    }
+}
+
+/// Reads credential files, sniffing PEM, DER and PKCS#12 from the bytes rather than trusting
+/// the file name: Apple's `.cer` is DER, a renamed `.cer` is often PEM, and a `.pem` may hold
+/// a certificate, a key, or both.
+public enum CredentialFile {
+    /// Larger inputs are refused before parsing: no credential file comes close, and a huge
+    /// "PEM" must not make us allocate without bound.
+    public static let maximumSize = 16 * 1024 * 1024
+
+    /// Reads a whole file (or standard input for `-`), with a clear error when it cannot.
+    public static func readBytes(_ path: String) throws -> [UInt8] {
+        let label = displayName(path)
+        if path == "-" {
+            let data = FileHandle.standardInput.readDataToEndOfFile()
+            guard data.count <= maximumSize else {
+                throw CredentialError(.unreadable, "Standard input is larger than \(maximumSize / 1_048_576) MiB; that is not a credential file.")
+            }
+            return Array(data)
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CredentialError(.unreadable, "\(label) does not exist; check the path.")
+        }
+        guard !isDirectory.boolValue else {
+            throw CredentialError(.unreadable, "\(label) is a folder, not a credential file.")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CredentialError(.unreadable, "\(label) cannot be opened; check its permissions.")
+        }
+        defer { try? handle.close() }
+        let data = (try? handle.read(upToCount: maximumSize + 1)) ?? Data()
+        guard data.count <= maximumSize else {
+            throw CredentialError(.unreadable, "\(label) is larger than \(maximumSize / 1_048_576) MiB; that is not a credential file.")
+        }
+        guard !data.isEmpty else {
+            throw CredentialError(.unreadable, "\(label) is empty.")
+        }
+        return Array(data)
+    }
+
+    /// Loads everything in `path`.
+    public static func load(_ path: String, passphrases: PassphraseSupplier) throws -> CredentialContents {
+        try load(bytes: readBytes(path), label: displayName(path), passphrases: passphrases)
+    }
+
+    /// Loads everything in `bytes`; `label` names the source in messages.
+    public static func load(bytes: [UInt8], label: String, passphrases: PassphraseSupplier) throws -> CredentialContents {
+        if PEMScanner.looksLikePEM(bytes) {
+            return try loadPEM(bytes, label: label, passphrases: passphrases)
+        }
+        return try loadDER(bytes, label: label, passphrases: passphrases)
+    }
+
+    private static func loadPEM(_ bytes: [UInt8], label: String, passphrases: PassphraseSupplier) throws -> CredentialContents {
+        var contents = CredentialContents(encoding: .pem)
+        for block in try PEMScanner.blocks(in: bytes, label: label) {
+            let where_ = "\(label) (line \(block.line))"
+            switch block.kind {
+            case .certificate:
+                contents.certificates.append(try Certificate(pem: block.text, label: where_))
+            case .privateKey:
+                contents.privateKeys.append(try PrivateKey.decode(block.text, label: label, passphrases: passphrases))
+                contents.hadEncryptedKey = contents.hadEncryptedKey || block.isEncrypted
+            case .certificateRequest:
+                contents.requests.append(try CertificateSigningRequest(bytes: block.text, label: where_))
+            case .pkcs12, .publicKey, .other:
+                contents.otherLabels.append(block.label)
+            }
+        }
+        if contents.certificates.isEmpty && contents.privateKeys.isEmpty && contents.requests.isEmpty && contents.otherLabels.isEmpty {
+            throw CredentialError(.unreadable, "\(label) has no complete PEM block; the file is damaged.")
+        }
+        return contents
+    }
+
+    private static func loadDER(_ bytes: [UInt8], label: String, passphrases: PassphraseSupplier) throws -> CredentialContents {
+        if let problem = DERLength.truncation(in: bytes) {
+            throw CredentialError(.unreadable, "\(label) is truncated: \(problem); download or export it again.")
+        }
+        if let certificate = try? Certificate(der: bytes, label: label) {
+            var contents = CredentialContents(encoding: .der)
+            contents.certificates = [certificate]
+            return contents
+        }
+        if PKCS12.isPKCS12(bytes) {
+            let p12 = try PKCS12.parse(bytes, label: label, passphrases: passphrases)
+            var contents = CredentialContents(encoding: .pkcs12)
+            contents.certificates = (p12.certificate.map { [$0] } ?? []) + p12.chain
+            contents.privateKeys = p12.privateKey.map { [$0] } ?? []
+            return contents
+        }
+        if let request = try? CertificateSigningRequest(bytes: bytes, label: label) {
+            var contents = CredentialContents(encoding: .der)
+            contents.requests = [request]
+            return contents
+        }
+        OpenSSLErrorQueue.clear()
+        if bytes.first == 0x30 {
+            // Could still be a DER private key (plain or encrypted PKCS#8, PKCS#1).
+            do {
+                let key = try PrivateKey.decode(bytes, label: label, passphrases: passphrases)
+                var contents = CredentialContents(encoding: .der)
+                contents.privateKeys = [key]
+                return contents
+            } catch let error as CredentialError where error.kind != .unreadable {
+                throw error
+            } catch {}
+        }
+        throw CredentialError(.unreadable, "\(label) is not a certificate, private key, CSR or PKCS#12 file in PEM or DER form.")
+    }
+}
+
+/// Reads the outer DER length so a cut-off download is reported as truncated, not as
+/// "unknown format".
+enum DERLength {
+    /// A sentence describing the truncation, or nil when the outer length fits the bytes.
+    static func truncation(in bytes: [UInt8]) -> String? {
+        guard bytes.count >= 2, bytes[0] == 0x30 else { return nil }
+        let first = Int(bytes[1])
+        var length: Int
+        var header = 2
+        if first < 0x80 {
+            length = first
+        } else {
+            let count = first & 0x7F
+            guard count >= 1, count <= 4, bytes.count >= 2 + count else { return nil }
+            length = 0
+            for byte in bytes[2..<(2 + count)] { length = length << 8 | Int(byte) }
+            header += count
+        }
+        let expected = header + length
+        guard expected > bytes.count else { return nil }
+        return "its DER structure declares \(expected) bytes but the file has \(bytes.count)"
+    }
+}

@@ -1,0 +1,75 @@
+/// Assembles an `Identity` from the files users actually have: one combined PEM, one .p12,
+/// or a certificate file (PEM or DER) plus a key file, with optional chain files.
+public enum IdentityLoader {
+    public static func load(_ paths: [String], passphrases: PassphraseSupplier) throws -> Identity {
+        var certificates: [(Certificate, String)] = []
+        var keys: [(PrivateKey, String)] = []
+        var requestOnly: [String] = []
+        for path in paths {
+            let contents = try CredentialFile.load(path, passphrases: passphrases)
+            certificates += contents.certificates.map { ($0, displayName(path)) }
+            keys += contents.privateKeys.map { ($0, displayName(path)) }
+            if contents.certificates.isEmpty && contents.privateKeys.isEmpty && !contents.requests.isEmpty {
+                requestOnly.append(displayName(path))
+            }
+        }
+        let names = paths.map(displayName).joined(separator: " and ")
+        if let csr = requestOnly.first {
+            throw CredentialError(.wrongKind, "\(csr) holds a certificate signing request, not a certificate or key; upload it to Apple's portal and use the .cer you get back.")
+        }
+        guard !certificates.isEmpty else {
+            throw CredentialError(.wrongKind, "No certificate found in \(names); give the .cer/.pem certificate or a .p12 that holds it.")
+        }
+        guard let (key, keyLabel) = keys.first else {
+            throw CredentialError(.wrongKind, "No private key found in \(names); give the key file too, or a .p12 exported with its private key.")
+        }
+        guard keys.count == 1 else {
+            throw CredentialError(.wrongKind, "\(names) hold \(keys.count) private keys; give exactly one.")
+        }
+        guard let leafIndex = certificates.firstIndex(where: { key.matches($0.0) }) else {
+            let (first, certLabel) = certificates[0]
+            return try Identity(certificate: first, privateKey: key, certificateLabel: certLabel, keyLabel: keyLabel)
+        }
+        let (leaf, leafLabel) = certificates.remove(at: leafIndex)
+        return try Identity(certificate: leaf, privateKey: key, chain: certificates.map(\.0),
+                            certificateLabel: leafLabel, keyLabel: keyLabel)
+    }
+
+    /// The first certificate in `path`, with a clear error when the file holds something else.
+    public static func certificate(_ path: String, passphrases: PassphraseSupplier = .none) throws -> (Certificate, chain: [Certificate]) {
+        let contents = try CredentialFile.load(path, passphrases: passphrases)
+        guard let first = contents.certificates.first else {
+            throw wrongKind(path, contents, wanted: "a certificate")
+        }
+        return (first, Array(contents.certificates.dropFirst()))
+    }
+
+    /// The single private key in `path`.
+    public static func privateKey(_ path: String, passphrases: PassphraseSupplier) throws -> PrivateKey {
+        let contents = try CredentialFile.load(path, passphrases: passphrases)
+        guard let key = contents.privateKeys.first else { throw wrongKind(path, contents, wanted: "a private key") }
+        guard contents.privateKeys.count == 1 else {
+            throw CredentialError(.wrongKind, "\(displayName(path)) holds \(contents.privateKeys.count) private keys; give a file with exactly one.")
+        }
+        return key
+    }
+
+    /// All certificates in the given chain files, in order.
+    public static func chain(_ paths: [String]) throws -> [Certificate] {
+        var result: [Certificate] = []
+        for path in paths {
+            let contents = try CredentialFile.load(path, passphrases: .none)
+            guard !contents.certificates.isEmpty else { throw wrongKind(path, contents, wanted: "chain certificates") }
+            result += contents.certificates
+        }
+        return result
+    }
+
+    static func wrongKind(_ path: String, _ contents: CredentialContents, wanted: String) -> CredentialError {
+        var hint = ""
+        if !contents.requests.isEmpty && contents.certificates.isEmpty {
+            hint = "; a CSR is what you upload to Apple's portal, the certificate is the .cer it gives back"
+        }
+        return CredentialError(.wrongKind, "\(displayName(path)) holds \(contents.summary), not \(wanted)\(hint).")
+    }
+}

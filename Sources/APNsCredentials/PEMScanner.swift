@@ -1,0 +1,120 @@
+/// Finds the PEM blocks in a file and says what each one is, without decoding them.
+///
+/// OpenSSL's PEM readers take the first block of the kind asked for and silently skip the
+/// rest; a combined PEM or a chain file needs every block, in order, and a clear error when a
+/// block is cut off (the most common damage: a copy-paste that lost the END line).
+public struct PEMBlock: Sendable, Equatable {
+    /// The word(s) after BEGIN: `CERTIFICATE`, `PRIVATE KEY`, `RSA PRIVATE KEY`, ...
+    public let label: String
+    /// The block's full text, BEGIN line through END line, ready for OpenSSL's PEM readers.
+    public let text: [UInt8]
+    /// The 1-based line where the block begins, for messages.
+    public let line: Int
+    /// True for `ENCRYPTED PRIVATE KEY` and for legacy `Proc-Type: 4,ENCRYPTED` blocks.
+    public let isEncrypted: Bool
+
+    public enum Kind: Sendable, Equatable {
+        case certificate, privateKey, certificateRequest, publicKey, pkcs12, other
+    }
+
+    public var kind: Kind {
+        switch label {
+        case "CERTIFICATE", "X509 CERTIFICATE", "TRUSTED CERTIFICATE": return .certificate
+        case "PRIVATE KEY", "ENCRYPTED PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY", "DSA PRIVATE KEY": return .privateKey
+        case "CERTIFICATE REQUEST", "NEW CERTIFICATE REQUEST": return .certificateRequest
+        case "PUBLIC KEY", "RSA PUBLIC KEY": return .publicKey
+        case "PKCS12": return .pkcs12
+        default: return .other
+        }
+    }
+}
+
+public enum PEMScanner {
+    private static let begin = Array("-----BEGIN ".utf8)
+    private static let end = Array("-----END ".utf8)
+    private static let dashes = Array("-----".utf8)
+
+    /// True when the bytes contain a PEM BEGIN line (text with or without leading notes).
+    public static func looksLikePEM(_ bytes: [UInt8]) -> Bool {
+        firstIndex(of: begin, in: bytes[...]) != nil
+    }
+
+    /// All blocks in order. Throws `unreadable` for a block without its END line, an END
+    /// that does not match its BEGIN, or a block with no base64 body.
+    public static func blocks(in bytes: [UInt8], label fileLabel: String) throws -> [PEMBlock] {
+        var result: [PEMBlock] = []
+        let lines = splitLines(bytes)
+        var index = 0
+        while index < lines.count {
+            let line = trimmed(lines[index].bytes)
+            guard line.starts(with: begin), line.count > begin.count + dashes.count, line.suffix(dashes.count).elementsEqual(dashes) else {
+                index += 1
+                continue
+            }
+            let label = String(decoding: line.dropFirst(begin.count).dropLast(dashes.count), as: UTF8.self)
+            let startLine = index
+            var encrypted = label == "ENCRYPTED PRIVATE KEY"
+            var bodyLines = 0
+            var closed = false
+            index += 1
+            while index < lines.count {
+                let inner = trimmed(lines[index].bytes)
+                if inner.starts(with: end) {
+                    let endLabel = String(decoding: inner.dropFirst(end.count).prefix { $0 != UInt8(ascii: "-") }, as: UTF8.self)
+                    guard endLabel == label else {
+                        throw CredentialError(.unreadable, "\(fileLabel): the PEM block '\(label)' at line \(startLine + 1) ends with 'END \(endLabel)' at line \(index + 1); the file is damaged.")
+                    }
+                    closed = true
+                    break
+                }
+                if inner.starts(with: begin) { break }
+                if inner.starts(with: Array("Proc-Type:".utf8)), String(decoding: inner, as: UTF8.self).contains("ENCRYPTED") { encrypted = true }
+                if !inner.isEmpty && !inner.contains(UInt8(ascii: ":")) { bodyLines += 1 }
+                index += 1
+            }
+            guard closed else {
+                throw CredentialError(.unreadable, "\(fileLabel) is truncated: the PEM block '\(label)' that starts at line \(startLine + 1) has no END line; download or export the file again.")
+            }
+            guard bodyLines > 0 else {
+                throw CredentialError(.unreadable, "\(fileLabel): the PEM block '\(label)' at line \(startLine + 1) is empty.")
+            }
+            let from = lines[startLine].start
+            let to = lines[index].end
+            var text = Array(bytes[from..<to])
+            if text.last != UInt8(ascii: "\n") { text.append(UInt8(ascii: "\n")) }
+            result.append(PEMBlock(label: label, text: text, line: startLine + 1, isEncrypted: encrypted))
+            index += 1
+        }
+        return result
+    }
+
+    private struct Line { let start: Int; let end: Int; let bytes: ArraySlice<UInt8> }
+
+    private static func splitLines(_ bytes: [UInt8]) -> [Line] {
+        var lines: [Line] = []
+        var start = 0
+        for (offset, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") {
+            lines.append(Line(start: start, end: offset + 1, bytes: bytes[start..<offset]))
+            start = offset + 1
+        }
+        if start < bytes.count { lines.append(Line(start: start, end: bytes.count, bytes: bytes[start...])) }
+        return lines
+    }
+
+    private static func trimmed(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var slice = line
+        while let last = slice.last, last == 0x0D || last == 0x20 || last == 0x09 { slice = slice.dropLast() }
+        while let first = slice.first, first == 0x20 || first == 0x09 { slice = slice.dropFirst() }
+        return slice
+    }
+
+    private static func firstIndex(of needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Int? {
+        guard needle.count <= haystack.count else { return nil }
+        var i = haystack.startIndex
+        while i <= haystack.endIndex - needle.count {
+            if haystack[i] == needle[0] && haystack[i..<i + needle.count].elementsEqual(needle) { return i }
+            i += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,153 @@
+import COpenSSL
+import CAPNsShims
+
+/// What a PKCS#12 file held. Keychain exports can hold a certificate and key together, or
+/// (following a widely copied guide) only the certificate or only the key.
+public struct PKCS12Contents: Sendable {
+    public let certificate: Certificate?
+    public let privateKey: PrivateKey?
+    public let chain: [Certificate]
+}
+
+/// Owns one `PKCS12` structure and frees it.
+final class PKCS12Object {
+    let pointer: OpaquePointer
+    init(taking pointer: OpaquePointer) { self.pointer = pointer }
+    deinit { PKCS12_free(pointer) }
+}
+
+/// Reads and writes PKCS#12 (.p12/.pfx) files.
+public enum PKCS12 {
+    /// The encryption a new file uses.
+    public enum Format: String, Sendable {
+        /// AES-256-CBC with PBKDF2 and a SHA-256 MAC: OpenSSL 3's default, the right choice
+        /// for anything that is not macOS.
+        case modern
+        /// pbeWithSHA1And40BitRC2-CBC (certificate), pbeWithSHA1And3-KeyTripleDES-CBC (key),
+        /// SHA-1 MAC: what Keychain writes, and what macOS `SecPKCS12Import` can read.
+        case legacy
+    }
+
+    /// Parses a DER PKCS#12 file, asking `passphrases` only when the empty password (in
+    /// either of its two encodings) does not open it.
+    public static func parse(_ bytes: [UInt8], label: String, passphrases: PassphraseSupplier) throws -> PKCS12Contents {
+        OpenSSLProviders.ensureLoaded()
+        let archive = try decode(bytes, label: label)
+        var password: [CChar]
+        if PKCS12_mac_present(archive.pointer) == 1 {
+            if PKCS12_verify_mac(archive.pointer, nil, 0) == 1 || PKCS12_verify_mac(archive.pointer, "", 0) == 1 {
+                password = [0]
+            } else {
+                OpenSSLErrorQueue.clear()
+                let given = try passphrases.passphrase(for: label)
+                password = given.bytes.map { CChar(bitPattern: $0) } + [0]
+                let verified = password.withUnsafeBufferPointer { PKCS12_verify_mac(archive.pointer, $0.baseAddress, Int32(given.bytes.count)) }
+                guard verified == 1 else {
+                    throw CredentialError.openssl(.wrongPassphrase, "The passphrase does not open \(label) (its integrity check failed); check the value given to --passin.")
+                }
+            }
+            return try extract(archive, password: password, label: label)
+        }
+        // No MAC: the only test of a password is whether the bags decrypt.
+        if let contents = try? extract(archive, password: [0], label: label) { return contents }
+        let given = try passphrases.passphrase(for: label)
+        password = given.bytes.map { CChar(bitPattern: $0) } + [0]
+        do {
+            return try extract(archive, password: password, label: label)
+        } catch {
+            throw CredentialError(.wrongPassphrase, "The passphrase does not decrypt \(label); check the value given to --passin.")
+        }
+    }
+
+    /// True when the bytes decode as a PKCS#12 structure (used to sniff DER files).
+    public static func isPKCS12(_ bytes: [UInt8]) -> Bool {
+        let result = (try? decode(bytes, label: "")) != nil
+        OpenSSLErrorQueue.clear()
+        return result
+    }
+
+    static func decode(_ bytes: [UInt8], label: String) throws -> PKCS12Object {
+        OpenSSLErrorQueue.clear()
+        let decoded: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            return d2i_PKCS12(nil, &cursor, buffer.count)
+        }
+        guard let decoded else {
+            throw CredentialError.openssl(.unreadable, "\(label) is not a readable PKCS#12 file (corrupt or truncated); export it again.")
+        }
+        return PKCS12Object(taking: decoded)
+    }
+
+    private static func extract(_ archive: PKCS12Object, password: [CChar], label: String) throws -> PKCS12Contents {
+        OpenSSLErrorQueue.clear()
+        var key: OpaquePointer? = nil
+        var leaf: OpaquePointer? = nil
+        var others: OpaquePointer? = nil
+        let ok = password.withUnsafeBufferPointer { PKCS12_parse(archive.pointer, $0.baseAddress, &key, &leaf, &others) }
+        defer { apns_sk_X509_pop_free(others) }
+        guard ok == 1 else {
+            if let key { EVP_PKEY_free(key) }
+            if let leaf { X509_free(leaf) }
+            let details = OpenSSLErrorQueue.drain()
+            if details.contains(where: { $0.contains("unsupported") }) && !OpenSSLProviders.legacyAvailable {
+                throw CredentialError(.unreadable, "\(label) uses legacy encryption (RC2/3DES) and OpenSSL's legacy provider is not installed; install it (Debian: libssl3) and try again.", details: details)
+            }
+            throw CredentialError(.unreadable, "\(label) could not be decrypted: its contents are corrupt or use an unsupported algorithm.", details: details)
+        }
+        var chain: [Certificate] = []
+        for index in 0..<apns_sk_X509_num(others) {
+            if let cert = apns_sk_X509_value(others, index) { chain.append(Certificate(retaining: cert)) }
+        }
+        var certificate = leaf.map(Certificate.init(taking:))
+        if certificate == nil, key == nil, !chain.isEmpty {
+            // A certificate-only export: OpenSSL files every certificate under "ca" when there
+            // is no key to pair one with. The end-entity certificate is the one that is not a CA.
+            let leafIndex = chain.firstIndex { !$0.isCA } ?? 0
+            certificate = chain.remove(at: leafIndex)
+        }
+        return PKCS12Contents(certificate: certificate, privateKey: key.map(PrivateKey.init(taking:)), chain: chain)
+    }
+
+    /// Writes a PKCS#12 file with whatever of certificate, key and chain is given.
+    public static func create(certificate: Certificate?, privateKey: PrivateKey?, chain: [Certificate] = [],
+                              passphrase: Passphrase, format: Format, friendlyName: String? = nil) throws -> [UInt8] {
+        OpenSSLProviders.ensureLoaded()
+        if format == .legacy && !OpenSSLProviders.legacyAvailable {
+            throw CredentialError(.internalFailure, "OpenSSL's legacy provider is not installed, so RC2/3DES PKCS#12 files cannot be written; install it or use the modern format.")
+        }
+        guard certificate != nil || privateKey != nil || !chain.isEmpty else {
+            throw CredentialError(.invalidArgument, "A PKCS#12 file needs a certificate, a key or both.")
+        }
+        OpenSSLErrorQueue.clear()
+        guard let stack = apns_sk_X509_new_null() else {
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not allocate a certificate list.")
+        }
+        defer { apns_sk_X509_pop_free(stack) }
+        for cert in chain where apns_sk_X509_push_up_ref(stack, cert.pointer) != 1 {
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not add a chain certificate.")
+        }
+        let (keyNID, certNID, macDigest) = format == .legacy
+            ? (NID_pbe_WithSHA1And3_Key_TripleDES_CBC, NID_pbe_WithSHA1And40BitRC2_CBC, EVP_sha1())
+            : (NID_aes_256_cbc, NID_aes_256_cbc, EVP_sha256())
+        let password = passphrase.bytes.map { CChar(bitPattern: $0) } + [0]
+        let name = friendlyName ?? certificate?.subject.commonName
+        let created: OpaquePointer? = password.withUnsafeBufferPointer { pass in
+            PKCS12_create(pass.baseAddress, name, privateKey?.pointer, certificate?.pointer, stack,
+                          keyNID, certNID, PKCS12_DEFAULT_ITER, -1, 0)
+        }
+        guard let created else {
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not build the PKCS#12 structure.")
+        }
+        let archive = PKCS12Object(taking: created)
+        let macOK = password.withUnsafeBufferPointer {
+            PKCS12_set_mac(archive.pointer, $0.baseAddress, Int32(passphrase.bytes.count), nil, 0, PKCS12_DEFAULT_ITER, macDigest)
+        }
+        guard macOK == 1 else {
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not add the PKCS#12 integrity MAC.")
+        }
+        guard let der = derEncode({ i2d_PKCS12(archive.pointer, $0) }) else {
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not encode the PKCS#12 file.")
+        }
+        return der
+    }
+}

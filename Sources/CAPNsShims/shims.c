@@ -1,0 +1,27 @@
+#include "CAPNsShims.h"
+#include <string.h>
+#include <openssl/crypto.h>
+
+long apns_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
+void apns_OPENSSL_free(void *ptr) { OPENSSL_free(ptr); }
+
+int apns_sk_X509_num(const STACK_OF(X509) *stack) { return stack ? sk_X509_num(stack) : 0; }
+X509 *apns_sk_X509_value(const STACK_OF(X509) *stack, int index) { return sk_X509_value(stack, index); }
+STACK_OF(X509) *apns_sk_X509_new_null(void) { return sk_X509_new_null(); }
+int apns_sk_X509_push_up_ref(STACK_OF(X509) *stack, X509 *cert) {
+    if (!X509_up_ref(cert)) return 0;
+    if (sk_X509_push(stack, cert) <= 0) { X509_free(cert); return 0; }
+    return 1;
+}
+void apns_sk_X509_pop_free(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X509_free); }
+
+int apns_passphrase_cb(char *buf, int size, int rwflag, void *userdata) {
+    (void)rwflag;
+    apns_passphrase *pass = (apns_passphrase *)userdata;
+    if (pass == NULL) return -1;
+    pass->requested = 1;
+    if (pass->bytes == NULL || size <= 0) return -1;
+    int n = pass->length < size ? pass->length : size;
+    memcpy(buf, pass->bytes, (size_t)n);
+    return n;
+}

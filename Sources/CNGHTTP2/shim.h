@@ -1,0 +1,4 @@
+#ifndef APNSKIT_CNGHTTP2_SHIM_H
+#define APNSKIT_CNGHTTP2_SHIM_H
+#include <nghttp2/nghttp2.h>
+#endif

@@ -1,0 +1,7 @@
+import ArgumentParser
+
+/// The list of subcommands, in the order `--help` shows them.
+enum CommandRegistry {
+    static let all: [ParsableCommand.Type] = [
+    ]
+}

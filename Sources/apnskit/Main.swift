@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+
+/// Entry point. ArgumentParser exits 64 on usage errors; apnskit's contract says 2, so parsing
+/// errors are mapped here, and every library error becomes one sentence plus its exit code.
+@main
+enum Main {
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let command: ParsableCommand
+        do {
+            command = try APNsKit.parseAsRoot(arguments)
+        } catch {
+            exitForParseError(error)
+        }
+        do {
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                var syncCommand = command
+                try syncCommand.run()
+            }
+        } catch {
+            Output.fail(error)
+        }
+        exit(0)
+    }
+
+    static func exitForParseError(_ error: Error) -> Never {
+        let code = APNsKit.exitCode(for: error)
+        let message = APNsKit.fullMessage(for: error)
+        if code == .success {
+            // --help and --version print to stdout and succeed.
+            if !message.isEmpty { print(message) }
+            exit(0)
+        }
+        if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+        exit(code == .validationFailure ? ExitStatus.usage : code.rawValue)
+    }
+}

@@ -1,0 +1,51 @@
+import APNsCredentials
+import ArgumentParser
+import Foundation
+
+/// Where commands print. Data and summaries go to stdout; diagnostics to stderr, so that
+/// `apnskit ... -o - | other-tool` stays clean.
+enum Output {
+    /// Set by `--verbose` (GlobalOptions): error messages then carry OpenSSL's error queue.
+    nonisolated(unsafe) static var verbose = false
+
+    static func line(_ text: String) { print(text) }
+
+    static func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+
+    static func warning(_ text: String) { note("apnskit: warning: \(text)") }
+
+    /// Prints one sentence for `error` and exits with its code.
+    static func fail(_ error: Error) -> Never {
+        switch error {
+        case let error as CredentialError:
+            note("apnskit: \(error.message)")
+            if verbose { for line in error.details { note("  openssl: \(line)") } }
+            exit(ExitStatus.code(for: error.kind))
+        case let error as CommandFailure:
+            note("apnskit: \(error.message)")
+            exit(error.status)
+        case let error as ExitCode:
+            exit(error.rawValue)
+        default:
+            let code = APNsKit.exitCode(for: error)
+            if code == .success {
+                // --help, --version and clean exits: ArgumentParser's text, on stdout.
+                let message = APNsKit.fullMessage(for: error)
+                if !message.isEmpty { print(message) }
+                exit(0)
+            }
+            if code == .validationFailure {
+                note(APNsKit.fullMessage(for: error))
+                exit(ExitStatus.usage)
+            }
+            note("apnskit: \(error)")
+            exit(ExitStatus.input)
+        }
+    }
+}
+
+/// A failure decided by a command (not the library), with its exit status.
+struct CommandFailure: Error {
+    let message: String
+    let status: Int32
+}
