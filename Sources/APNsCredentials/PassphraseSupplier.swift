@@ -42,3 +42,16 @@ public final class PassphraseSupplier {
         return value
     }
 }
+
+extension PassphraseSupplier {
+    /// A passphrase to encrypt a new file with: from the source if given, else asked twice on
+    /// the terminal; with neither, a clear error naming `optionName`.
+    public static func newPassphrase(source: PassphraseSource?, optionName: String = "--passout", for label: String) throws -> Passphrase {
+        if let source { return try source.read() }
+        if isatty(STDIN_FILENO) == 1,
+           let typed = TerminalPrompt.read(prompt: "New passphrase for \(label): ", confirm: "Repeat the passphrase: ") {
+            return typed
+        }
+        throw CredentialError(.missingPassphrase, "A passphrase is needed to encrypt \(label); pass \(optionName) env:VAR, file:PATH, fd:N, stdin or pass:TEXT.")
+    }
+}

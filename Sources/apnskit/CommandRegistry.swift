@@ -3,5 +3,12 @@ import ArgumentParser
 /// The list of subcommands, in the order `--help` shows them.
 enum CommandRegistry {
     static let all: [ParsableCommand.Type] = [
+        Keygen.self,
+        CSR.self,
+        ImportCer.self,
+        P12.self,
+        Key.self,
+        Combine.self,
+        Prepare.self,
     ]
 }
