@@ -34,7 +34,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "APNsCredentialsTests", dependencies: ["APNsCredentials"]),
-        .testTarget(name: "apnskitTests", dependencies: ["apnskit", "APNsCredentials"]),
+        // Shared test helpers: child processes (openssl, apnskit), temporary folders, fixtures.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "APNsCredentialsTests", dependencies: ["APNsCredentials", "TestSupport"]),
+        .testTarget(name: "apnskitTests", dependencies: ["apnskit", "APNsCredentials", "TestSupport"]),
     ]
 )

@@ -127,10 +127,16 @@ public enum SecureFileWriter {
         CredentialError(.outputFailed, "Cannot write \(path): \(String(cString: strerror(errno))).")
     }
 
+    /// The folder part of `path` ("." for a bare name). Plain string work: Foundation's
+    /// `deletingLastPathComponent` traps on one-character names on Linux.
     static func folderOf(_ path: String) -> String {
-        let folder = (path as NSString).deletingLastPathComponent
-        return folder.isEmpty ? "." : folder
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        if slash == path.startIndex { return "/" }
+        return String(path[..<slash])
     }
 
-    static func baseName(_ path: String) -> String { (path as NSString).lastPathComponent }
+    static func baseName(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
+    }
 }

@@ -34,7 +34,11 @@ enum Main {
             if !message.isEmpty { print(message) }
             exit(0)
         }
-        if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+        // One "apnskit: ..." sentence like every other error, then the usage hint.
+        let sentence = APNsKit.message(for: error)
+        var text = "apnskit: \(sentence)\n"
+        if let usage = message.range(of: "Usage:") { text += String(message[usage.lowerBound...]) + "\n" }
+        FileHandle.standardError.write(Data(text.utf8))
         exit(code == .validationFailure ? ExitStatus.usage : code.rawValue)
     }
 }

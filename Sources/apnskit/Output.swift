@@ -35,8 +35,7 @@ enum Output {
                 exit(0)
             }
             if code == .validationFailure {
-                note(APNsKit.fullMessage(for: error))
-                exit(ExitStatus.usage)
+                Main.exitForParseError(error)
             }
             note("apnskit: \(error)")
             exit(ExitStatus.input)

@@ -1,0 +1,40 @@
+import APNsCredentials
+import Testing
+
+@Suite("PEM scanning")
+struct PEMScannerTests {
+    let certificateBlock = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+
+    @Test("Finds blocks in order, skipping text around them (bag attributes, notes)")
+    func findsBlocks() throws {
+        let text = "Bag Attributes\n    friendlyName: x\n" + certificateBlock + "note\n" +
+            "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: DES-EDE3-CBC,00\n\nAAAA\n-----END RSA PRIVATE KEY-----\n"
+        let blocks = try PEMScanner.blocks(in: Array(text.utf8), label: "t")
+        #expect(blocks.map(\.label) == ["CERTIFICATE", "RSA PRIVATE KEY"])
+        #expect(blocks.map(\.kind) == [.certificate, .privateKey])
+        #expect(blocks[1].isEncrypted)
+        #expect(blocks[0].line == 3)
+    }
+
+    @Test("A block cut off before its END line is reported as truncated, with its line")
+    func truncated() {
+        let text = certificateBlock + "-----BEGIN PRIVATE KEY-----\nMIIE\n"
+        let error = #expect(throws: CredentialError.self) { try PEMScanner.blocks(in: Array(text.utf8), label: "apns.pem") }
+        #expect(error?.kind == .unreadable)
+        #expect(error?.message == "apns.pem is truncated: the PEM block 'PRIVATE KEY' that starts at line 4 has no END line; download or export the file again.")
+    }
+
+    @Test("Mismatched END label and empty body are damage")
+    func damaged() {
+        let mismatched = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END PRIVATE KEY-----\n"
+        #expect(throws: CredentialError.self) { try PEMScanner.blocks(in: Array(mismatched.utf8), label: "x") }
+        let empty = "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n"
+        #expect(throws: CredentialError.self) { try PEMScanner.blocks(in: Array(empty.utf8), label: "x") }
+    }
+
+    @Test("CRLF line endings are accepted")
+    func crlf() throws {
+        let text = certificateBlock.replacingOccurrences(of: "\n", with: "\r\n")
+        #expect(try PEMScanner.blocks(in: Array(text.utf8), label: "t").count == 1)
+    }
+}
