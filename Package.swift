@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .executable(name: "apnskit", targets: ["apnskit"]),
         .library(name: "APNsCredentials", targets: ["APNsCredentials"]),
+        .library(name: "APNsProtocol", targets: ["APNsProtocol"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -27,6 +28,9 @@ let package = Package(
         // C wrappers for OpenSSL macros and variadic calls that Swift cannot import.
         .target(name: "CAPNsShims", dependencies: ["COpenSSL"]),
         .target(name: "APNsCredentials", dependencies: ["COpenSSL", "CAPNsShims"]),
+        // Wire-level APNs rules shared by the sender and the mock gateway: device tokens,
+        // reasons, request validation, payloads, the legacy binary protocol. Pure Swift.
+        .target(name: "APNsProtocol"),
         .executableTarget(
             name: "apnskit",
             dependencies: [
@@ -37,6 +41,7 @@ let package = Package(
         // Shared test helpers: child processes (openssl, apnskit), temporary folders, fixtures.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "APNsCredentialsTests", dependencies: ["APNsCredentials", "TestSupport"]),
+        .testTarget(name: "APNsProtocolTests", dependencies: ["APNsProtocol"]),
         .testTarget(name: "apnskitTests", dependencies: ["apnskit", "APNsCredentials", "TestSupport"]),
     ]
 )

@@ -1,0 +1,70 @@
+/// A small JSON value with a deterministic writer: payloads are built per notification in
+/// batches of millions, so key order is stable (tests and records compare bytes) and no
+/// Foundation bridging is involved.
+public enum JSONValue: Sendable, Equatable {
+    case string(String)
+    case int(Int)
+    case double(Double)
+    case bool(Bool)
+    case null
+    case array([JSONValue])
+    /// Ordered: keys are written in the order given.
+    case object([(String, JSONValue)])
+
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        lhs.serialized() == rhs.serialized()
+    }
+
+    public func serialized() -> [UInt8] {
+        var out: [UInt8] = []
+        write(into: &out)
+        return out
+    }
+
+    public func write(into out: inout [UInt8]) {
+        switch self {
+        case .string(let text): Self.writeString(text, into: &out)
+        case .int(let value): out += Array(String(value).utf8)
+        case .double(let value):
+            if value.isFinite { out += Array((value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)).utf8) } else { out += Array("null".utf8) }
+        case .bool(let value): out += Array((value ? "true" : "false").utf8)
+        case .null: out += Array("null".utf8)
+        case .array(let items):
+            out.append(UInt8(ascii: "["))
+            for (index, item) in items.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                item.write(into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let members):
+            out.append(UInt8(ascii: "{"))
+            for (index, member) in members.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                Self.writeString(member.0, into: &out)
+                out.append(UInt8(ascii: ":"))
+                member.1.write(into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    static func writeString(_ text: String, into out: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        out.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case 0..<0x20:
+                out += Array("\\u00".utf8)
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0x0F)])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,55 @@
+/// The `aps` dictionary and custom keys of a notification, built without hand-written JSON.
+public struct Payload: Sendable, Equatable {
+    public var title: String?
+    public var subtitle: String?
+    public var body: String?
+    public var badge: Int?
+    public var sound: String?
+    public var category: String?
+    public var threadID: String?
+    public var contentAvailable = false
+    public var mutableContent = false
+    /// passive, active, time-sensitive, critical
+    public var interruptionLevel: String?
+    /// 0...1
+    public var relevanceScore: Double?
+    /// Keys beside `aps`, in order.
+    public var custom: [(String, JSONValue)] = []
+
+    public init() {}
+
+    public static func == (lhs: Payload, rhs: Payload) -> Bool { lhs.json() == rhs.json() }
+
+    /// The payload's JSON bytes: `{"aps":{...},custom...}`.
+    public func json() -> [UInt8] {
+        var aps: [(String, JSONValue)] = []
+        var alert: [(String, JSONValue)] = []
+        if let title { alert.append(("title", .string(title))) }
+        if let subtitle { alert.append(("subtitle", .string(subtitle))) }
+        if let body { alert.append(("body", .string(body))) }
+        if !alert.isEmpty {
+            aps.append(("alert", alert.count == 1 && body != nil ? .string(body!) : .object(alert)))
+        }
+        if let badge { aps.append(("badge", .int(badge))) }
+        if let sound { aps.append(("sound", .string(sound))) }
+        if let category { aps.append(("category", .string(category))) }
+        if let threadID { aps.append(("thread-id", .string(threadID))) }
+        if contentAvailable { aps.append(("content-available", .int(1))) }
+        if mutableContent { aps.append(("mutable-content", .int(1))) }
+        if let interruptionLevel { aps.append(("interruption-level", .string(interruptionLevel))) }
+        if let relevanceScore { aps.append(("relevance-score", .double(relevanceScore))) }
+        return JSONValue.object([("aps", .object(aps))] + custom).serialized()
+    }
+}
+
+/// Checks a raw payload before it is sent: non-empty, within the push type's limit, and a
+/// JSON object (APNs silently drops what it cannot parse, so this is caught locally).
+public enum PayloadCheck {
+    public static func validate(_ bytes: [UInt8], pushType: PushType?) -> String? {
+        let limit = (pushType ?? .alert).payloadLimit
+        if bytes.isEmpty { return "the payload is empty" }
+        if bytes.count > limit { return "the payload is \(bytes.count) bytes; APNs takes at most \(limit) for \((pushType ?? .alert).rawValue) pushes" }
+        if !JSONSyntax.isObject(bytes) { return "the payload is not a JSON object" }
+        return nil
+    }
+}

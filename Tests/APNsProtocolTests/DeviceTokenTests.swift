@@ -1,0 +1,33 @@
+import APNsProtocol
+import Testing
+
+@Suite("Device tokens in every form met in the wild")
+struct DeviceTokenTests {
+    let hex = "c9d4c07cfbbc26d6ef87a44d53e1983831b5f8eb4d7b6e3a27e6c9b2a1f0e5d4"
+
+    @Test("Plain hex, upper case, groups of 8, and the NSData description normalise to the same token")
+    func forms() throws {
+        let grouped = stride(from: 0, to: 64, by: 8).map { i in String(hex.dropFirst(i).prefix(8)) }.joined(separator: " ")
+        for text in [hex, hex.uppercased(), grouped, "<\(grouped)>", "  \(hex)\n"] {
+            #expect(try DeviceToken(parsing: text).hex == hex)
+        }
+        #expect(try DeviceToken(parsing: hex).bytes.count == 32)
+    }
+
+    @Test("The iOS 13 description form is refused with the reason")
+    func ios13Form() {
+        let error = #expect(throws: DeviceTokenError.self) { try DeviceToken(parsing: "{length = 32, bytes = 0xc9d4c07c fbbc26d6 ... a1f0e5d4 }") }
+        #expect(error?.description.contains("iOS 13") == true)
+        #expect(error?.description.contains("truncated") == true)
+    }
+
+    @Test("Non-hex, odd length, too short, too long are refused", arguments: ["xyz0", "abc", "abcd", String(repeating: "ab", count: 101), ""])
+    func refused(text: String) {
+        #expect(throws: DeviceTokenError.self) { try DeviceToken(parsing: text) }
+    }
+
+    @Test("Longer tokens than 32 bytes are accepted (Apple: do not hard-code the size)")
+    func longTokens() throws {
+        #expect(try DeviceToken(parsing: String(repeating: "0a", count: 100)).bytes.count == 100)
+    }
+}
