@@ -1,0 +1,104 @@
+import Foundation
+
+/// What an APNs provider token (JWT) says: which `.p8` key signed it, for which team, when.
+public struct ProviderTokenClaims: Sendable, Equatable {
+    public let keyID: String
+    public let teamID: String
+    /// UNIX seconds.
+    public let issuedAt: Int
+
+    public init(keyID: String, teamID: String, issuedAt: Int) {
+        self.keyID = keyID
+        self.teamID = teamID
+        self.issuedAt = issuedAt
+    }
+}
+
+/// Mints provider tokens: header `{"alg":"ES256","kid":KEYID}`, claims `{"iss":TEAMID,"iat":NOW}`,
+/// signed with the P-256 key of `AuthKey_<KEYID>.p8`. APNs wants one token reused for 20-60
+/// minutes (older than an hour: ExpiredProviderToken; refreshed too often:
+/// TooManyProviderTokenUpdates), so callers cache what this returns; see the sender's cache.
+public struct ProviderTokenSigner: Sendable {
+    public let keyID: String
+    public let teamID: String
+    private let key: PrivateKey
+
+    public init(key: PrivateKey, keyID: String, teamID: String) throws {
+        guard key.curveName == "P-256" else {
+            throw CredentialError(.wrongKind, "Token auth needs the P-256 key from an AuthKey_<KEYID>.p8 file; this is a \(key.summary) key.")
+        }
+        guard Self.isAppleIdentifier(keyID) else {
+            throw CredentialError(.invalidArgument, "Key ID '\(keyID)' is not a 10-character Apple key identifier (it is in the .p8 file name, AuthKey_<KEYID>.p8).")
+        }
+        guard Self.isAppleIdentifier(teamID) else {
+            throw CredentialError(.invalidArgument, "Team ID '\(teamID)' is not a 10-character Apple team identifier (see Membership in the developer portal).")
+        }
+        self.key = key
+        self.keyID = keyID
+        self.teamID = teamID
+    }
+
+    /// Loads `AuthKey_<KEYID>.p8`; the key id defaults to the one in the file name.
+    public static func load(authKey path: String, keyID: String?, teamID: String) throws -> ProviderTokenSigner {
+        let key = try IdentityLoader.privateKey(path, passphrases: .none)
+        guard let id = keyID ?? keyIDFromFileName(path) else {
+            throw CredentialError(.invalidArgument, "Cannot tell the key ID of \(displayName(path)): its name is not AuthKey_<KEYID>.p8; pass --key-id.")
+        }
+        return try ProviderTokenSigner(key: key, keyID: id, teamID: teamID)
+    }
+
+    /// `AuthKey_ABC123DEFG.p8` -> `ABC123DEFG`.
+    public static func keyIDFromFileName(_ path: String) -> String? {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard name.hasPrefix("AuthKey_"), name.hasSuffix(".p8") else { return nil }
+        let id = String(name.dropFirst("AuthKey_".count).dropLast(".p8".count))
+        return isAppleIdentifier(id) ? id : nil
+    }
+
+    static func isAppleIdentifier(_ text: String) -> Bool {
+        text.utf8.count == 10 && text.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
+
+    /// A signed token issued at `issuedAt`.
+    public func token(issuedAt: Date = Date()) throws -> String {
+        let header = Base64URL.encode(Array(#"{"alg":"ES256","kid":"\#(keyID)"}"#.utf8))
+        let claims = Base64URL.encode(Array(#"{"iss":"\#(teamID)","iat":\#(Int(issuedAt.timeIntervalSince1970))}"#.utf8))
+        let signingInput = "\(header).\(claims)"
+        let signature = try ES256.sign(Array(signingInput.utf8), with: key)
+        return "\(signingInput).\(Base64URL.encode(signature))"
+    }
+}
+
+/// Checks provider tokens as APNs does (used by the mock gateway).
+public enum ProviderTokenVerifier {
+    public enum Failure: Error, Sendable, Equatable {
+        /// Not three base64url parts of JSON, or not ES256 -> InvalidProviderToken.
+        case malformed
+        /// `kid` not registered -> InvalidProviderToken.
+        case unknownKey(String)
+        /// Signature does not verify -> InvalidProviderToken.
+        case badSignature
+        /// `iat` older than the maximum age -> ExpiredProviderToken.
+        case expired
+        /// `iat` in the future beyond clock skew -> InvalidProviderToken.
+        case issuedInFuture
+    }
+
+    public static func verify(_ token: String, keys: [String: PublicKey], now: Date = Date(), maximumAge: TimeInterval = 3600) -> Result<ProviderTokenClaims, Failure> {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]), let claimBytes = Base64URL.decode(parts[1]),
+              let signature = Base64URL.decode(parts[2]),
+              let header = try? JSONSerialization.jsonObject(with: Data(headerBytes)) as? [String: Any],
+              let claims = try? JSONSerialization.jsonObject(with: Data(claimBytes)) as? [String: Any],
+              header["alg"] as? String == "ES256", let keyID = header["kid"] as? String,
+              let teamID = claims["iss"] as? String, let issuedAt = (claims["iat"] as? NSNumber)?.intValue else {
+            return .failure(.malformed)
+        }
+        guard let key = keys[keyID] else { return .failure(.unknownKey(keyID)) }
+        guard ES256.verify(signature, over: Array("\(parts[0]).\(parts[1])".utf8), with: key) else { return .failure(.badSignature) }
+        let age = now.timeIntervalSince1970 - TimeInterval(issuedAt)
+        if age > maximumAge { return .failure(.expired) }
+        if age < -300 { return .failure(.issuedInFuture) }
+        return .success(ProviderTokenClaims(keyID: keyID, teamID: teamID, issuedAt: issuedAt))
+    }
+}
