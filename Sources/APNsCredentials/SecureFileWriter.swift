@@ -12,14 +12,7 @@ public enum FileSensitivity: Sendable {
 }
 
 /// Writes output files so that a reader never sees half a file and a key never exists with
-/// loose permissions, even for a moment:
-/// - the bytes go to an unnamed temporary file (O_TMPFILE) in the target folder, created with
-///   the final mode and `fchmod`ed again so the umask cannot widen it, then fsync'd;
-/// - only then does the file get its name, with `linkat` (which refuses to replace an existing
-///   file) or, with `--force`, a rename over the old one;
-/// - a process killed mid-write leaves no file behind at all; where O_TMPFILE is unavailable a
-///   hidden `.name.XXXXXX` file is used and removed on every error path.
-/// The path `-` means standard output.
+/// loose permissions, even for a moment. See `AtomicFile` for how. The path `-` means stdout.
 public enum SecureFileWriter {
     public static let standardOutputPath = "-"
 
@@ -28,7 +21,7 @@ public enum SecureFileWriter {
     public static func preflight(_ path: String, force: Bool) throws {
         guard path != standardOutputPath else { return }
         if !force, FileManager.default.fileExists(atPath: path) {
-            throw CredentialError(.outputExists, "\(path) already exists; choose another path or pass --force to replace it.")
+            throw AtomicFile.exists(path)
         }
         let folder = folderOf(path)
         var isDirectory: ObjCBool = false
@@ -42,89 +35,9 @@ public enum SecureFileWriter {
 
     /// Writes `bytes` to `path` (or stdout for `-`) atomically with the sensitivity's mode.
     public static func write(_ bytes: [UInt8], to path: String, sensitivity: FileSensitivity, force: Bool) throws {
-        if path == standardOutputPath {
-            FileHandle.standardOutput.write(Data(bytes))
-            return
-        }
-        try preflight(path, force: force)
-        let folder = folderOf(path)
-        let fd = apns_open_unnamed_tmpfile(folder, sensitivity.mode)
-        if fd >= 0 {
-            defer { close(fd) }
-            try fill(fd: fd, with: bytes, mode: sensitivity.mode, path: path)
-            try publishUnnamed(fd: fd, folder: folder, path: path, force: force)
-        } else {
-            try writeViaNamedTemporary(bytes, folder: folder, path: path, mode: sensitivity.mode, force: force)
-        }
-        syncFolder(folder)
-    }
-
-    private static func fill(fd: Int32, with bytes: [UInt8], mode: mode_t, path: String) throws {
-        guard fchmod(fd, mode) == 0 else { throw failure(path) }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw failure(path)
-            }
-            offset += n
-        }
-        guard fsync(fd) == 0 else { throw failure(path) }
-    }
-
-    private static func publishUnnamed(fd: Int32, folder: String, path: String, force: Bool) throws {
-        if apns_link_unnamed_tmpfile(fd, path) == 0 { return }
-        guard errno == EEXIST else { throw failure(path) }
-        guard force else {
-            throw CredentialError(.outputExists, "\(path) already exists; choose another path or pass --force to replace it.")
-        }
-        // Replace: give the finished file a hidden name, then rename it over the old one.
-        let hidden = try uniqueHiddenName(folder: folder, path: path)
-        guard apns_link_unnamed_tmpfile(fd, hidden) == 0 else { throw failure(path) }
-        guard rename(hidden, path) == 0 else {
-            let error = failure(path)
-            unlink(hidden)
-            throw error
-        }
-    }
-
-    private static func writeViaNamedTemporary(_ bytes: [UInt8], folder: String, path: String, mode: mode_t, force: Bool) throws {
-        var template = Array("\(folder)/.\(baseName(path)).XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw failure(path) }
-        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var published = false
-        defer {
-            close(fd)
-            if !published { unlink(temporary) }
-        }
-        try fill(fd: fd, with: bytes, mode: mode, path: path)
-        if force {
-            guard rename(temporary, path) == 0 else { throw failure(path) }
-        } else {
-            guard link(temporary, path) == 0 else {
-                if errno == EEXIST {
-                    throw CredentialError(.outputExists, "\(path) already exists; choose another path or pass --force to replace it.")
-                }
-                throw failure(path)
-            }
-            unlink(temporary)
-        }
-        published = true
-    }
-
-    private static func uniqueHiddenName(folder: String, path: String) throws -> String {
-        "\(folder)/.\(baseName(path)).\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
-    }
-
-    private static func syncFolder(_ folder: String) {
-        let fd = open(folder, O_RDONLY | O_DIRECTORY)
-        if fd >= 0 { fsync(fd); close(fd) }
-    }
-
-    private static func failure(_ path: String) -> CredentialError {
-        CredentialError(.outputFailed, "Cannot write \(path): \(String(cString: strerror(errno))).")
+        let file = try AtomicFile(path: path, sensitivity: sensitivity, force: force)
+        try file.append(bytes)
+        try file.commit()
     }
 
     /// The folder part of `path` ("." for a bare name). Plain string work: Foundation's
@@ -138,5 +51,120 @@ public enum SecureFileWriter {
     static func baseName(_ path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return path }
         return String(path[path.index(after: slash)...])
+    }
+}
+
+/// An output file that appears under its name only when complete (`commit`), for outputs
+/// written in one piece and for streams (results of a batch of a million notifications):
+/// - the bytes go to an unnamed temporary file (O_TMPFILE) in the target folder, created with
+///   the final mode and `fchmod`ed again so the umask cannot widen it;
+/// - `commit` fsyncs, then names it with `linkat` (which refuses to replace an existing file)
+///   or, with `force`, a rename over the old one;
+/// - a process killed before `commit` leaves no file behind at all; where O_TMPFILE is
+///   unavailable a hidden `.name.XXXXXX` file is used and removed if not committed.
+/// For `-` the bytes go straight to standard output.
+public final class AtomicFile {
+    public let path: String
+    private let force: Bool
+    private let mode: mode_t
+    private var fd: Int32
+    /// Set when the fallback named temporary file is in use.
+    private var temporaryName: String?
+    private var buffer: [UInt8] = []
+    private var finished = false
+
+    public init(path: String, sensitivity: FileSensitivity, force: Bool) throws {
+        self.path = path
+        self.force = force
+        self.mode = sensitivity.mode
+        if path == SecureFileWriter.standardOutputPath {
+            fd = STDOUT_FILENO
+            return
+        }
+        try SecureFileWriter.preflight(path, force: force)
+        let folder = SecureFileWriter.folderOf(path)
+        fd = apns_open_unnamed_tmpfile(folder, mode)
+        if fd < 0 {
+            var template = Array("\(folder)/.\(SecureFileWriter.baseName(path)).XXXXXX".utf8CString)
+            fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            guard fd >= 0 else { throw Self.failure(path) }
+            temporaryName = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        guard fchmod(fd, mode) == 0 else {
+            let error = Self.failure(path)
+            discard()
+            throw error
+        }
+    }
+
+    deinit { if !finished { discard() } }
+
+    /// Adds bytes; they reach the disk in 64 KiB pieces.
+    public func append(_ bytes: some Collection<UInt8>) throws {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 65_536 { try flush() }
+    }
+
+    /// Makes the file visible under its name, complete.
+    public func commit() throws {
+        guard !finished else { return }
+        try flush()
+        if fd == STDOUT_FILENO { finished = true; return }
+        guard fsync(fd) == 0 else { throw Self.failure(path) }
+        let folder = SecureFileWriter.folderOf(path)
+        if let temporaryName {
+            if force {
+                guard rename(temporaryName, path) == 0 else { throw Self.failure(path) }
+            } else {
+                guard link(temporaryName, path) == 0 else { throw errno == EEXIST ? Self.exists(path) : Self.failure(path) }
+                unlink(temporaryName)
+            }
+            self.temporaryName = nil
+        } else if apns_link_unnamed_tmpfile(fd, path) != 0 {
+            guard errno == EEXIST else { throw Self.failure(path) }
+            guard force else { throw Self.exists(path) }
+            // Replace: name the finished file, then rename it over the old one.
+            let hidden = "\(folder)/.\(SecureFileWriter.baseName(path)).\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
+            guard apns_link_unnamed_tmpfile(fd, hidden) == 0 else { throw Self.failure(path) }
+            guard rename(hidden, path) == 0 else {
+                let error = Self.failure(path)
+                unlink(hidden)
+                throw error
+            }
+        }
+        close(fd)
+        finished = true
+        let folderFD = open(folder, O_RDONLY | O_DIRECTORY)
+        if folderFD >= 0 { fsync(folderFD); close(folderFD) }
+    }
+
+    /// Drops everything written; the target is untouched.
+    public func discard() {
+        guard !finished else { return }
+        finished = true
+        buffer.removeAll()
+        if fd != STDOUT_FILENO { close(fd) }
+        if let temporaryName { unlink(temporaryName) }
+    }
+
+    private func flush() throws {
+        var offset = 0
+        while offset < buffer.count {
+            let n = buffer[offset...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Self.failure(path)
+            }
+            offset += n
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    static func failure(_ path: String) -> CredentialError {
+        CredentialError(.outputFailed, "Cannot write \(path): \(String(cString: strerror(errno))).")
+    }
+
+    static func exists(_ path: String) -> CredentialError {
+        CredentialError(.outputExists, "\(path) already exists; choose another path or pass --force to replace it.")
     }
 }

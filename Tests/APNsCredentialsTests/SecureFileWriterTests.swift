@@ -58,3 +58,23 @@ struct OutputPathTests {
         #expect(FileManager.default.currentDirectoryPath == previous)
     }
 }
+
+@Suite("Streamed atomic files")
+struct AtomicFileTests {
+    @Test("Nothing is visible until commit; an abandoned file leaves nothing behind")
+    func streaming() throws {
+        let dir = try TemporaryDirectory()
+        do {
+            let file = try AtomicFile(path: dir.file("results.jsonl"), sensitivity: .public, force: false)
+            for index in 0..<20_000 { try file.append(Array("{\"n\":\(index)}\n".utf8)) }
+            #expect(try dir.entries().isEmpty, "not visible before commit")
+            try file.commit()
+        }
+        #expect(try dir.read("results.jsonl").count > 200_000)
+        do {
+            let abandoned = try AtomicFile(path: dir.file("partial.jsonl"), sensitivity: .public, force: false)
+            try abandoned.append(Array(repeating: 0x41, count: 200_000))
+        }
+        #expect(try dir.entries() == ["results.jsonl"])
+    }
+}
