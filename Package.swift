@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "apnskit", targets: ["apnskit"]),
         .library(name: "APNsCredentials", targets: ["APNsCredentials"]),
         .library(name: "APNsProtocol", targets: ["APNsProtocol"]),
+        .library(name: "APNsSender", targets: ["APNsSender"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -31,6 +32,8 @@ let package = Package(
         // Wire-level APNs rules shared by the sender and the mock gateway: device tokens,
         // reasons, request validation, payloads, the legacy binary protocol. Pure Swift.
         .target(name: "APNsProtocol"),
+        // The sender: provider API client (certificate or token auth), batches, legacy protocol.
+        .target(name: "APNsSender", dependencies: ["APNsProtocol", "APNsCredentials"]),
         .executableTarget(
             name: "apnskit",
             dependencies: [
@@ -42,6 +45,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "APNsCredentialsTests", dependencies: ["APNsCredentials", "TestSupport"]),
         .testTarget(name: "APNsProtocolTests", dependencies: ["APNsProtocol"]),
+        .testTarget(name: "APNsSenderTests", dependencies: ["APNsSender", "APNsProtocol", "TestSupport"]),
         .testTarget(name: "apnskitTests", dependencies: ["apnskit", "APNsCredentials", "TestSupport"]),
     ]
 )

@@ -1,0 +1,92 @@
+import Foundation
+
+/// Reads a file (or stdin) line by line in fixed-size chunks, so a batch of a million tokens
+/// costs the memory of one chunk, not of the file, and a hostile 1 GB line costs nothing: a
+/// line longer than `maximumLineLength` is reported as such and skipped, never buffered.
+public final class LineReader {
+    public enum Line: Equatable {
+        /// A line's bytes without the newline (and without a trailing CR).
+        case text([UInt8], number: Int)
+        /// A line longer than the limit, skipped.
+        case tooLong(number: Int)
+    }
+
+    public let maximumLineLength: Int
+    private let fd: Int32
+    private let ownsDescriptor: Bool
+    private var chunk: [UInt8]
+    private var chunkStart = 0
+    private var chunkEnd = 0
+    private var pending: [UInt8] = []
+    private var skippingLongLine = false
+    private var lineNumber = 0
+    private var atEnd = false
+
+    /// Opens `path` (`-` for stdin).
+    public init(path: String, maximumLineLength: Int = 16 * 1024, chunkSize: Int = 64 * 1024) throws {
+        if path == "-" {
+            fd = STDIN_FILENO
+            ownsDescriptor = false
+        } else {
+            fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                throw LineReaderError(message: "Cannot open \(path): \(String(cString: strerror(errno))).")
+            }
+            ownsDescriptor = true
+        }
+        self.maximumLineLength = maximumLineLength
+        chunk = [UInt8](repeating: 0, count: chunkSize)
+    }
+
+    deinit { if ownsDescriptor { close(fd) } }
+
+    /// The next line, or nil at end of input.
+    public func next() throws -> Line? {
+        while true {
+            if chunkStart < chunkEnd {
+                let newline = chunk[chunkStart..<chunkEnd].firstIndex(of: 0x0A)
+                let end = newline ?? chunkEnd
+                if !skippingLongLine {
+                    if pending.count + (end - chunkStart) > maximumLineLength {
+                        skippingLongLine = true
+                        pending.removeAll(keepingCapacity: true)
+                    } else {
+                        pending.append(contentsOf: chunk[chunkStart..<end])
+                    }
+                }
+                chunkStart = newline.map { $0 + 1 } ?? chunkEnd
+                if newline != nil { return finishLine() }
+                continue
+            }
+            if atEnd {
+                if skippingLongLine || !pending.isEmpty { return finishLine() }
+                return nil
+            }
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw LineReaderError(message: "Reading failed: \(String(cString: strerror(errno))).")
+            }
+            if count == 0 { atEnd = true }
+            chunkStart = 0
+            chunkEnd = count
+        }
+    }
+
+    private func finishLine() -> Line {
+        lineNumber += 1
+        if skippingLongLine {
+            skippingLongLine = false
+            return .tooLong(number: lineNumber)
+        }
+        var line = pending
+        pending.removeAll(keepingCapacity: true)
+        if line.last == 0x0D { line.removeLast() }
+        return .text(line, number: lineNumber)
+    }
+}
+
+public struct LineReaderError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}

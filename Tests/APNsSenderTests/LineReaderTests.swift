@@ -1,0 +1,41 @@
+import APNsSender
+import APNsProtocol
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("Token files: streamed, bounded, per-line payloads")
+struct LineReaderTests {
+    @Test("Lines across chunk boundaries, CRLF, and a last line without newline")
+    func lines() throws {
+        let dir = try TemporaryDirectory()
+        let path = try dir.write("t", text: "alpha\r\nbeta\n\ngamma")
+        let reader = try LineReader(path: path, chunkSize: 3)
+        var lines: [LineReader.Line] = []
+        while let line = try reader.next() { lines.append(line) }
+        #expect(lines == [.text(Array("alpha".utf8), number: 1), .text(Array("beta".utf8), number: 2), .text([], number: 3), .text(Array("gamma".utf8), number: 4)])
+    }
+
+    @Test("An over-long line is reported and skipped without buffering it; the next line still reads")
+    func longLine() throws {
+        let dir = try TemporaryDirectory()
+        let long = String(repeating: "x", count: 3_000_000)
+        let path = try dir.write("t", text: "first\n\(long)\nlast\n")
+        let reader = try LineReader(path: path, maximumLineLength: 1024)
+        #expect(try reader.next() == .text(Array("first".utf8), number: 1))
+        #expect(try reader.next() == .tooLong(number: 2))
+        #expect(try reader.next() == .text(Array("last".utf8), number: 3))
+        #expect(try reader.next() == nil)
+    }
+
+    @Test("Batch lines: token alone, token + payload, comments, bad tokens, bad payloads")
+    func batchLines() throws {
+        let token = String(repeating: "ab", count: 32)
+        #expect(BatchLine.parse(Array(token.utf8)) == .entry(token: try DeviceToken(parsing: token), payload: nil))
+        #expect(BatchLine.parse(Array("\(token) {\"aps\":{}}  ".utf8)) == .entry(token: try DeviceToken(parsing: token), payload: Array("{\"aps\":{}}".utf8)))
+        #expect(BatchLine.parse(Array("  # comment".utf8)) == .skip)
+        #expect(BatchLine.parse([]) == .skip)
+        if case .invalid(let why) = BatchLine.parse(Array("zz".utf8)) { #expect(why.contains("hex")) } else { Issue.record("zz accepted") }
+        if case .invalid(let why) = BatchLine.parse(Array("\(token) {nope".utf8)) { #expect(why.contains("JSON")) } else { Issue.record("bad JSON accepted") }
+    }
+}
