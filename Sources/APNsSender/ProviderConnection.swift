@@ -1,0 +1,55 @@
+/// What the sender needs from a connection to the provider API, kept abstract so retry and
+/// accounting logic is tested against scripted faults as well as real servers. The HTTP/2
+/// implementation is `HTTP2ProviderConnection`.
+public struct ProviderRequest: Sendable {
+    public var path: String
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(path: String, headers: [(name: String, value: String)], body: [UInt8]) {
+        self.path = path
+        self.headers = headers
+        self.body = body
+    }
+}
+
+public struct ProviderResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
+}
+
+/// Why a request got no response. The difference decides whether a resend can duplicate.
+public enum ProviderSendError: Error, Sendable, Equatable {
+    /// The server did not process it (REFUSED_STREAM, or above GOAWAY's last stream id):
+    /// resend freely.
+    case notProcessed(String)
+    /// The connection died with the request in flight: the server may have accepted it, so a
+    /// resend may deliver twice (counted and reported).
+    case connectionLost(String)
+    /// No connection could be made.
+    case cannotConnect(String)
+}
+
+public protocol ProviderConnection: AnyObject, Sendable {
+    func send(_ request: ProviderRequest) async throws(ProviderSendError) -> ProviderResponse
+    /// False once the connection has failed or is going away; the pool then replaces it.
+    var isUsable: Bool { get }
+    /// The server's SETTINGS_MAX_CONCURRENT_STREAMS as last seen (APNs: 1 until a token-auth
+    /// request succeeds, then hundreds).
+    var maxConcurrentStreams: Int { get }
+    func close()
+}
+
+/// Makes connections for the pool.
+public protocol ProviderConnector: Sendable {
+    func connect() async throws(ProviderSendError) -> any ProviderConnection
+}

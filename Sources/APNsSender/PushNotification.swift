@@ -1,0 +1,51 @@
+import APNsProtocol
+import Foundation
+
+/// One notification to send through the provider API.
+public struct PushNotification: Sendable {
+    public var token: DeviceToken
+    public var payload: [UInt8]
+    /// `apns-topic`; required with token auth and multi-topic certificates.
+    public var topic: String?
+    public var pushType: PushType?
+    public var priority: Priority?
+    /// UNIX seconds; 0 = deliver once, do not store.
+    public var expiration: UInt64?
+    public var collapseID: String?
+    /// Canonical lower-case UUID; generated when nil, so every result can be traced.
+    public var apnsID: String?
+
+    public init(token: DeviceToken, payload: [UInt8], topic: String? = nil, pushType: PushType? = nil, priority: Priority? = nil,
+                expiration: UInt64? = nil, collapseID: String? = nil, apnsID: String? = nil) {
+        self.token = token
+        self.payload = payload
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.apnsID = apnsID
+    }
+
+    /// The problem APNs would answer 400/413 for, found before sending: the sender never spends
+    /// a request on what the gateway is certain to refuse.
+    public func localProblem() -> String? {
+        if let problem = PayloadCheck.validate(payload, pushType: pushType) { return problem }
+        if let collapseID, collapseID.utf8.count > 64 { return "the collapse id is longer than 64 bytes" }
+        if let apnsID, !RequestValidator.isCanonicalUUID(apnsID) { return "the apns-id is not a canonical UUID" }
+        return nil
+    }
+
+    /// Path and headers for the provider API (authorization is added per attempt).
+    func request(apnsID: String) -> ProviderRequest {
+        var headers: [(name: String, value: String)] = [("apns-id", apnsID)]
+        if let topic { headers.append(("apns-topic", topic)) }
+        if let pushType { headers.append(("apns-push-type", pushType.rawValue)) }
+        if let priority { headers.append(("apns-priority", String(priority.rawValue))) }
+        if let expiration { headers.append(("apns-expiration", String(expiration))) }
+        if let collapseID { headers.append(("apns-collapse-id", collapseID)) }
+        return ProviderRequest(path: RequestValidator.pathPrefix + token.hex, headers: headers, body: payload)
+    }
+
+    static func newID() -> String { UUID().uuidString.lowercased() }
+}

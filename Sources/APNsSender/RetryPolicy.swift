@@ -1,0 +1,26 @@
+/// When and how often to try again. APNs says: never retry the permanent reasons; retry 429
+/// after a delay and 5xx with back-off; a request the server did not process is safe to
+/// resend. Rapid reconnects look like an attack, so reconnecting backs off too.
+public struct RetryPolicy: Sendable {
+    /// Attempts per notification for retryable answers (429, 500, 503) and lost connections.
+    public var maximumAttempts: Int
+    /// First back-off; doubles each attempt, with jitter, up to `maximumDelay`.
+    public var baseDelay: Double
+    public var maximumDelay: Double
+    /// Consecutive failed connection attempts before the gateway is declared unreachable.
+    public var maximumReconnects: Int
+
+    public init(maximumAttempts: Int = 6, baseDelay: Double = 0.05, maximumDelay: Double = 5, maximumReconnects: Int = 4) {
+        self.maximumAttempts = maximumAttempts
+        self.baseDelay = baseDelay
+        self.maximumDelay = maximumDelay
+        self.maximumReconnects = maximumReconnects
+    }
+
+    /// Seconds to wait before attempt `attempt + 1` (attempt counts from 1).
+    public func delay(afterAttempt attempt: Int) -> Double {
+        let exponential = baseDelay * Double(1 << min(attempt - 1, 20))
+        let capped = min(maximumDelay, exponential)
+        return capped * Double.random(in: 0.5...1.0)
+    }
+}

@@ -1,0 +1,121 @@
+import APNsProtocol
+import APNsSender
+import Foundation
+
+/// An in-memory provider API with scripted faults, for the sender's accounting logic. The
+/// real-server versions of these tests run against the mock gateway over HTTP/2.
+final class FakeGateway: @unchecked Sendable, ProviderConnector {
+    struct Faults {
+        /// Every n-th request answered 429 / 503 (0: never).
+        var tooManyEvery = 0
+        var unavailableEvery = 0
+        /// After this many requests on one connection, it dies: the next request is processed
+        /// (recorded) but its answer is lost.
+        var dropAfterProcessing = 0
+        /// Connection attempts that fail before one succeeds (-1: always fail).
+        var failedConnects = 0
+        /// Tokens answered 410 Unregistered.
+        var unregistered: Set<String> = []
+    }
+
+    private let lock = NSLock()
+    var faults: Faults
+    private(set) var accepted: [String: Int] = [:]
+    private(set) var requestCount = 0
+    private(set) var connects = 0
+    private(set) var authorizations: Set<String> = []
+
+    init(_ faults: Faults = Faults()) { self.faults = faults }
+
+    func connect() async throws(ProviderSendError) -> any ProviderConnection {
+        let fail: Bool = lock.withLock {
+            connects += 1
+            if faults.failedConnects < 0 { return true }
+            if faults.failedConnects > 0 { faults.failedConnects -= 1; return true }
+            return false
+        }
+        if fail { throw .cannotConnect("connection refused (scripted)") }
+        return FakeConnection(gateway: self)
+    }
+
+    /// Handles one request; nil means the connection died after processing it.
+    func handle(_ request: ProviderRequest, connectionRequests: Int) -> ProviderResponse? {
+        lock.withLock {
+            requestCount += 1
+            let id = request.headers.first { $0.name == "apns-id" }!.value
+            if let auth = request.headers.first(where: { $0.name == "authorization" }) { authorizations.insert(auth.value) }
+            let token = String(request.path.dropFirst(RequestValidator.pathPrefix.count))
+            if faults.unregistered.contains(token) {
+                return ProviderResponse(status: 410, body: Array(#"{"reason":"Unregistered","timestamp":1700000000000}"#.utf8))
+            }
+            if faults.tooManyEvery > 0 && requestCount % faults.tooManyEvery == 0 {
+                return ProviderResponse(status: 429, body: Array(#"{"reason":"TooManyRequests"}"#.utf8))
+            }
+            if faults.unavailableEvery > 0 && requestCount % faults.unavailableEvery == 0 {
+                return ProviderResponse(status: 503, body: Array(#"{"reason":"ServiceUnavailable"}"#.utf8))
+            }
+            accepted[id, default: 0] += 1
+            if faults.dropAfterProcessing > 0 && connectionRequests >= faults.dropAfterProcessing { return nil }
+            return ProviderResponse(status: 200)
+        }
+    }
+}
+
+final class FakeConnection: ProviderConnection, @unchecked Sendable {
+    private let gateway: FakeGateway
+    private let lock = NSLock()
+    private var requests = 0
+    private var dead = false
+
+    init(gateway: FakeGateway) { self.gateway = gateway }
+
+    var isUsable: Bool { lock.withLock { !dead } }
+    var maxConcurrentStreams: Int { 100 }
+    func close() { lock.withLock { dead = true } }
+
+    func send(_ request: ProviderRequest) async throws(ProviderSendError) -> ProviderResponse {
+        let count: Int? = lock.withLock {
+            if dead { return nil }
+            requests += 1
+            return requests
+        }
+        guard let count else { throw .notProcessed("connection already closed") }
+        await Task.yield()
+        guard let response = gateway.handle(request, connectionRequests: count) else {
+            lock.withLock { dead = true }
+            throw .connectionLost("connection reset with the request in flight (scripted)")
+        }
+        return response
+    }
+}
+
+/// A feed over an array, thread-safe.
+final class ArrayFeed: NotificationFeed, @unchecked Sendable {
+    private let lock = NSLock()
+    private let items: [PushNotification]
+    private var position = 0
+
+    init(_ items: [PushNotification]) { self.items = items }
+
+    func next() -> (index: Int, notification: PushNotification)? {
+        lock.withLock {
+            guard position < items.count else { return nil }
+            defer { position += 1 }
+            return (position, items[position])
+        }
+    }
+}
+
+/// Collects results from many tasks.
+final class ResultCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var results: [NotificationResult] = []
+    func add(_ result: NotificationResult) { lock.withLock { results.append(result) } }
+}
+
+func notifications(_ count: Int) -> [PushNotification] {
+    (0..<count).map { index in
+        let hex = String(format: "%064x", index + 1)
+        return PushNotification(token: try! DeviceToken(parsing: hex), payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), topic: "com.example.app")
+    }
+}
