@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .executable(name: "apnskit", targets: ["apnskit"]),
         .library(name: "APNsCredentials", targets: ["APNsCredentials"]),
+        .library(name: "APNsMock", targets: ["APNsMock"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -27,14 +28,20 @@ let package = Package(
         // C wrappers for OpenSSL macros and variadic calls that Swift cannot import.
         .target(name: "CAPNsShims", dependencies: ["COpenSSL"]),
         .target(name: "APNsCredentials", dependencies: ["COpenSSL", "CAPNsShims"]),
+        // Test CA issuing Apple-like push certificates (and, later, the local mock gateway).
+        .target(name: "APNsMock", dependencies: ["APNsCredentials", "COpenSSL", "CAPNsShims"]),
         .executableTarget(
             name: "apnskit",
             dependencies: [
                 "APNsCredentials",
+                "APNsMock",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "APNsCredentialsTests", dependencies: ["APNsCredentials"]),
         .testTarget(name: "apnskitTests", dependencies: ["apnskit", "APNsCredentials"]),
+        .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "APNsCredentials"]),
+        // CLI end-to-end tests for inspect/check/mock: run the built apnskit binary.
+        .testTarget(name: "InspectCheckTests", dependencies: ["apnskit", "APNsMock", "APNsCredentials"]),
     ]
 )
