@@ -3,6 +3,8 @@ import ArgumentParser
 /// The list of subcommands, in the order `--help` shows them.
 enum CommandRegistry {
     static let all: [ParsableCommand.Type] = [
+        InspectCommand.self,
+        CheckCommand.self,
         MockCommand.self,
     ]
 }
