@@ -121,9 +121,14 @@ enum CheckText {
     /// `FAIL       path: reason; reason [what the file is]`, `OK         path: what it is, N days left`
     static func line(_ result: CheckResult) -> String {
         let status = result.status.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
-        let detail = result.reasons.isEmpty
-            ? result.summary + validity(result)
-            : result.reasons.joined(separator: "; ") + " [\(result.summary)]"
+        let detail: String
+        if result.status == .unreadable {
+            detail = result.reasons.joined(separator: "; ")
+        } else if result.reasons.isEmpty {
+            detail = result.summary + validity(result)
+        } else {
+            detail = result.reasons.joined(separator: "; ") + " [\(result.summary)]"
+        }
         return "\(status) \(displayName(result.path)): \(detail)"
     }
 
