@@ -23,10 +23,14 @@ public struct PortalRequest: Sendable {
     /// Replaces the topics extension's value with these raw bytes (fixtures only: lets tests
     /// write a malformed extension). Nil: the portal's topics for `type`.
     public var topicsDEROverride: [UInt8]?
+    /// Writes these environment extensions instead of the type's (fixtures only: `[]` makes
+    /// a certificate like those issued before Apple added the extensions). Nil: the type's.
+    public var environmentsOverride: [APNsEnvironment]?
 
     public init(bundleID: String, type: APNsCertificateType = .development, teamID: String = "A1B2C3D4E5",
                 organization: String = "apnskit Mock Developer", country: String = "US",
-                validity: Validity = .portalDefault, topicsDEROverride: [UInt8]? = nil) {
+                validity: Validity = .portalDefault, topicsDEROverride: [UInt8]? = nil,
+                environmentsOverride: [APNsEnvironment]? = nil) {
         self.bundleID = bundleID
         self.type = type
         self.teamID = teamID
@@ -34,6 +38,7 @@ public struct PortalRequest: Sendable {
         self.country = country
         self.validity = validity
         self.topicsDEROverride = topicsDEROverride
+        self.environmentsOverride = environmentsOverride
     }
 
     /// The environments the portal grants for each type.
@@ -123,7 +128,7 @@ extension MockCA {
         try builder.addExtension(NID_ext_key_usage, "clientAuth")
         try builder.addExtension(NID_subject_key_identifier, "hash")
         try builder.addExtension(NID_authority_key_identifier, "keyid:always", issuer: intermediate)
-        for environment in portal.environments {
+        for environment in portal.environmentsOverride ?? portal.environments {
             try builder.addExtension(oid: environment.extensionOID, der: DERWriter.null)
         }
         if let raw = portal.topicsDEROverride {

@@ -152,6 +152,44 @@ import Testing
         #expect(json.leafCertificate["type"] as? String == "other")
     }
 
+    @Test func environmentsFromTheNameWhenExtensionsAreMissing() throws {
+        let f = try Fixtures.shared.get()
+        let result = try run(["apnskit", "inspect", "--format", "json", f.path("legacy-development.cer")])
+        #expect(result.status == 0)
+        let json = try result.json()
+        #expect(json.leafCertificate["environments"] as? [String] == ["sandbox"])
+        #expect(json.leafCertificate["environmentSource"] as? String == "commonName")
+        #expect(json.findingCodes == ["environmentFromName"])
+        let text = try run(["apnskit", "inspect", f.path("legacy-development.cer")])
+        #expect(text.out.contains("Environments: sandbox (from the name; no extensions)"))
+    }
+
+    @Test func truncatedCerSaysTruncated() throws {
+        let f = try Fixtures.shared.get()
+        let result = try run(["apnskit", "inspect", f.path("truncated.cer")])
+        #expect(result.status == 3)
+        #expect(result.out.contains("is truncated"))
+    }
+
+    @Test func rsaKeyNamedLikeAnAuthKeyIsFlagged() throws {
+        let f = try Fixtures.shared.get()
+        let result = try run(["apnskit", "inspect", "--format", "json", f.path("AuthKey_RSAKEY0001.p8")])
+        #expect(result.status == 1)
+        let json = try result.json()
+        #expect(json.findingCodes == ["notAuthKey"])
+        #expect((json.firstFile["authKey"] as? [String: Any])?["usable"] as? Bool == false)
+        let check = try run(["apnskit", "check", f.path("AuthKey_RSAKEY0001.p8")])
+        #expect(check.status == 1)
+        #expect(check.out.contains("APNs auth keys are EC P-256"))
+    }
+
+    @Test func standardInput() throws {
+        let f = try Fixtures.shared.get()
+        let result = try run(["sh", "-c", "\"$0\" inspect - < \"$1\"", apnskitPath(), f.path("universal.pem")])
+        #expect(result.status == 0, "\(result.err)")
+        #expect(result.out.hasPrefix("standard input: combined PEM: certificate + matching RSA-2048 key"))
+    }
+
     @Test func badFormatIsAUsageError() throws {
         let f = try Fixtures.shared.get()
         #expect(try run(["apnskit", "inspect", "--format", "yaml", f.path("development.cer")]).status == 2)

@@ -95,6 +95,11 @@ struct Fixtures: Sendable {
         try issue("wrong-issuer.cer", PortalRequest(bundleID: "com.example.app", type: .universal), by: other)
         try issue("malformed-topics.cer", PortalRequest(bundleID: "com.example.app", type: .universal,
                                                         topicsDEROverride: [0x30, 0x06, 0x0C, 0x03, 0x61, 0x62, 0x63, 0x0C]))
+        try issue("legacy-development.cer", PortalRequest(bundleID: "com.example.legacy", type: .development,
+                                                          topicsDEROverride: nil, environmentsOverride: []))
+        let development = try ca.issue(forKey: key, PortalRequest(bundleID: "com.example.app", type: .development)).der
+        try write(Array(development.prefix(development.count / 2)), folder + "/truncated.cer")
+        try write(PrivateKey.generate(.rsa2048).pkcs8PEM(), folder + "/AuthKey_RSAKEY0001.p8")
         let universal = try ca.issue(forKey: key, PortalRequest(bundleID: "com.example.app", type: .universal))
         try write(universal.pem() + key.pkcs8PEM(), folder + "/universal.pem")
         try write(universal.pem(), folder + "/universal-cert.pem")
@@ -111,6 +116,10 @@ struct Fixtures: Sendable {
         let csr = try run(["openssl", "req", "-new", "-key", folder + "/key.pem", "-subj", "/emailAddress=dev@example.com/CN=Dev/C=US",
                            "-out", folder + "/request.csr"])
         guard csr.status == 0 else { throw CredentialError(.internalFailure, "openssl req failed: \(csr.err)") }
+        // Removed when the test process exits (the fixtures live for the whole run).
+        atexit {
+            if case .success(let fixtures) = Fixtures.shared { try? FileManager.default.removeItem(atPath: fixtures.folder) }
+        }
         return Fixtures(folder: folder)
     }
 }
