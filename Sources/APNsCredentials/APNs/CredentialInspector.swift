@@ -46,76 +46,90 @@ public enum CredentialInspector {
             CredentialReport.RequestInfo(subject: request.subject.description, keySummary: request.publicKeySummary,
                                          signatureValid: request.signatureIsValid, matchesKey: key.map { request.matches($0) })
         }
+        let description: Description
+        if !contents.certificates.isEmpty {
+            description = describeCertificates(contents, leaf: leafCertificate)
+        } else if let first = contents.privateKeys.first, contents.requests.isEmpty {
+            description = looksLikeAuthKey(path) ? describeAuthKey(first, path: path) : describeKey(first, contents)
+        } else if let request = contents.requests.first {
+            description = describeRequest(request, key: key)
+        } else {
+            let encodingName = contents.encoding == .pkcs12 ? "PKCS#12" : contents.encoding.rawValue.uppercased()
+            description = Description(kind: .other, summary: "\(encodingName) with \(contents.summary)",
+                                      findings: [Finding(.warning, "nothingUsable", "no certificate, private key or CSR in the file")])
+        }
+        return CredentialReport(path: path, kind: description.kind, summary: description.summary, encoding: contents.encoding.rawValue,
+                                leafIndex: leafIndex, certificates: certificates, privateKeys: keys, requests: requests,
+                                authKey: description.authKey, findings: description.findings)
+    }
+
+    /// What a file is, in words and as a kind, with the findings about the file as a whole.
+    struct Description {
+        var kind: CredentialReport.Kind
+        var summary: String
         var findings: [Finding] = []
         var authKey: CredentialReport.AuthKeyInfo? = nil
-        let kind: CredentialReport.Kind
-        let summary: String
-        let encodingName = contents.encoding == .pkcs12 ? "PKCS#12" : contents.encoding.rawValue.uppercased()
+    }
 
-        if contents.certificates.count > 0 {
-            let keyPart: String
-            if let first = contents.privateKeys.first {
-                let matches = leafCertificate.map { first.matches($0) } ?? false
-                keyPart = matches ? " + matching \(first.summary) key" : " + \(first.summary) key that does NOT match"
-            } else {
-                keyPart = ""
-            }
-            let chainCount = contents.certificates.count - 1
-            let chainPart = chainCount > 0 ? " + \(chainCount) chain certificate\(chainCount == 1 ? "" : "s")" : ""
-            if contents.encoding == .pkcs12 {
-                kind = .pkcs12
-                summary = "PKCS#12: certificate\(keyPart)\(chainPart)" + (contents.privateKeys.isEmpty ? " (no private key)" : "")
-            } else if !contents.privateKeys.isEmpty {
-                kind = .combinedPEM
-                summary = "combined PEM: certificate\(keyPart)\(chainPart)"
-            } else if chainCount > 0 {
-                kind = .certificateChain
-                summary = "\(encodingName) certificate\(chainPart)"
-            } else {
-                kind = .certificate
-                summary = contents.encoding == .der ? "DER certificate (as the developer portal's .cer)" : "PEM certificate"
-            }
-            if contents.privateKeys.count > 1 {
-                findings.append(Finding(.warning, "multipleKeys", "the file holds \(contents.privateKeys.count) private keys; tools will use only the first"))
-            }
-            if let extraKey, contents.privateKeys.isEmpty, let leafCertificate, !extraKey.matches(leafCertificate) {
-                findings.append(Finding(.error, "keyMismatch", "the key given with --key is not this certificate's key"))
-            }
-        } else if let first = contents.privateKeys.first, contents.requests.isEmpty {
-            if looksLikeAuthKey(path) {
-                kind = .authKey
-                let keyID = authKeyID(path)
-                let usable = first.curveName == "P-256"
-                authKey = CredentialReport.AuthKeyInfo(keyID: keyID, curve: first.curveName ?? first.summary, usable: usable)
-                summary = "APNs auth key (.p8): \(first.summary)" + (keyID.map { ", key id \($0)" } ?? "")
-                if !usable {
-                    findings.append(Finding(.error, "notAuthKey", "APNs auth keys are EC P-256; this is \(first.summary), so APNs will reject tokens signed with it"))
-                }
-                if keyID == nil {
-                    findings.append(Finding(.warning, "noKeyID", "the file name does not carry the key id; Apple names it AuthKey_<KEYID>.p8 and token auth needs that id"))
-                }
-            } else {
-                kind = contents.encoding == .pkcs12 ? .pkcs12 : .privateKey
-                let prefix = contents.encoding == .pkcs12 ? "PKCS#12: private key only" : "private key"
-                summary = "\(prefix): \(first.summary)\(contents.hadEncryptedKey ? " (encrypted)" : "")"
-            }
-        } else if let request = contents.requests.first {
-            kind = .certificateRequest
-            summary = "certificate signing request: \(request.publicKeySummary) key, subject \(request.subject.description)"
-            if !request.signatureIsValid {
-                findings.append(Finding(.error, "badRequestSignature", "the request's signature does not verify; make a new CSR"))
-            }
-            if let key, !request.matches(key) {
-                findings.append(Finding(.error, "keyMismatch", "the private key is not the request's key"))
-            }
-        } else {
-            kind = .other
-            summary = "\(encodingName) with \(contents.summary)"
-            findings.append(Finding(.warning, "nothingUsable", "no certificate, private key or CSR in the file"))
+    /// "combined PEM: certificate + matching RSA-2048 key + 1 chain certificate", ...
+    /// (A mismatching key is a finding on the leaf certificate, not repeated here.)
+    static func describeCertificates(_ contents: CredentialContents, leaf: Certificate?) -> Description {
+        var keyPart = ""
+        if let first = contents.privateKeys.first {
+            let matches = leaf.map { first.matches($0) } ?? false
+            keyPart = matches ? " + matching \(first.summary) key" : " + \(first.summary) key that does NOT match"
         }
-        return CredentialReport(path: path, kind: kind, summary: summary, encoding: contents.encoding.rawValue, leafIndex: leafIndex,
-                                certificates: certificates, privateKeys: keys, requests: requests, authKey: authKey,
-                                findings: findings)
+        let chainCount = contents.certificates.count - 1
+        let chainPart = chainCount > 0 ? " + \(chainCount) chain certificate\(chainCount == 1 ? "" : "s")" : ""
+        var description: Description
+        if contents.encoding == .pkcs12 {
+            description = Description(kind: .pkcs12, summary: "PKCS#12: certificate\(keyPart)\(chainPart)"
+                                      + (contents.privateKeys.isEmpty ? " (no private key)" : ""))
+        } else if !contents.privateKeys.isEmpty {
+            description = Description(kind: .combinedPEM, summary: "combined PEM: certificate\(keyPart)\(chainPart)")
+        } else if chainCount > 0 {
+            description = Description(kind: .certificateChain, summary: "\(contents.encoding.rawValue.uppercased()) certificate\(chainPart)")
+        } else {
+            description = Description(kind: .certificate,
+                                      summary: contents.encoding == .der ? "DER certificate (as the developer portal's .cer)" : "PEM certificate")
+        }
+        if contents.privateKeys.count > 1 {
+            description.findings.append(Finding(.warning, "multipleKeys", "the file holds \(contents.privateKeys.count) private keys; tools will use only the first"))
+        }
+        return description
+    }
+
+    /// A token-auth key: must be EC P-256, and its id comes from Apple's file name.
+    static func describeAuthKey(_ key: PrivateKey, path: String) -> Description {
+        let keyID = authKeyID(path)
+        let usable = key.curveName == "P-256"
+        var description = Description(kind: .authKey, summary: "APNs auth key (.p8): \(key.summary)" + (keyID.map { ", key id \($0)" } ?? ""))
+        description.authKey = CredentialReport.AuthKeyInfo(keyID: keyID, curve: key.curveName ?? key.summary, usable: usable)
+        if !usable {
+            description.findings.append(Finding(.error, "notAuthKey", "APNs auth keys are EC P-256; this is \(key.summary), so APNs will reject tokens signed with it"))
+        }
+        if keyID == nil {
+            description.findings.append(Finding(.warning, "noKeyID", "the file name does not carry the key id; Apple names it AuthKey_<KEYID>.p8 and token auth needs that id"))
+        }
+        return description
+    }
+
+    static func describeKey(_ key: PrivateKey, _ contents: CredentialContents) -> Description {
+        let kind: CredentialReport.Kind = contents.encoding == .pkcs12 ? .pkcs12 : .privateKey
+        let prefix = contents.encoding == .pkcs12 ? "PKCS#12: private key only" : "private key"
+        return Description(kind: kind, summary: "\(prefix): \(key.summary)\(contents.hadEncryptedKey ? " (encrypted)" : "")")
+    }
+
+    static func describeRequest(_ request: CertificateSigningRequest, key: PrivateKey?) -> Description {
+        var description = Description(kind: .certificateRequest,
+                                      summary: "certificate signing request: \(request.publicKeySummary) key, subject \(request.subject.description)")
+        if !request.signatureIsValid {
+            description.findings.append(Finding(.error, "badRequestSignature", "the request's signature does not verify; make a new CSR"))
+        }
+        if let key, !request.matches(key) {
+            description.findings.append(Finding(.error, "keyMismatch", "the private key is not the request's key"))
+        }
+        return description
     }
 
     /// `.p8` files and `AuthKey_*` names are token-auth keys, whatever the key inside.
