@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "APNsCredentials", targets: ["APNsCredentials"]),
         .library(name: "APNsProtocol", targets: ["APNsProtocol"]),
         .library(name: "APNsSender", targets: ["APNsSender"]),
+        .library(name: "APNsMock", targets: ["APNsMock"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -34,10 +35,13 @@ let package = Package(
         .target(name: "APNsProtocol"),
         // The sender: provider API client (certificate or token auth), batches, legacy protocol.
         .target(name: "APNsSender", dependencies: ["APNsProtocol", "APNsCredentials"]),
+        // Test CA issuing Apple-like push certificates (and, later, the local mock gateway).
+        .target(name: "APNsMock", dependencies: ["APNsCredentials", "COpenSSL", "CAPNsShims"]),
         .executableTarget(
             name: "apnskit",
             dependencies: [
                 "APNsCredentials",
+                "APNsMock",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -46,6 +50,9 @@ let package = Package(
         .testTarget(name: "APNsCredentialsTests", dependencies: ["APNsCredentials", "TestSupport"]),
         .testTarget(name: "APNsProtocolTests", dependencies: ["APNsProtocol"]),
         .testTarget(name: "APNsSenderTests", dependencies: ["APNsSender", "APNsProtocol", "TestSupport"]),
+        .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "APNsCredentials"]),
+        // CLI end-to-end tests for inspect/check/mock: run the built apnskit binary.
+        .testTarget(name: "InspectCheckTests", dependencies: ["apnskit", "APNsMock", "APNsCredentials"]),
         .testTarget(name: "apnskitTests", dependencies: ["apnskit", "APNsCredentials", "TestSupport"]),
     ]
 )

@@ -10,5 +10,8 @@ enum CommandRegistry {
         Key.self,
         Combine.self,
         Prepare.self,
+        InspectCommand.self,
+        CheckCommand.self,
+        MockCommand.self,
     ]
 }

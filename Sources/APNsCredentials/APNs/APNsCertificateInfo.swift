@@ -1,0 +1,176 @@
+import COpenSSL
+import Foundation
+
+/// An APNs reading of one certificate: who it is for (bundle id, team), what it may do
+/// (environments, topics), how long it lasts, and what is wrong with it.
+///
+/// It is a plain value computed once, so `inspect` and `check` print and test the same facts
+/// and JSON output is just its encoding (docs/inspect-json.md). Reading never throws: a
+/// malformed Apple extension becomes a finding, because a half-broken certificate is exactly
+/// what a user runs `inspect` on.
+public struct APNsCertificateInfo: Sendable, Codable {
+    /// Where `environments` came from.
+    public enum EnvironmentSource: String, Sendable, Codable {
+        /// Apple's 1.2.840.113635.100.6.3.1 / .2 extensions.
+        case `extension`
+        /// No extensions: implied by the common name prefix (older certificates).
+        case commonName
+        /// Neither: not an APNs certificate.
+        case none
+    }
+
+    public let subject: String
+    public let issuer: String
+    public let commonName: String?
+    /// Subject UID: the app's bundle id (or pass type id, website push id).
+    public let bundleID: String?
+    /// Subject OU: the 10-character team id.
+    public let teamID: String?
+    public let organization: String?
+    public let country: String?
+    public let type: APNsCertificateType
+    public let typeDescription: String
+    /// Whether this looks like an Apple push certificate at all (name prefix or extensions).
+    public let isAPNs: Bool
+    public let environments: [APNsEnvironment]
+    public let environmentSource: EnvironmentSource
+    /// Topics from the topics extension; nil when the certificate has none or it is malformed.
+    public let topics: [APNsTopic]?
+    /// Why the topics extension could not be read, when it could not.
+    public let topicsError: String?
+    public let notBefore: Date
+    public let notAfter: Date
+    public let daysLeft: Int
+    public let serialNumber: String
+    public let sha1Fingerprint: String
+    public let sha256Fingerprint: String
+    /// `RSA`, `EC`, ...
+    public let keyAlgorithm: String
+    public let keyBits: Int
+    /// `RSA-2048`, `EC P-256`.
+    public let keySummary: String
+    public let isCA: Bool
+    /// Whether the given private key is this certificate's; nil when no key was given.
+    public let keyMatches: Bool?
+    public let findings: [Finding]
+
+    /// Days before expiry at which `inspect` starts warning.
+    public static let defaultExpiryWarningDays = 30
+
+    public init(_ certificate: Certificate, key: PrivateKey? = nil, now: Date = Date(),
+                expiryWarningDays: Int = APNsCertificateInfo.defaultExpiryWarningDays) {
+        let subjectName = certificate.subject
+        subject = subjectName.description
+        issuer = certificate.issuer.description
+        commonName = subjectName.commonName
+        bundleID = subjectName.first("UID")
+        teamID = subjectName.first("OU")
+        organization = subjectName.first("O")
+        country = subjectName.first("C")
+        let classified = APNsCertificateType.classify(commonName: commonName)
+        type = classified.type
+        typeDescription = classified.name
+
+        let extensionEnvironments = APNsEnvironment.allCases.filter { certificate.extensionValue(oid: $0.extensionOID) != nil }
+        var topicsValue: [APNsTopic]? = nil
+        var topicsProblem: String? = nil
+        if let raw = certificate.extensionValue(oid: APNsTopics.oid) {
+            do { topicsValue = try APNsTopics.parse(raw) } catch { topicsProblem = "\(error)" }
+        }
+        topics = topicsValue
+        topicsError = topicsProblem
+        isCA = certificate.isCA
+        isAPNs = !isCA && (type != .other || !extensionEnvironments.isEmpty || topicsValue != nil || topicsProblem != nil)
+        if !extensionEnvironments.isEmpty {
+            environments = extensionEnvironments
+            environmentSource = .extension
+        } else if isAPNs && !type.impliedEnvironments.isEmpty {
+            environments = type.impliedEnvironments
+            environmentSource = .commonName
+        } else {
+            environments = []
+            environmentSource = .none
+        }
+
+        notBefore = certificate.notBefore
+        notAfter = certificate.notAfter
+        daysLeft = certificate.daysLeft(at: now)
+        serialNumber = certificate.serialNumberHex
+        sha1Fingerprint = certificate.fingerprint(.sha1)
+        sha256Fingerprint = certificate.fingerprint(.sha256)
+        let publicKey = certificate.publicKey
+        keyAlgorithm = publicKey?.algorithm ?? "unknown"
+        keyBits = publicKey?.bits ?? 0
+        keySummary = publicKey?.summary ?? "unknown"
+        keyMatches = key.map { $0.matches(certificate) }
+
+        findings = Self.findings(isAPNs: isAPNs, isCA: isCA, commonName: commonName, environmentSource: environmentSource,
+                                 topicsError: topicsProblem, keyMatches: keyMatches, keySummary: keySummary,
+                                 notBefore: notBefore, notAfter: notAfter, daysLeft: daysLeft, now: now,
+                                 expiryWarningDays: expiryWarningDays)
+    }
+
+    /// Whether pushing to `topic` is allowed: the topics extension when present, otherwise the
+    /// bundle id (plus `.voip` for VoIP certificates), which is what APNs accepts for
+    /// single-topic certificates. Nil when the topics extension is malformed.
+    public func covers(topic: String) -> Bool? {
+        if topicsError != nil { return nil }
+        if let topics { return topics.contains { $0.topic == topic } }
+        guard let bundleID else { return false }
+        return topic == bundleID || (type == .voip && topic == bundleID + ".voip")
+    }
+
+    /// The topics a user can push to, for display: from the extension, else the bundle id.
+    public var effectiveTopics: [String] {
+        if let topics { return topics.map(\.topic) }
+        if let bundleID, isAPNs { return [bundleID] }
+        return []
+    }
+
+    static func day(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate]
+        return formatter.string(from: date)
+    }
+
+    private static func findings(isAPNs: Bool, isCA: Bool, commonName: String?, environmentSource: EnvironmentSource,
+                                 topicsError: String?, keyMatches: Bool?, keySummary: String,
+                                 notBefore: Date, notAfter: Date, daysLeft: Int, now: Date,
+                                 expiryWarningDays: Int) -> [Finding] {
+        var result: [Finding] = []
+        if notAfter <= now {
+            result.append(Finding(.error, "expired", "expired on \(day(notAfter)) (\(-daysLeft) days ago); create a new certificate in Apple's developer portal"))
+        } else if notBefore > now {
+            result.append(Finding(.error, "notYetValid", "not valid until \(day(notBefore)); check the system clock or wait"))
+        } else if daysLeft < expiryWarningDays {
+            result.append(Finding(.warning, "expiringSoon", "expires in \(daysLeft) days (on \(day(notAfter))); renew it soon"))
+        }
+        if keyMatches == false {
+            result.append(Finding(.error, "keyMismatch", "the private key is not this certificate's key; use the key the CSR was made with"))
+        }
+        if let topicsError {
+            result.append(Finding(.error, "malformedTopics", "the topics extension (\(APNsTopics.oid)) is malformed: \(topicsError)"))
+        }
+        if !isAPNs && !isCA {
+            result.append(Finding(.warning, "notAPNs", "not an Apple push certificate (common name \"\(commonName ?? "none")\" has no Apple push prefix and there are no APNs extensions)"))
+        }
+        if isAPNs && environmentSource == .commonName {
+            result.append(Finding(.info, "environmentFromName", "no environment extensions; environments inferred from the common name"))
+        }
+        return result
+    }
+}
+
+extension Certificate {
+    /// The certificate's public key as a key object (for algorithm and size), or nil.
+    var publicKey: PrivateKey? {
+        guard let key = X509_get0_pubkey(pointer) else { return nil }
+        EVP_PKEY_up_ref(key)
+        return PrivateKey(taking: key)
+    }
+
+    /// The APNs view of this certificate.
+    public func apnsInfo(key: PrivateKey? = nil, now: Date = Date()) -> APNsCertificateInfo {
+        APNsCertificateInfo(self, key: key, now: now)
+    }
+}

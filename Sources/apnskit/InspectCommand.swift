@@ -1,0 +1,60 @@
+import APNsCredentials
+import ArgumentParser
+import Foundation
+
+/// `apnskit inspect FILE...`: what each file is and what is off with it.
+struct InspectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inspect",
+        abstract: "Say what credential files are: type, bundle id, team, environments, topics, validity, key match.",
+        discussion: """
+        Reads PEM or DER certificates (.cer), combined PEM, .p12, private keys, CSRs and \
+        AuthKey_<KEYID>.p8 token keys. Exit status: 0 nothing wrong; 1 a problem was found \
+        (expired, not yet valid, key mismatch, malformed topics); 3 a file could not be read. \
+        JSON schema: docs/inspect-json.md.
+        """
+    )
+
+    @Argument(help: "Files to inspect (- for standard input).")
+    var files: [String]
+
+    @Option(help: "Passphrase source for encrypted keys and .p12: env:VAR, file:PATH, fd:N, stdin, pass:TEXT, empty.")
+    var passin: String?
+
+    @Option(help: "A private key file to match against the certificates and CSRs.")
+    var key: String?
+
+    @Option(help: "text or json.")
+    var format: String = "text"
+
+    func validate() throws {
+        guard OutputFormat(rawValue: format) != nil else { throw ValidationError("--format must be text or json.") }
+        guard !files.isEmpty else { throw ValidationError("Give at least one file to inspect.") }
+    }
+
+    func run() throws {
+        let source = try passin.map(PassphraseSource.init(parsing:))
+        if source?.isVisibleToOtherProcesses == true {
+            Output.warning("pass: puts the passphrase where other processes can see it; prefer env: or file:.")
+        }
+        let passphrases = PassphraseSupplier(source: source)
+        let extraKey = try key.map { try IdentityLoader.privateKey($0, passphrases: passphrases) }
+        let reports = files.map { CredentialInspector.inspect($0, passphrases: passphrases, extraKey: extraKey) }
+        if format == OutputFormat.json.rawValue {
+            try JSONOutput.print(InspectJSON(schemaVersion: 1, files: reports))
+        } else {
+            for (index, report) in reports.enumerated() {
+                if index > 0 { Output.line("") }
+                for line in InspectText.lines(report) { Output.line(line) }
+            }
+        }
+        if reports.contains(where: { $0.kind == .unreadable }) { throw ExitCode(ExitStatus.input) }
+        if reports.contains(where: { $0.worstSeverity == .error }) { throw ExitCode(ExitStatus.problem) }
+    }
+}
+
+/// The top level of `inspect --format json`.
+struct InspectJSON: Encodable {
+    let schemaVersion: Int
+    let files: [CredentialReport]
+}

@@ -1,0 +1,146 @@
+import APNsCredentials
+import APNsMock
+import ArgumentParser
+import Foundation
+
+/// `apnskit mock ...`: the local test CA (and, later, the mock gateway).
+struct MockCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mock",
+        abstract: "A local stand-in for Apple: a test CA that issues Apple-like push certificates.",
+        subcommands: [MockCACommand.self, MockIssueCommand.self]
+    )
+}
+
+/// `apnskit mock ca -o DIR`
+struct MockCACommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ca",
+        abstract: "Create a test CA: a root, a WWDR-like intermediate and a gateway server certificate.",
+        discussion: """
+        Writes into DIR (created if missing): root.pem, root-key.pem, wwdr.pem, wwdr-key.pem, \
+        server.pem, server-key.pem, ca-bundle.pem (wwdr + root, for `check --ca-file`) and \
+        README.txt. Keys are 0600. The intermediate is named like Apple's WWDR CA (OU=G4) but \
+        its O says it is a mock.
+        """
+    )
+
+    @Option(name: [.short, .customLong("out")], help: "Folder to write the CA into.")
+    var out: String
+
+    @Flag(help: "Replace existing files in the folder.")
+    var force = false
+
+    func run() throws {
+        let ca = try MockCA.create()
+        try ca.write(to: out, force: force)
+        Output.line("Mock CA written to \(out)")
+        Output.line("  root:         \(MockCALayout.root) (\(ca.root.subject.commonName ?? ""))")
+        Output.line("  intermediate: \(MockCALayout.intermediate) (\(ca.intermediate.subject.description))")
+        Output.line("  server:       \(MockCALayout.server) (\(MockCA.serverNames.count) host names + 127.0.0.1, ::1)")
+        Output.line("  trust bundle: \(MockCALayout.bundle)")
+    }
+}
+
+/// `apnskit mock issue CSR --ca DIR --bundle-id B ... -o FILE.cer`
+struct MockIssueCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "issue",
+        abstract: "Sign a CSR as Apple's developer portal would and write the DER .cer.",
+        discussion: """
+        The certificate's subject is UID=<bundle>, CN=<type prefix><bundle>, OU=<team>, O=<org>, \
+        C=US; it carries Apple's environment and topics extensions and is valid for 13 months \
+        unless --days or --not-before/--not-after say otherwise (dates as YYYY-MM-DD or \
+        ISO 8601, UTC).
+        """
+    )
+
+    @Argument(help: "The certificate signing request (PEM or DER).")
+    var csr: String
+
+    @Option(help: "The mock CA folder made by `apnskit mock ca`.")
+    var ca: String
+
+    @Option(help: "The app's bundle id (or pass type id / website push id).")
+    var bundleID: String
+
+    @Option(help: "development, production, universal, voip, passtype, website or watchkit.")
+    var type: String = "development"
+
+    @Option(help: "Team id written in the subject's OU.")
+    var teamID: String = "A1B2C3D4E5"
+
+    @Option(help: "Organisation written in the subject's O.")
+    var org: String = "apnskit Mock Developer"
+
+    @Option(help: "Validity in days from now (default: 13 months).")
+    var days: Int?
+
+    @Option(help: "Start of validity (with --not-after), e.g. 2020-01-01 for expired fixtures.")
+    var notBefore: String?
+
+    @Option(help: "End of validity (with --not-before).")
+    var notAfter: String?
+
+    @Option(name: [.short, .customLong("out")], help: "Where to write the DER certificate (- for stdout).")
+    var out: String
+
+    @Flag(help: "Replace the output if it exists.")
+    var force = false
+
+    static let types: [String: APNsCertificateType] = [
+        "development": .development, "production": .production, "universal": .universal, "voip": .voip,
+        "passtype": .passTypeID, "website": .website, "watchkit": .watchKit,
+    ]
+
+    func validate() throws {
+        guard Self.types[type.lowercased()] != nil else {
+            throw ValidationError("--type must be one of development, production, universal, voip, passtype, website, watchkit.")
+        }
+        if (notBefore == nil) != (notAfter == nil) {
+            throw ValidationError("--not-before and --not-after go together; give both or neither.")
+        }
+        if days != nil && notBefore != nil {
+            throw ValidationError("Give either --days or --not-before/--not-after, not both.")
+        }
+        if let days, days <= 0 { throw ValidationError("--days must be positive.") }
+    }
+
+    func run() throws {
+        try SecureFileWriter.preflight(out, force: force)
+        var validity = PortalRequest.Validity.portalDefault
+        if let days { validity = .days(days) }
+        if let notBefore, let notAfter {
+            validity = .window(notBefore: try DateArgument.parse(notBefore, option: "--not-before"),
+                               notAfter: try DateArgument.parse(notAfter, option: "--not-after"))
+        }
+        let authority = try MockCA.load(from: ca)
+        let requestBytes = try CredentialFile.readBytes(csr)
+        let request = try CertificateSigningRequest(bytes: requestBytes, label: displayName(csr))
+        let portal = PortalRequest(bundleID: bundleID, type: Self.types[type.lowercased()]!, teamID: teamID,
+                                   organization: org, validity: validity)
+        let certificate = try authority.issue(request, portal, label: displayName(csr))
+        try SecureFileWriter.write(certificate.der, to: out, sensitivity: .public, force: force)
+        if out != SecureFileWriter.standardOutputPath {
+            let info = certificate.apnsInfo()
+            Output.line("Issued \(info.commonName ?? "") (\(info.environments.map(\.rawValue).joined(separator: " + "))), valid until \(DateArgument.format(info.notAfter)) -> \(out)")
+        }
+    }
+}
+
+/// Parses the date forms the CLI accepts: `YYYY-MM-DD` (midnight UTC) or full ISO 8601.
+enum DateArgument {
+    static func parse(_ text: String, option: String) throws -> Date {
+        let full = ISO8601DateFormatter()
+        if let date = full.date(from: text) { return date }
+        let day = ISO8601DateFormatter()
+        day.formatOptions = [.withFullDate]
+        if let date = day.date(from: text) { return date }
+        throw CommandFailure(message: "\(option) '\(text)' is not a date; use YYYY-MM-DD or 2026-01-31T12:00:00Z.", status: ExitStatus.usage)
+    }
+
+    static func format(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        return formatter.string(from: date)
+    }
+}
