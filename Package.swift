@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .executable(name: "apnskit", targets: ["apnskit"]),
         .library(name: "APNsCredentials", targets: ["APNsCredentials"]),
+        .library(name: "APNsTransport", targets: ["APNsTransport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -27,14 +28,18 @@ let package = Package(
         // C wrappers for OpenSSL macros and variadic calls that Swift cannot import.
         .target(name: "CAPNsShims", dependencies: ["COpenSSL"]),
         .target(name: "APNsCredentials", dependencies: ["COpenSSL", "CAPNsShims"]),
+        // Event loop, TLS (OpenSSL) and HTTP/2 (nghttp2) in client and server roles.
+        .target(name: "APNsTransport", dependencies: ["APNsCredentials", "COpenSSL", "CNGHTTP2", "CAPNsShims"]),
         .executableTarget(
             name: "apnskit",
             dependencies: [
                 "APNsCredentials",
+                "APNsTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "APNsCredentialsTests", dependencies: ["APNsCredentials"]),
         .testTarget(name: "apnskitTests", dependencies: ["apnskit", "APNsCredentials"]),
+        .testTarget(name: "APNsTransportTests", dependencies: ["APNsTransport", "APNsCredentials"]),
     ]
 )

@@ -10,6 +10,7 @@
 #include <openssl/x509.h>
 #include <openssl/pem.h>
 #include "apns_files.h"
+#include "apns_tls.h"
 
 /* ---- memory BIOs and frees ---- */
 long apns_BIO_get_mem_data(BIO *bio, char **data);
