@@ -295,7 +295,12 @@ final class Connection: PollHandler, @unchecked Sendable {
             switch error {
             case SSL_ERROR_WANT_WRITE: return
             case SSL_ERROR_WANT_READ: writeWantsRead = true; return
-            default: fail(ioError(error, reading: false)); return
+            default:
+                // The peer may have sent an alert (TLS 1.3 client-certificate rejection) and
+                // closed before our write; its alert explains the failure better than EPIPE.
+                drainForAlert(ssl)
+                fail(ioError(error, reading: false))
+                return
             }
         }
     }
@@ -316,6 +321,15 @@ final class Connection: PollHandler, @unchecked Sendable {
             case SSL_ERROR_ZERO_RETURN: close(error: nil); return
             default: fail(ioError(error, reading: true)); return
             }
+        }
+    }
+
+    /// Reads whatever is still buffered so the info callback sees a pending alert.
+    private func drainForAlert(_ ssl: OpaquePointer) {
+        guard observations.pointee.alert_received == 0 else { return }
+        for _ in 0..<8 {
+            let count = readBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            if count <= 0 || observations.pointee.alert_received != 0 { break }
         }
     }
 
