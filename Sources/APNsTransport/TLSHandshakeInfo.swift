@@ -41,7 +41,14 @@ public struct TLSHandshakeInfo: Sendable {
         SSL_get0_alpn_selected(ssl, &data, &length)
         alpn = (data != nil && length > 0) ? String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self) : nil
 
+        // A client's view of the stack includes the server's leaf; a server's view excludes the
+        // client's leaf (and may hold CA certificates the client's OpenSSL added), so servers
+        // put the peer certificate first themselves.
         var chain: [Certificate] = []
+        let isServer = SSL_is_server(ssl) == 1
+        if isServer, let leaf = SSL_get1_peer_certificate(ssl) {
+            chain.append(Certificate(taking: leaf))
+        }
         if let stack = SSL_get_peer_cert_chain(ssl) {
             for index in 0..<apns_sk_X509_num(stack) {
                 if let cert = apns_sk_X509_value(stack, index) { chain.append(Certificate(retaining: cert)) }

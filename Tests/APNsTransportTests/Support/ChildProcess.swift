@@ -82,6 +82,16 @@ final class ChildProcess: @unchecked Sendable {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
+    /// `run` on a thread of its own: a blocking wait on the cooperative pool (two threads on a
+    /// two-core machine) would starve the server tasks the child is talking to.
+    static func run(_ path: String, _ arguments: [String], directory: String? = nil) async throws -> (status: Int32, output: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try run(path, arguments, directory: directory) as (status: Int32, output: String) })
+            }
+        }
+    }
+
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.
     static func accepts(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
