@@ -25,6 +25,11 @@ final class Fixtures: Sendable {
     var expiredCert: String { dir + "/expired.pem" }
     var expiredKey: String { dir + "/expired.key" }
     var docroot: String { dir + "/www" }
+    var usertrustServerCert: String { dir + "/usertrust-server.pem" }
+    var usertrustServerKey: String { dir + "/usertrust-server.key" }
+    /// A token-auth key as Apple's portal gives it: PKCS#8 PEM, EC P-256.
+    var authKey: String { dir + "/AuthKey_ABC123DEFG.p8" }
+    var authKeyPublic: String { dir + "/authkey-public.pem" }
 
     static let bundleID = "com.example.app"
 
@@ -69,7 +74,8 @@ final class Fixtures: Sendable {
         """.utf8).write(to: URL(fileURLWithPath: dir + "/ca.cnf"))
 
         let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        for (name, cn) in [("ca", "apnskit Test Root CA"), ("other-ca", "apnskit Other Test CA")] {
+        for (name, cn) in [("ca", "apnskit Test Root CA"), ("other-ca", "apnskit Other Test CA"),
+                           ("usertrust", "USERTrust RSA Certification Authority")] {
             try openssl(["req", "-x509"] + ec + ["-keyout", "\(name).key", "-out", "\(name).pem", "-days", "30", "-subj", "/CN=\(cn)"])
         }
         func issue(_ name: String, subject: String, ca: String, ext: String, rsa: Bool = false) throws {
@@ -79,6 +85,9 @@ final class Fixtures: Sendable {
                          "-out", "\(name).pem", "-days", "30", "-extfile", ext])
         }
         try issue("server", subject: "/CN=localhost", ca: "ca", ext: "server.ext")
+        try issue("usertrust-server", subject: "/CN=localhost", ca: "usertrust", ext: "server.ext")
+        try openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "AuthKey_ABC123DEFG.p8"])
+        try openssl(["pkey", "-in", "AuthKey_ABC123DEFG.p8", "-pubout", "-out", "authkey-public.pem"])
         try issue("wronghost", subject: "/CN=wrong.example.com", ca: "ca", ext: "wronghost.ext")
         let apnsSubject = "/UID=\(Self.bundleID)/CN=Apple Development IOS Push Services: \(Self.bundleID)/OU=TEAMID1234/O=Example Inc/C=US"
         try issue("client", subject: apnsSubject, ca: "ca", ext: "client.ext", rsa: true)
