@@ -31,7 +31,7 @@ struct GatewayCheckTests {
     @Test func acceptedCertificateGivesBadDeviceToken() async throws {
         let server = try apnsLikeServer(requireCertificate: true)
         defer { server.stop() }
-        let report = await try check(port: server.port).run()
+        let report = try await check(port: server.port).run()
         #expect(report.outcome == .accepted, "\(report.summary)")
         #expect(report.probe?.status == 400)
         #expect(report.probe?.reason == "BadDeviceToken")
@@ -46,7 +46,7 @@ struct GatewayCheckTests {
     @Test func wrongEnvironmentIsRejectedWithAFix() async throws {
         let server = try apnsLikeServer(requireCertificate: false, reason: "BadCertificateEnvironment")
         defer { server.stop() }
-        let report = await try check(port: server.port).run()
+        let report = try await check(port: server.port).run()
         #expect(report.outcome == .rejected)
         #expect(report.summary.contains("BadCertificateEnvironment"))
         #expect(report.summary.contains("--environment"))
@@ -56,14 +56,14 @@ struct GatewayCheckTests {
         let server = try apnsLikeServer(requireCertificate: false)
         defer { server.stop() }
         let key = try IdentityLoader.privateKey(fixtures.authKey, passphrases: .none)
-        let report = await try check(port: server.port, credentials: .token(key: key, keyID: "ABC123DEFG", teamID: "TEAMID1234")).run()
+        let report = try await check(port: server.port, credentials: .token(key: key, keyID: "ABC123DEFG", teamID: "TEAMID1234")).run()
         #expect(report.outcome == .accepted, "\(report.summary)")
     }
 
     @Test func certificateFromAnotherCAIsRejectedInTheHandshake() async throws {
         let server = try apnsLikeServer(requireCertificate: true)
         defer { server.stop() }
-        let report = await try check(port: server.port, credentials: .certificate(fixtures.otherClientIdentity)).run()
+        let report = try await check(port: server.port, credentials: .certificate(fixtures.otherClientIdentity)).run()
         #expect(report.outcome == .rejected, "\(report.summary)")
         #expect(report.alert == "unknown_ca")
         #expect(report.summary.contains("unknown_ca"))
@@ -73,7 +73,7 @@ struct GatewayCheckTests {
     @Test func wrongHostNameFails() async throws {
         let (server, port) = try Peers.nghttpd(cert: fixtures.wrongHostCert, key: fixtures.wrongHostKey)
         defer { server.stop() }
-        let report = await try check(port: port).run()
+        let report = try await check(port: port).run()
         #expect(report.outcome == .failed)
         #expect(report.hostnameMatches == false)
         #expect(report.summary.contains("not valid for localhost"), "\(report.summary)")
@@ -82,7 +82,7 @@ struct GatewayCheckTests {
     @Test func untrustedServerCAFailsNamingTheCA() async throws {
         let (server, port) = try Peers.nghttpd(cert: fixtures.serverCert, key: fixtures.serverKey)
         defer { server.stop() }
-        let report = await try check(port: port, trust: fixtures.otherCACert).run()
+        let report = try await check(port: port, trust: fixtures.otherCACert).run()
         #expect(report.outcome == .failed)
         #expect(report.chainVerified == false)
         #expect(report.missingCA == "apnskit Test Root CA", "\(report.summary)")
@@ -91,7 +91,7 @@ struct GatewayCheckTests {
     @Test func missingUSERTrustIsNamed() async throws {
         let (server, port) = try Peers.nghttpd(cert: fixtures.usertrustServerCert, key: fixtures.usertrustServerKey)
         defer { server.stop() }
-        let report = await try check(port: port).run()
+        let report = try await check(port: port).run()
         #expect(report.outcome == .failed)
         #expect(report.missingCA == "USERTrust RSA Certification Authority")
         #expect(report.summary.contains("USERTrust RSA Certification Authority"), "\(report.summary)")
@@ -100,7 +100,7 @@ struct GatewayCheckTests {
     @Test func expiredServerCertificateFails() async throws {
         let (server, port) = try Peers.nghttpd(cert: fixtures.expiredCert, key: fixtures.expiredKey)
         defer { server.stop() }
-        let report = await try check(port: port).run()
+        let report = try await check(port: port).run()
         #expect(report.outcome == .failed)
         #expect(report.verifyError == "certificate has expired", "\(report.summary)")
         #expect(report.serverChain.first?.expired == true)
@@ -110,7 +110,7 @@ struct GatewayCheckTests {
         let (server, port) = try Peers.sServer(cert: fixtures.serverCert, key: fixtures.serverKey,
                                                extra: ["-tls1", "-cipher", "DEFAULT@SECLEVEL=0"])
         defer { server.stop() }
-        let report = await try check(port: port).run()
+        let report = try await check(port: port).run()
         #expect(report.outcome == .failed)
         #expect(report.summary.contains("TLS 1.2 or newer"), "\(report.summary)")
     }
@@ -118,21 +118,21 @@ struct GatewayCheckTests {
     @Test func serverWithoutH2Fails() async throws {
         let (server, port) = try Peers.sServer(cert: fixtures.serverCert, key: fixtures.serverKey)
         defer { server.stop() }
-        let report = await try check(port: port).run()
+        let report = try await check(port: port).run()
         #expect(report.outcome == .failed)
         #expect(report.alpn == nil)
         #expect(report.summary.contains("HTTP/2"), "\(report.summary)")
     }
 
     @Test func closedPortFails() async throws {
-        let report = await try check(port: ChildProcess.freePort(), host: "127.0.0.1").run()
+        let report = try await check(port: ChildProcess.freePort(), host: "127.0.0.1").run()
         #expect(report.outcome == .failed)
         #expect(report.summary.contains("refused"), "\(report.summary)")
     }
 
     @Test func silentServerTimesOut() async throws {
         let listener = SilentListener()
-        let report = await try check(port: listener.port, host: "127.0.0.1", timeout: 1).run()
+        let report = try await check(port: listener.port, host: "127.0.0.1", timeout: 1).run()
         #expect(report.outcome == .failed)
         #expect(report.summary.contains("did not complete the TLS handshake within 1 second"), "\(report.summary)")
         _ = listener
@@ -142,9 +142,9 @@ struct GatewayCheckTests {
         let (server, port) = try Peers.sServer(cert: fixtures.serverCert, key: fixtures.serverKey,
                                                extra: ["-Verify", "1", "-CAfile", fixtures.caCert, "-verify_return_error"])
         defer { server.stop() }
-        let accepted = await try check(port: port, legacy: true, timeout: 2).run()
+        let accepted = try await check(port: port, legacy: true, timeout: 2).run()
         #expect(accepted.outcome == .accepted, "\(accepted.summary)")
-        let rejected = await try check(port: port, credentials: .certificate(fixtures.otherClientIdentity), legacy: true, timeout: 2).run()
+        let rejected = try await check(port: port, credentials: .certificate(fixtures.otherClientIdentity), legacy: true, timeout: 2).run()
         #expect(rejected.outcome == .rejected, "\(rejected.summary)")
     }
 }
