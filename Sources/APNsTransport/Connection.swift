@@ -101,7 +101,8 @@ final class Connection: PollHandler, @unchecked Sendable {
     private func tryNextAddress() {
         guard addressIndex < addresses.count else {
             let reason = connectErrors.last ?? "no address to connect to"
-            fail(TransportError(.connect, "Could not connect to \(host ?? remoteAddress): \(reason)."))
+            let target = host.map { Endpoint(host: $0, port: 1).hostIsIPAddress ? remoteAddress : "\($0) (\(remoteAddress))" } ?? remoteAddress
+            fail(TransportError(.connect, "Could not connect to \(target): \(reason)."))
             return
         }
         let address = addresses[addressIndex]

@@ -206,4 +206,27 @@ public struct GatewayReport: Sendable, Encodable {
         case endpoint, legacy, outcome, summary, steps, remoteAddress, tlsVersion, cipher, alpn, serverChain, chainVerified,
              verifyError, missingCA, hostnameMatches, clientCertificateRequested, clientCertificateAccepted, alert, probe
     }
+
+    /// Every key is always present (null when unknown), so JSON consumers see one shape.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(endpoint, forKey: .endpoint)
+        try c.encode(legacy, forKey: .legacy)
+        try c.encode(outcome, forKey: .outcome)
+        try c.encode(summary, forKey: .summary)
+        try c.encode(steps, forKey: .steps)
+        try c.encode(remoteAddress, forKey: .remoteAddress)
+        try c.encode(tlsVersion, forKey: .tlsVersion)
+        try c.encode(cipher, forKey: .cipher)
+        try c.encode(alpn, forKey: .alpn)
+        try c.encode(serverChain, forKey: .serverChain)
+        try c.encode(chainVerified, forKey: .chainVerified)
+        try c.encode(verifyError, forKey: .verifyError)
+        try c.encode(missingCA, forKey: .missingCA)
+        try c.encode(hostnameMatches, forKey: .hostnameMatches)
+        try c.encode(clientCertificateRequested, forKey: .clientCertificateRequested)
+        try c.encode(clientCertificateAccepted, forKey: .clientCertificateAccepted)
+        try c.encode(alert, forKey: .alert)
+        try c.encode(probe, forKey: .probe)
+    }
 }
