@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "apnskit", targets: ["apnskit"]),
         .library(name: "APNsCredentials", targets: ["APNsCredentials"]),
         .library(name: "APNsProtocol", targets: ["APNsProtocol"]),
+        .library(name: "APNsTransport", targets: ["APNsTransport"]),
         .library(name: "APNsSender", targets: ["APNsSender"]),
         .library(name: "APNsMock", targets: ["APNsMock"]),
     ],
@@ -33,14 +34,19 @@ let package = Package(
         // Wire-level APNs rules shared by the sender and the mock gateway: device tokens,
         // reasons, request validation, payloads, the legacy binary protocol. Pure Swift.
         .target(name: "APNsProtocol"),
+        // Event loop, TLS (OpenSSL) and HTTP/2 (nghttp2) in client and server roles.
+        .target(name: "APNsTransport", dependencies: ["APNsCredentials", "COpenSSL", "CNGHTTP2", "CAPNsShims"]),
         // The sender: provider API client (certificate or token auth), batches, legacy protocol.
-        .target(name: "APNsSender", dependencies: ["APNsProtocol", "APNsCredentials"]),
-        // Test CA issuing Apple-like push certificates (and, later, the local mock gateway).
-        .target(name: "APNsMock", dependencies: ["APNsCredentials", "COpenSSL", "CAPNsShims"]),
+        .target(name: "APNsSender", dependencies: ["APNsProtocol", "APNsCredentials", "APNsTransport"]),
+        // Test CA issuing Apple-like push certificates, and the local mock gateway.
+        .target(name: "APNsMock", dependencies: ["APNsCredentials", "APNsProtocol", "APNsTransport", "COpenSSL", "CAPNsShims"]),
         .executableTarget(
             name: "apnskit",
             dependencies: [
                 "APNsCredentials",
+                "APNsProtocol",
+                "APNsTransport",
+                "APNsSender",
                 "APNsMock",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -49,6 +55,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "APNsCredentialsTests", dependencies: ["APNsCredentials", "TestSupport"]),
         .testTarget(name: "APNsProtocolTests", dependencies: ["APNsProtocol"]),
+        .testTarget(name: "APNsTransportTests", dependencies: ["APNsTransport", "APNsCredentials"]),
         .testTarget(name: "APNsSenderTests", dependencies: ["APNsSender", "APNsProtocol", "TestSupport"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "APNsCredentials"]),
         // CLI end-to-end tests for inspect/check/mock: run the built apnskit binary.

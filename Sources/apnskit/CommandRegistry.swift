@@ -13,5 +13,6 @@ enum CommandRegistry {
         InspectCommand.self,
         CheckCommand.self,
         MockCommand.self,
+        Verify.self,
     ]
 }

@@ -11,6 +11,7 @@
 #include <openssl/pem.h>
 #include "apns_files.h"
 #include "apns_ca.h"
+#include "apns_tls.h"
 
 /* ---- memory BIOs and frees ---- */
 long apns_BIO_get_mem_data(BIO *bio, char **data);

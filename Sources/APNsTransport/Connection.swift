@@ -1,0 +1,379 @@
+import APNsCredentials
+import CAPNsShims
+import COpenSSL
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The protocol riding on a `Connection` (an HTTP/2 session, or raw bytes for the legacy
+/// binary API). All calls arrive on the loop thread.
+protocol ConnectionDelegate: AnyObject {
+    func connectionDidHandshake(_ connection: Connection)
+    func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer)
+    /// The outgoing buffer drained; produce more if there is any.
+    func connectionCanWrite(_ connection: Connection)
+    /// Final call; `error` is nil for a clean close.
+    func connection(_ connection: Connection, didCloseWith error: TransportError?)
+}
+
+/// One TCP connection with TLS on top, client or server side, driven by the event loop.
+///
+/// Owns the socket (`Socket`) and the `SSL*` (freed in deinit). It moves through
+/// connecting -> handshaking -> open -> closed, tries each resolved address in turn, and turns
+/// every failure into one `TransportError` sentence.
+///
+/// `@unchecked Sendable`: confined to its loop's thread; other threads only pass references
+/// into `loop.execute` closures, which run on that thread.
+final class Connection: PollHandler, @unchecked Sendable {
+    enum State { case connecting, handshaking, open, closed }
+
+    let loop: EventLoop
+    let context: SSLContext
+    private(set) var state: State
+    var delegate: ConnectionDelegate?
+    /// The host name we connect to (client): SNI and host-name checks use it.
+    let host: String?
+    private(set) var remoteAddress: String
+    private(set) var handshakeInfo: TLSHandshakeInfo?
+
+    private var socket: Socket?
+    private var ssl: OpaquePointer?
+    private let observations: UnsafeMutablePointer<apns_tls_observations>
+    private var addresses: [SocketAddress] = []
+    private var addressIndex = 0
+    private var connectErrors: [String] = []
+    private var outgoing: [UInt8] = []
+    private var outgoingHead = 0
+    private var handshakeWantsWrite = false
+    private var writeWantsRead = false
+    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+
+    /// Bytes waiting to be encrypted and sent; delegates stop producing above this.
+    var pendingOutput: Int { outgoing.count - outgoingHead }
+    static let highWater = 256 * 1024
+
+    var fd: Int32 { socket?.fd ?? -1 }
+
+    /// A client connection to `addresses` (already resolved) for `host`.
+    init(loop: EventLoop, context: SSLContext, host: String, addresses: [SocketAddress]) {
+        self.loop = loop
+        self.context = context
+        self.host = host
+        self.addresses = addresses
+        self.state = .connecting
+        self.remoteAddress = addresses.first?.description ?? host
+        observations = .allocate(capacity: 1)
+        observations.initialize(to: apns_tls_observations())
+    }
+
+    /// A server connection for an accepted socket.
+    init(loop: EventLoop, context: SSLContext, accepted socket: Socket, peer: String) {
+        self.loop = loop
+        self.context = context
+        self.host = nil
+        self.socket = socket
+        self.state = .handshaking
+        self.remoteAddress = peer
+        observations = .allocate(capacity: 1)
+        observations.initialize(to: apns_tls_observations())
+    }
+
+    deinit {
+        if let ssl { SSL_free(ssl) }
+        observations.deallocate()
+    }
+
+    // MARK: starting
+
+    /// Registers with the loop and starts connecting (client) or handshaking (server).
+    func start() {
+        loop.register(self)
+        if context.isServer {
+            do { try makeSSL() } catch { fail(error as? TransportError ?? TransportError(.internalFailure, "\(error)")); return }
+            SSL_set_accept_state(ssl)
+            continueHandshake()
+        } else {
+            tryNextAddress()
+        }
+    }
+
+    private func tryNextAddress() {
+        guard addressIndex < addresses.count else {
+            let reason = connectErrors.last ?? "no address to connect to"
+            let target = host.map { Endpoint(host: $0, port: 1).hostIsIPAddress ? remoteAddress : "\($0) (\(remoteAddress))" } ?? remoteAddress
+            fail(TransportError(.connect, "Could not connect to \(target): \(reason)."))
+            return
+        }
+        let address = addresses[addressIndex]
+        addressIndex += 1
+        remoteAddress = address.description
+        do {
+            let socket = try Socket.tcp(family: address.family)
+            self.socket = socket
+            let rc = socket.startConnect(address)
+            if rc == 0 {
+                connected()
+            } else if rc != EINPROGRESS {
+                connectErrors.append("\(remoteAddress) \(Self.describe(errno: rc))")
+                self.socket = nil
+                tryNextAddress()
+            }
+        } catch {
+            connectErrors.append("\(error)")
+            tryNextAddress()
+        }
+    }
+
+    static func describe(errno code: Int32) -> String {
+        if code == ECONNREFUSED { return "connection refused (nothing listens on that port)" }
+        return String(cString: strerror(code)).lowercased()
+    }
+
+    private func connected() {
+        state = .handshaking
+        do { try makeSSL() } catch { fail(error as? TransportError ?? TransportError(.internalFailure, "\(error)")); return }
+        SSL_set_connect_state(ssl)
+        continueHandshake()
+    }
+
+    private func makeSSL() throws {
+        OpenSSLErrorQueue.clear()
+        guard let ssl = SSL_new(context.pointer) else {
+            throw TransportError.openssl(.internalFailure, "OpenSSL could not create a TLS connection.")
+        }
+        self.ssl = ssl
+        _ = apns_SSL_set_observations(ssl, observations)
+        guard let socket, SSL_set_fd(ssl, socket.fd) == 1 else {
+            throw TransportError.openssl(.internalFailure, "OpenSSL could not attach to the socket.")
+        }
+        if let host, !context.isServer {
+            let isIP = Endpoint(host: host, port: 1).hostIsIPAddress
+            if !isIP { _ = apns_SSL_set_tlsext_host_name(ssl, host) }
+            if context.configuration.verification == .full {
+                if isIP {
+                    _ = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
+                } else {
+                    _ = SSL_set1_host(ssl, host)
+                }
+            }
+        }
+    }
+
+    // MARK: polling
+
+    var wantsRead: Bool {
+        switch state {
+        case .connecting: return false
+        case .handshaking: return !handshakeWantsWrite
+        case .open: return true
+        case .closed: return false
+        }
+    }
+
+    var wantsWrite: Bool {
+        switch state {
+        case .connecting: return true
+        case .handshaking: return handshakeWantsWrite
+        case .open: return pendingOutput > 0 && !writeWantsRead
+        case .closed: return false
+        }
+    }
+
+    func handleEvents(_ events: Int16) {
+        switch state {
+        case .connecting:
+            let error = socket?.pendingError ?? ECONNREFUSED
+            if error == 0 {
+                connected()
+            } else {
+                connectErrors.append(Self.describe(errno: error))
+                socket = nil
+                tryNextAddress()
+            }
+        case .handshaking:
+            continueHandshake()
+        case .open:
+            if events & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
+                if writeWantsRead { writeWantsRead = false; flush() }
+                readAvailable()
+            }
+            if state == .open, events & Int16(POLLOUT) != 0 {
+                flush()
+                // Only here, never from inside flush(): the delegate's producer calls flush().
+                if state == .open, pendingOutput < Self.highWater / 2 { delegate?.connectionCanWrite(self) }
+            }
+        case .closed:
+            break
+        }
+    }
+
+    // MARK: handshake
+
+    private func continueHandshake() {
+        guard let ssl else { return }
+        OpenSSLErrorQueue.clear()
+        let rc = SSL_do_handshake(ssl)
+        if rc == 1 {
+            handshakeWantsWrite = false
+            handshakeInfo = TLSHandshakeInfo(ssl: ssl, observations: observations.pointee, host: host,
+                                             remoteAddress: remoteAddress, presentedIdentity: context.configuration.identity != nil)
+            state = .open
+            delegate?.connectionDidHandshake(self)
+            if state == .open {
+                flush()
+                // TLS 1.3: the server's verdict on our certificate (an alert) or its first bytes
+                // may already be buffered.
+                readAvailable()
+            }
+            return
+        }
+        let error = SSL_get_error(ssl, rc)
+        switch error {
+        case SSL_ERROR_WANT_READ: handshakeWantsWrite = false
+        case SSL_ERROR_WANT_WRITE: handshakeWantsWrite = true
+        default: fail(handshakeError(sslError: error))
+        }
+    }
+
+    private func handshakeError(sslError: Int32) -> TransportError {
+        let queue = OpenSSLErrorQueue.drain()
+        let peer = host ?? remoteAddress
+        if observations.pointee.alert_received != 0 {
+            let alert = TLSAlert(code: Int(observations.pointee.alert_received_code))
+            return TransportError(.tlsAlert(alert), "\(context.isServer ? "The client" : "The server") \(peer) ended the TLS handshake with alert \(alert.name).", details: queue)
+        }
+        if let ssl, !context.isServer, context.configuration.verification == .full {
+            let result = SSL_get_verify_result(ssl)
+            if result != X509_V_OK {
+                let text = String(cString: X509_verify_cert_error_string(result))
+                return TransportError(.tls, "The certificate of \(peer) did not verify: \(text).", details: queue)
+            }
+        }
+        if sslError == SSL_ERROR_SYSCALL || sslError == SSL_ERROR_ZERO_RETURN, queue.isEmpty {
+            return TransportError(.tls, "\(peer) closed the connection during the TLS handshake.", details: queue)
+        }
+        let reason = Self.readableReason(queue) ?? "unknown error"
+        return TransportError(.tls, "The TLS handshake with \(peer) failed: \(reason).", details: queue)
+    }
+
+    /// The "reason" part of OpenSSL's last error line ("unsupported protocol").
+    static func readableReason(_ queue: [String]) -> String? {
+        guard let line = queue.last else { return nil }
+        // error:0A000102:SSL routines::unsupported protocol
+        let parts = line.split(separator: ":", maxSplits: 4, omittingEmptySubsequences: false)
+        return parts.count >= 5 ? String(parts[4]) : line
+    }
+
+    // MARK: data
+
+    /// Queues `bytes` for sending; call `flush()` (or return to the loop) to send them.
+    func enqueue(_ bytes: UnsafeRawBufferPointer) {
+        outgoing.append(contentsOf: bytes)
+    }
+
+    func enqueue(_ bytes: [UInt8]) { outgoing += bytes }
+
+    /// Writes as much as the socket takes. Never calls back into the delegate.
+    func flush() {
+        guard state == .open, let ssl else { return }
+        while pendingOutput > 0 {
+            OpenSSLErrorQueue.clear()
+            let chunk = min(pendingOutput, 64 * 1024)
+            let written = outgoing.withUnsafeBytes { SSL_write(ssl, $0.baseAddress! + outgoingHead, Int32(chunk)) }
+            if written > 0 {
+                outgoingHead += Int(written)
+                if outgoingHead == outgoing.count {
+                    outgoing.removeAll(keepingCapacity: true)
+                    outgoingHead = 0
+                } else if outgoingHead > 1 << 20 {
+                    outgoing.removeFirst(outgoingHead)
+                    outgoingHead = 0
+                }
+                continue
+            }
+            let error = SSL_get_error(ssl, written)
+            switch error {
+            case SSL_ERROR_WANT_WRITE: return
+            case SSL_ERROR_WANT_READ: writeWantsRead = true; return
+            default:
+                // The peer may have sent an alert (TLS 1.3 client-certificate rejection) and
+                // closed before our write; its alert explains the failure better than EPIPE.
+                drainForAlert(ssl)
+                fail(ioError(error, reading: false))
+                return
+            }
+        }
+    }
+
+    private func readAvailable() {
+        guard let ssl else { return }
+        while state == .open {
+            OpenSSLErrorQueue.clear()
+            let count = readBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            if count > 0 {
+                readBuffer.withUnsafeBytes { delegate?.connection(self, didRead: UnsafeRawBufferPointer(rebasing: $0[0..<Int(count)])) }
+                continue
+            }
+            let error = SSL_get_error(ssl, count)
+            switch error {
+            case SSL_ERROR_WANT_READ: return
+            case SSL_ERROR_WANT_WRITE: return  // renegotiation-style need; poll for write via pending output
+            case SSL_ERROR_ZERO_RETURN: close(error: nil); return
+            default: fail(ioError(error, reading: true)); return
+            }
+        }
+    }
+
+    /// Reads whatever is still buffered so the info callback sees a pending alert.
+    private func drainForAlert(_ ssl: OpaquePointer) {
+        guard observations.pointee.alert_received == 0 else { return }
+        for _ in 0..<8 {
+            let count = readBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            if count <= 0 || observations.pointee.alert_received != 0 { break }
+        }
+    }
+
+    private func ioError(_ sslError: Int32, reading: Bool) -> TransportError {
+        let queue = OpenSSLErrorQueue.drain()
+        let peer = host ?? remoteAddress
+        let who = context.isServer ? "The client" : "The server"
+        if observations.pointee.alert_received != 0 {
+            let alert = TLSAlert(code: Int(observations.pointee.alert_received_code))
+            return TransportError(.tlsAlert(alert), "\(who) \(peer) closed the TLS connection with alert \(alert.name).", details: queue)
+        }
+        if sslError == SSL_ERROR_SYSCALL, queue.isEmpty {
+            return TransportError(.connectionClosed, "\(who) \(peer) closed the connection.", details: queue)
+        }
+        let reason = Self.readableReason(queue) ?? "connection reset"
+        return TransportError(.connectionClosed, "The TLS connection with \(peer) failed: \(reason).", details: queue)
+    }
+
+    // MARK: closing
+
+    /// Closes after a failure.
+    func fail(_ error: TransportError) { close(error: error) }
+
+    /// Sends close_notify (best effort), deregisters and tells the delegate.
+    func close(error: TransportError?) {
+        guard state != .closed else { return }
+        let wasOpen = state == .open
+        state = .closed
+        if wasOpen, error == nil, let ssl {
+            flushBestEffort(ssl)
+            _ = SSL_shutdown(ssl)
+        }
+        loop.deregister(self)
+        let delegate = self.delegate
+        self.delegate = nil
+        delegate?.connection(self, didCloseWith: error)
+        socket = nil
+    }
+
+    /// One last non-blocking attempt to send queued bytes (GOAWAY) before closing.
+    private func flushBestEffort(_ ssl: OpaquePointer) {
+        guard pendingOutput > 0 else { return }
+        _ = outgoing.withUnsafeBytes { SSL_write(ssl, $0.baseAddress! + outgoingHead, Int32(min(pendingOutput, Int(Int32.max)))) }
+        OpenSSLErrorQueue.clear()
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Something the event loop polls: a socket and what to do when it is ready.
+///
+/// Handlers live on the loop thread only; the loop asks each one what it wants before every
+/// `poll()` so interest never goes stale.
+protocol PollHandler: AnyObject {
+    var fd: Int32 { get }
+    var wantsRead: Bool { get }
+    var wantsWrite: Bool { get }
+    /// Called with the `revents` poll reported (POLLIN, POLLOUT, POLLERR, POLLHUP).
+    func handleEvents(_ events: Int16)
+}
+
+/// One thread running `poll()` over many sockets.
+///
+/// Why a thread of its own and not Swift concurrency: OpenSSL and nghttp2 objects are not
+/// thread-safe, so every one of them is created, used and freed on this thread. Other threads
+/// hand work over with `execute(_:)`, which appends to a lock-protected queue and writes to a
+/// wake-up fd (eventfd/pipe) so a sleeping `poll()` returns at once. Results go back to async
+/// callers through continuations resumed on this thread.
+///
+/// `@unchecked Sendable`: the mutable state is either guarded by `lock` (`pending`,
+/// `running`) or touched only on the loop thread (`handlers`, `timers`).
+public final class EventLoop: @unchecked Sendable {
+    /// A loop shared by everyone who does not need isolation (the CLI, tests).
+    public static let shared = EventLoop(name: "apnskit.transport")
+
+    private let lock = NSLock()
+    private var pending: [@Sendable () -> Void] = []
+    private var running = true
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private var thread: Thread?
+    private var threadID: pthread_t?
+
+    // Loop-thread-only state.
+    private var handlers: [ObjectIdentifier: PollHandler] = [:]
+    private var timers: [UInt64: (deadline: UInt64, work: () -> Void)] = [:]
+    private var nextTimerID: UInt64 = 1
+
+    public init(name: String = "apnskit.transport") {
+        // OpenSSL writes to sockets with write(2), which raises SIGPIPE when the peer has gone;
+        // the default action would kill the process. We want EPIPE instead, so ignore it.
+        signal(SIGPIPE, SIG_IGN)
+        var fds: [Int32] = [0, 0]
+        let rc = pipe(&fds)
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        precondition(rc == 0, "apnskit: could not create the event loop's wake-up pipe (errno \(errno)).")
+        wakeRead = fds[0]
+        wakeWrite = fds[1]
+        let thread = Thread { [unowned self] in self.run() }
+        thread.name = name
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Stops the loop thread after the work already queued. Handlers still registered are
+    /// dropped (their deinit frees their C objects).
+    public func shutdown() {
+        lock.lock(); running = false; lock.unlock()
+        wake()
+    }
+
+    /// Runs `work` on the loop thread, soon.
+    public func execute(_ work: @escaping @Sendable () -> Void) {
+        lock.lock()
+        pending.append(work)
+        lock.unlock()
+        wake()
+    }
+
+    /// Whether the caller is on this loop's thread.
+    var inLoop: Bool {
+        guard let threadID else { return false }
+        return pthread_equal(threadID, pthread_self()) != 0
+    }
+
+    private func wake() {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    // MARK: loop-thread API
+
+    func register(_ handler: PollHandler) {
+        handlers[ObjectIdentifier(handler)] = handler
+    }
+
+    func deregister(_ handler: PollHandler) {
+        handlers[ObjectIdentifier(handler)] = nil
+    }
+
+    /// Runs `work` on the loop thread after `seconds`; returns an id for `cancelTimer`.
+    @discardableResult
+    func schedule(after seconds: Double, _ work: @escaping () -> Void) -> UInt64 {
+        let id = nextTimerID
+        nextTimerID += 1
+        timers[id] = (Self.nowMillis() + UInt64(max(0, seconds) * 1000), work)
+        return id
+    }
+
+    func cancelTimer(_ id: UInt64?) {
+        if let id { timers[id] = nil }
+    }
+
+    static func nowMillis() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1000 + UInt64(ts.tv_nsec) / 1_000_000
+    }
+
+    private func run() {
+        threadID = pthread_self()
+        var fds: [pollfd] = []
+        var order: [PollHandler] = []
+        while true {
+            lock.lock()
+            let work = pending
+            pending.removeAll(keepingCapacity: true)
+            let stillRunning = running
+            lock.unlock()
+            for item in work { item() }
+            if !stillRunning && work.isEmpty { break }
+            runDueTimers()
+
+            fds.removeAll(keepingCapacity: true)
+            order.removeAll(keepingCapacity: true)
+            fds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
+            for handler in handlers.values {
+                var events: Int16 = 0
+                if handler.wantsRead { events |= Int16(POLLIN) }
+                if handler.wantsWrite { events |= Int16(POLLOUT) }
+                fds.append(pollfd(fd: handler.fd, events: events, revents: 0))
+                order.append(handler)
+            }
+            var timeout: Int32 = -1
+            if let next = timers.values.map(\.deadline).min() {
+                let now = Self.nowMillis()
+                timeout = next <= now ? 0 : Int32(min(next - now, 60_000))
+            }
+            let count = poll(&fds, nfds_t(fds.count), timeout)
+            if count < 0 { continue }  // EINTR
+            if fds[0].revents != 0 {
+                var buffer = [UInt8](repeating: 0, count: 256)
+                while read(wakeRead, &buffer, buffer.count) > 0 {}
+            }
+            for index in order.indices where fds[index + 1].revents != 0 {
+                let handler = order[index]
+                // A handler closed by an earlier one in this round is skipped.
+                guard handlers[ObjectIdentifier(handler)] != nil else { continue }
+                handler.handleEvents(fds[index + 1].revents)
+            }
+        }
+        handlers.removeAll()
+        timers.removeAll()
+        close(wakeRead)
+        close(wakeWrite)
+    }
+
+    private func runDueTimers() {
+        let now = Self.nowMillis()
+        let due = timers.filter { $0.value.deadline <= now }.sorted { $0.value.deadline < $1.value.deadline }
+        for (id, timer) in due {
+            timers[id] = nil
+            timer.work()
+        }
+    }
+}

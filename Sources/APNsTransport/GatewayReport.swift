@@ -1,0 +1,232 @@
+import APNsCredentials
+import Foundation
+
+/// What `GatewayCheck` found, step by step; encodes to the stable JSON `apnskit verify
+/// --format json` prints.
+public struct GatewayReport: Sendable, Encodable {
+    public enum Outcome: String, Sendable, Encodable {
+        /// The gateway accepted the credentials (CLI exit 0).
+        case accepted
+        /// The gateway refused them, in the handshake or in its answer (exit 1).
+        case rejected
+        /// No verdict: could not connect, handshake failed, untrusted server (exit 4).
+        case failed
+    }
+
+    public struct Step: Sendable, Encodable {
+        public let name: String
+        public let detail: String
+    }
+
+    public struct ChainEntry: Sendable, Encodable {
+        public let subject: String
+        public let issuer: String
+        public let notAfter: String
+        public let expired: Bool
+    }
+
+    public struct Probe: Sendable, Encodable {
+        public let status: Int
+        public let reason: String?
+        public let apnsID: String?
+    }
+
+    public let endpoint: String
+    public let legacy: Bool
+    public private(set) var outcome: Outcome = .failed
+    /// One sentence: the verdict and, when not accepted, what to fix.
+    public private(set) var summary = ""
+    public private(set) var steps: [Step] = []
+    public private(set) var remoteAddress: String?
+    public private(set) var tlsVersion: String?
+    public private(set) var cipher: String?
+    public private(set) var alpn: String?
+    public private(set) var serverChain: [ChainEntry] = []
+    public private(set) var chainVerified: Bool?
+    public private(set) var verifyError: String?
+    /// The CA the trust store lacks (e.g. "USERTrust RSA Certification Authority").
+    public private(set) var missingCA: String?
+    public private(set) var hostnameMatches: Bool?
+    public private(set) var clientCertificateRequested: Bool?
+    public internal(set) var clientCertificateAccepted: Bool?
+    /// The TLS alert that ended the connection, by name.
+    public private(set) var alert: String?
+    public private(set) var probe: Probe?
+
+    init(endpoint: String, legacy: Bool) {
+        self.endpoint = endpoint
+        self.legacy = legacy
+    }
+
+    mutating func step(_ name: String, _ detail: String) { steps.append(Step(name: name, detail: detail)) }
+
+    mutating func finish(_ outcome: Outcome, _ summary: String) {
+        self.outcome = outcome
+        self.summary = summary
+    }
+
+    mutating func record(_ info: TLSHandshakeInfo) {
+        remoteAddress = info.remoteAddress
+        tlsVersion = info.protocolVersion
+        cipher = info.cipher
+        alpn = info.alpn
+        step("tcp", "TCP connection established to \(info.remoteAddress).")
+        step("tls", "TLS handshake completed: \(info.protocolVersion), cipher \(info.cipher).")
+        step("alpn", info.alpn.map { "ALPN: the server chose \($0)." } ?? "ALPN: the server chose no protocol.")
+        let formatter = ISO8601DateFormatter()
+        let now = Date()
+        serverChain = info.peerChain.map {
+            ChainEntry(subject: $0.subject.description, issuer: $0.issuer.description,
+                       notAfter: formatter.string(from: $0.notAfter), expired: $0.notAfter < now)
+        }
+        for (index, entry) in serverChain.enumerated() {
+            step("chain", "Server certificate \(index): \(entry.subject) (issuer \(entry.issuer)), \(entry.expired ? "EXPIRED" : "valid until") \(entry.notAfter).")
+        }
+        chainVerified = info.chainVerified
+        verifyError = info.verifyError
+        missingCA = info.missingIssuer
+        hostnameMatches = info.hostnameMatches
+        clientCertificateRequested = info.clientCertificateRequested
+        if info.clientCertificateRequested {
+            step("client-certificate", info.clientCertificateSent ? "The server asked for a client certificate; ours was sent."
+                                                                  : "The server asked for a client certificate; we had none to send.")
+        }
+    }
+
+    /// Chain and host name; false (with the report finished) when the server is not trusted.
+    mutating func checkServerTrust(_ info: TLSHandshakeInfo) -> Bool {
+        if info.chainVerified {
+            step("verify", "The server's certificate chain verified.")
+        } else {
+            var sentence = "The server's certificate chain did not verify: \(info.verifyError ?? "unknown error")"
+            if let missing = info.missingIssuer {
+                sentence += "; the trust store lacks \"\(missing)\""
+                if missing.contains("USERTrust RSA Certification Authority") {
+                    sentence += " (APNs servers chain to it since 2025: add it to your CA bundle or update the system's ca-certificates)"
+                } else {
+                    sentence += " (pass its certificate with --ca-file)"
+                }
+            }
+            step("verify", sentence + ".")
+            finish(.failed, sentence + ".")
+            return false
+        }
+        if info.hostnameMatches == true {
+            step("hostname", "The server's certificate matches the host name.")
+        } else {
+            let names = info.peerChain.first?.subject.commonName ?? "another name"
+            let sentence = "The server's certificate is not valid for \(endpointHost) (it is for \(names))."
+            step("hostname", sentence)
+            finish(.failed, sentence)
+            return false
+        }
+        return true
+    }
+
+    private var endpointHost: String {
+        (try? Endpoint(parsing: endpoint).host) ?? endpoint
+    }
+
+    /// Turns a connect/handshake/probe failure into an outcome: an alert about our certificate
+    /// means "rejected"; anything else means "could not get a verdict".
+    mutating func finishWithConnectError(_ error: Error, presentedCertificate: Bool) {
+        guard let error = error as? TransportError else {
+            finish(.failed, "\(error)")
+            return
+        }
+        if case .tlsAlert(let tlsAlert) = error.kind {
+            alert = tlsAlert.name
+            if tlsAlert.isAboutClientCertificate {
+                clientCertificateAccepted = false
+                let what = presentedCertificate ? "the client certificate" : "the connection: it requires a client certificate and none was given"
+                let fix: String
+                switch tlsAlert.code {
+                case 45: fix = "the certificate has expired; renew it in Apple's developer portal"
+                case 48: fix = "the certificate was not issued by a CA the gateway trusts; use the certificate Apple issued for your app"
+                case 116: fix = "give the push certificate (and its key)"
+                default: fix = "use a valid push certificate issued by Apple, with its matching key"
+                }
+                step("client-certificate", "The server rejected \(what) with TLS alert \(tlsAlert.name).")
+                finish(.rejected, "The server rejected \(what) with TLS alert \(tlsAlert.name): \(fix).")
+                return
+            }
+            if tlsAlert.code == 70 {
+                finish(.failed, "The TLS handshake with \(endpoint) failed with alert protocol_version: the server offers no TLS version we accept (TLS 1.2 or newer).")
+                return
+            }
+        }
+        var message = error.message
+        if error.kind == .tls, message.contains("unsupported protocol") || message.contains("wrong version number") {
+            message = "The TLS handshake with \(endpoint) failed: the server offers no TLS version we accept (TLS 1.2 or newer)."
+        }
+        finish(.failed, message)
+    }
+
+    /// Reads the probe's answer (APNS.md section 1 reasons).
+    mutating func classify(_ response: HTTP2Response, tokenAuth: Bool, environmentHint: String) {
+        let reason = Self.reason(in: response.body)
+        probe = Probe(status: response.status, reason: reason, apnsID: response.header("apns-id"))
+        let answer = "\(response.status)\(reason.map { " " + $0 } ?? "")"
+        step("probe", "The server answered \(answer).")
+        let credentials = tokenAuth ? "the provider token" : "the certificate"
+        switch (response.status, reason ?? "") {
+        case (200, _):
+            finish(.accepted, "The gateway accepted \(credentials) (it answered 200).")
+        case (400, "BadDeviceToken"), (400, "DeviceTokenNotForTopic"), (410, _):
+            finish(.accepted, "The gateway accepted \(credentials) (it answered \(answer) for the all-zero probe token, as expected).")
+        case (400, "TopicDisallowed"), (400, "BadTopic"), (400, "MissingTopic"):
+            finish(.rejected, "The gateway accepted the connection but not the topic (\(answer)): use the bundle id the certificate was issued for, or pass --topic.")
+        case (403, "BadCertificateEnvironment"):
+            let other = environmentHint.contains("sandbox") ? "production" : "sandbox"
+            finish(.rejected, "The gateway rejected the certificate (403 BadCertificateEnvironment): it is for the other environment; try --environment \(other).")
+        case (403, "BadCertificate"):
+            finish(.rejected, "The gateway rejected the certificate (403 BadCertificate): use the push certificate Apple issued for this app, with its key.")
+        case (403, "InvalidProviderToken"):
+            finish(.rejected, "The gateway rejected the provider token (403 InvalidProviderToken): check --key-id, --team-id and that the .p8 file is that key's.")
+        case (403, "ExpiredProviderToken"):
+            finish(.rejected, "The gateway rejected the provider token as expired (403 ExpiredProviderToken): check this machine's clock.")
+        case (403, "MissingProviderToken"):
+            finish(.rejected, "The gateway wants a provider token or a client certificate (403 MissingProviderToken): give a certificate or --auth-key.")
+        case (403, _):
+            finish(.rejected, "The gateway rejected the credentials (\(answer)).")
+        case (400, _):
+            finish(.accepted, "The gateway accepted \(credentials); it answered \(answer) about the probe itself.")
+        default:
+            finish(.failed, "The gateway answered \(answer), which says nothing about the credentials; is \(endpoint) an APNs provider API?")
+        }
+    }
+
+    static func reason(in body: [UInt8]) -> String? {
+        guard !body.isEmpty,
+              let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
+        return object["reason"] as? String
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case endpoint, legacy, outcome, summary, steps, remoteAddress, tlsVersion, cipher, alpn, serverChain, chainVerified,
+             verifyError, missingCA, hostnameMatches, clientCertificateRequested, clientCertificateAccepted, alert, probe
+    }
+
+    /// Every key is always present (null when unknown), so JSON consumers see one shape.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(endpoint, forKey: .endpoint)
+        try c.encode(legacy, forKey: .legacy)
+        try c.encode(outcome, forKey: .outcome)
+        try c.encode(summary, forKey: .summary)
+        try c.encode(steps, forKey: .steps)
+        try c.encode(remoteAddress, forKey: .remoteAddress)
+        try c.encode(tlsVersion, forKey: .tlsVersion)
+        try c.encode(cipher, forKey: .cipher)
+        try c.encode(alpn, forKey: .alpn)
+        try c.encode(serverChain, forKey: .serverChain)
+        try c.encode(chainVerified, forKey: .chainVerified)
+        try c.encode(verifyError, forKey: .verifyError)
+        try c.encode(missingCA, forKey: .missingCA)
+        try c.encode(hostnameMatches, forKey: .hostnameMatches)
+        try c.encode(clientCertificateRequested, forKey: .clientCertificateRequested)
+        try c.encode(clientCertificateAccepted, forKey: .clientCertificateAccepted)
+        try c.encode(alert, forKey: .alert)
+        try c.encode(probe, forKey: .probe)
+    }
+}

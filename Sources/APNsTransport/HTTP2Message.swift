@@ -1,0 +1,68 @@
+import APNsCredentials
+
+/// One HTTP/2 request, as a client sends it or a server handler receives it.
+public struct HTTP2Request: Sendable {
+    public var method: String
+    public var path: String
+    /// `:authority`; clients default it to the host they connected to.
+    public var authority: String?
+    public var scheme: String
+    /// Regular headers (lowercase names), in order; pseudo-headers are the fields above.
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+    /// Server side: the certificate the client presented in the TLS handshake, if any.
+    public var clientCertificate: Certificate?
+
+    public init(method: String = "POST", path: String, authority: String? = nil, scheme: String = "https",
+                headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.authority = authority
+        self.scheme = scheme
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The first value of header `name` (case-insensitive).
+    public func header(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return headers.first { $0.name == lower }?.value
+    }
+}
+
+/// One HTTP/2 response: what a client receives or a server handler answers with.
+public struct HTTP2Response: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public func header(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return headers.first { $0.name == lower }?.value
+    }
+
+    /// The body as UTF-8 text (APNs error bodies are small JSON objects).
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// HTTP/2 settings we announce.
+public struct HTTP2Settings: Sendable {
+    /// How many streams the peer may open towards us at once.
+    public var maxConcurrentStreams: UInt32
+    /// Per-stream receive window.
+    public var initialWindowSize: UInt32
+    /// Connection-level receive window.
+    public var connectionWindowSize: Int32
+
+    public init(maxConcurrentStreams: UInt32 = 1000, initialWindowSize: UInt32 = 1 << 20, connectionWindowSize: Int32 = 16 << 20) {
+        self.maxConcurrentStreams = maxConcurrentStreams
+        self.initialWindowSize = initialWindowSize
+        self.connectionWindowSize = connectionWindowSize
+    }
+}

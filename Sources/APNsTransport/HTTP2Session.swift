@@ -1,0 +1,428 @@
+import APNsCredentials
+import CNGHTTP2
+import Foundation
+
+/// One nghttp2 session (client or server role) on top of one `Connection`.
+///
+/// Owns the `nghttp2_session*` (freed in deinit). nghttp2 does the protocol work — settings,
+/// HPACK, flow control and WINDOW_UPDATEs, MAX_CONCURRENT_STREAMS (requests beyond the peer's
+/// limit wait in nghttp2's queue), GOAWAY, RST_STREAM, PING acks — and this class moves bytes
+/// between it and the TLS connection and turns frames into requests and responses.
+///
+/// `@unchecked Sendable`: confined to the loop thread, like its connection.
+final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
+    let connection: Connection
+    let isServer: Bool
+    private var session: OpaquePointer?
+    let settings: HTTP2Settings
+
+    // Client side.
+    private struct ClientStream {
+        let continuation: CheckedContinuation<HTTP2Response, Error>
+        var status = 0
+        var headers: [(name: String, value: String)] = []
+        var body: [UInt8] = []
+        var requestBody: [UInt8]
+        var offset = 0
+        var timer: UInt64?
+    }
+    private var clientStreams: [Int32: ClientStream] = [:]
+    private var pings: [CheckedContinuation<Void, Error>] = []
+    private var readyWaiters: [CheckedContinuation<Void, Error>] = []
+    private(set) var receivedSettings = false
+
+    // Server side.
+    private struct ServerStream {
+        var request = HTTP2Request(method: "", path: "")
+        var responseBody: [UInt8] = []
+        var offset = 0
+    }
+    private var serverStreams: [Int32: ServerStream] = [:]
+    /// Server: called on the loop thread with each complete request; answer with `respond`.
+    var onRequest: ((HTTP2Session, Int32, HTTP2Request) -> Void)?
+
+    /// Called once when the TLS handshake finished (or failed before that).
+    var onHandshake: ((Result<TLSHandshakeInfo, TransportError>) -> Void)?
+    /// Called once when the connection is gone.
+    var onClose: ((TransportError?) -> Void)?
+    private(set) var closeError: TransportError?
+    private(set) var closed = false
+    /// GOAWAY from the peer: error code and debug data (APNs sends `{"reason":...}`).
+    private(set) var goaway: (code: UInt32, debug: String)?
+
+    init(connection: Connection, server: Bool, settings: HTTP2Settings) {
+        self.connection = connection
+        self.isServer = server
+        self.settings = settings
+        connection.delegate = self
+    }
+
+    deinit {
+        if let session { nghttp2_session_del(session) }
+    }
+
+    // MARK: ConnectionDelegate
+
+    func connectionDidHandshake(_ connection: Connection) {
+        guard let info = connection.handshakeInfo else { return }
+        if !isServer, connection.context.configuration.verification != .reportOnly, info.alpn != "h2" {
+            connection.fail(TransportError(.protocolError, "The server \(connection.host ?? connection.remoteAddress) does not speak HTTP/2: it did not agree to ALPN h2."))
+            return
+        }
+        do {
+            try startSession()
+        } catch {
+            connection.fail(error as? TransportError ?? TransportError(.internalFailure, "\(error)"))
+            return
+        }
+        let callback = onHandshake
+        onHandshake = nil
+        callback?(.success(info))
+        produce()
+    }
+
+    func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer) {
+        guard let session, let base = bytes.baseAddress else { return }
+        let consumed = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        if consumed < 0 {
+            let text = String(cString: nghttp2_strerror(Int32(consumed)))
+            connection.fail(TransportError(.protocolError, "HTTP/2 error from \(connection.host ?? connection.remoteAddress): \(text)."))
+            return
+        }
+        produce()
+    }
+
+    func connectionCanWrite(_ connection: Connection) { produce() }
+
+    func connection(_ connection: Connection, didCloseWith error: TransportError?) {
+        closed = true
+        var failure = error ?? TransportError(.connectionClosed, "The connection to \(connection.host ?? connection.remoteAddress) was closed.")
+        if error == nil, let goaway {
+            failure = TransportError(.connectionClosed, "The server closed the connection with GOAWAY \(Self.errorName(goaway.code))\(goaway.debug.isEmpty ? "" : " (\(goaway.debug))").")
+        }
+        closeError = error
+        if let callback = onHandshake {
+            onHandshake = nil
+            callback(.failure(failure))
+        }
+        let streams = clientStreams
+        clientStreams.removeAll()
+        for (_, stream) in streams {
+            connection.loop.cancelTimer(stream.timer)
+            stream.continuation.resume(throwing: failure)
+        }
+        for ping in pings { ping.resume(throwing: failure) }
+        pings.removeAll()
+        for waiter in readyWaiters { waiter.resume(throwing: failure) }
+        readyWaiters.removeAll()
+        serverStreams.removeAll()
+        onRequest = nil
+        let close = onClose
+        onClose = nil
+        close?(error)
+    }
+
+    // MARK: session
+
+    private func startSession() throws {
+        var callbacks: OpaquePointer?
+        guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
+            throw TransportError(.internalFailure, "nghttp2 could not allocate its callbacks.")
+        }
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, user in
+            guard let frame, let user else { return 0 }
+            return Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue().beginHeaders(frame)
+        }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, user in
+            guard let frame, let name, let value, let user else { return 0 }
+            let n = String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self)
+            let v = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+            return Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue().header(frame, n, v)
+        }
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, user in
+            guard let user, let data else { return 0 }
+            Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue().dataChunk(streamID, UnsafeBufferPointer(start: data, count: length))
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
+            guard let frame, let user else { return 0 }
+            return Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue().frameReceived(frame)
+        }
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, errorCode, user in
+            guard let user else { return 0 }
+            Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue().streamClosed(streamID, errorCode)
+            return 0
+        }
+        let user = Unmanaged.passUnretained(self).toOpaque()
+        var created: OpaquePointer?
+        let rc = isServer ? nghttp2_session_server_new(&created, callbacks, user) : nghttp2_session_client_new(&created, callbacks, user)
+        guard rc == 0, let created else { throw TransportError(.internalFailure, "nghttp2 could not create a session.") }
+        session = created
+        var entries = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: settings.maxConcurrentStreams),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: settings.initialWindowSize),
+        ]
+        if !isServer {
+            entries.append(nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0))
+        }
+        guard nghttp2_submit_settings(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), entries, entries.count) == 0 else {
+            throw TransportError(.internalFailure, "nghttp2 refused our SETTINGS.")
+        }
+        _ = nghttp2_session_set_local_window_size(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, settings.connectionWindowSize)
+    }
+
+    /// Moves nghttp2's pending frames into the connection (until its buffer is full) and
+    /// closes when neither side has anything more to say.
+    func produce() {
+        guard let session, connection.state == .open else { return }
+        while connection.pendingOutput < Connection.highWater {
+            var data: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &data)
+            if count < 0 {
+                connection.fail(TransportError(.protocolError, "HTTP/2 error: \(String(cString: nghttp2_strerror(Int32(count))))."))
+                return
+            }
+            if count == 0 { break }
+            connection.enqueue(UnsafeRawBufferPointer(start: data, count: count))
+        }
+        connection.flush()
+        if connection.state == .open, nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0,
+           connection.pendingOutput == 0 {
+            connection.close(error: nil)
+        }
+    }
+
+    // MARK: callbacks (loop thread, inside nghttp2_session_mem_recv / mem_send)
+
+    private func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        if isServer, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+           frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
+            var stream = ServerStream()
+            stream.request.clientCertificate = connection.handshakeInfo?.peerChain.first
+            serverStreams[frame.pointee.hd.stream_id] = stream
+        }
+        return 0
+    }
+
+    private func header(_ frame: UnsafePointer<nghttp2_frame>, _ name: String, _ value: String) -> Int32 {
+        let id = frame.pointee.hd.stream_id
+        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
+        if isServer {
+            guard serverStreams[id] != nil else { return 0 }
+            switch name {
+            case ":method": serverStreams[id]!.request.method = value
+            case ":path": serverStreams[id]!.request.path = value
+            case ":authority": serverStreams[id]!.request.authority = value
+            case ":scheme": serverStreams[id]!.request.scheme = value
+            default: serverStreams[id]!.request.headers.append((name, value))
+            }
+        } else if clientStreams[id] != nil {
+            if name == ":status" {
+                clientStreams[id]!.status = Int(value) ?? 0
+            } else {
+                clientStreams[id]!.headers.append((name, value))
+            }
+        }
+        return 0
+    }
+
+    private func dataChunk(_ id: Int32, _ data: UnsafeBufferPointer<UInt8>) {
+        if isServer {
+            serverStreams[id]?.request.body.append(contentsOf: data)
+        } else {
+            clientStreams[id]?.body.append(contentsOf: data)
+        }
+    }
+
+    private func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        let header = frame.pointee.hd
+        let endStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+        switch UInt32(header.type) {
+        case NGHTTP2_SETTINGS.rawValue where header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
+            receivedSettings = true
+            for waiter in readyWaiters { waiter.resume() }
+            readyWaiters.removeAll()
+        case NGHTTP2_HEADERS.rawValue, NGHTTP2_DATA.rawValue:
+            if isServer, endStream, let stream = serverStreams[header.stream_id] {
+                onRequest?(self, header.stream_id, stream.request)
+            }
+        case NGHTTP2_GOAWAY.rawValue:
+            let goawayFrame = frame.pointee.goaway
+            var debug = ""
+            if let data = goawayFrame.opaque_data, goawayFrame.opaque_data_len > 0 {
+                debug = String(decoding: UnsafeBufferPointer(start: data, count: goawayFrame.opaque_data_len), as: UTF8.self)
+            }
+            goaway = (goawayFrame.error_code, debug)
+        case NGHTTP2_PING.rawValue where header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:
+            if !pings.isEmpty { pings.removeFirst().resume() }
+        default:
+            break
+        }
+        return 0
+    }
+
+    private func streamClosed(_ id: Int32, _ errorCode: UInt32) {
+        if isServer {
+            serverStreams[id] = nil
+            return
+        }
+        guard let stream = clientStreams.removeValue(forKey: id) else { return }
+        connection.loop.cancelTimer(stream.timer)
+        if errorCode == 0 && stream.status != 0 {
+            stream.continuation.resume(returning: HTTP2Response(status: stream.status, headers: stream.headers, body: stream.body))
+        } else if let goaway, errorCode == NGHTTP2_REFUSED_STREAM.rawValue || stream.status == 0 {
+            stream.continuation.resume(throwing: TransportError(.connectionClosed, "The server sent GOAWAY \(Self.errorName(goaway.code)) before answering\(goaway.debug.isEmpty ? "" : " (\(goaway.debug))"); the request was not processed and may be retried."))
+        } else {
+            stream.continuation.resume(throwing: TransportError(.streamReset(errorCode), "The server reset the request's stream with \(Self.errorName(errorCode))."))
+        }
+    }
+
+    static func errorName(_ code: UInt32) -> String { String(cString: nghttp2_http2_strerror(code)) }
+
+    // MARK: data providers
+
+    private static let readCallback: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, user in
+        guard let user, let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+        return Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue().readBody(streamID, buffer, length, flags)
+    }
+
+    private func readBody(_ id: Int32, _ buffer: UnsafeMutablePointer<UInt8>, _ length: Int, _ flags: UnsafeMutablePointer<UInt32>) -> Int {
+        func copy(_ body: [UInt8], _ offset: Int) -> Int {
+            let count = min(length, body.count - offset)
+            if count > 0 { body.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + offset, count: count) } }
+            if offset + count >= body.count { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+            return count
+        }
+        if isServer {
+            guard let stream = serverStreams[id] else { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue; return 0 }
+            let count = copy(stream.responseBody, stream.offset)
+            serverStreams[id]!.offset += count
+            return count
+        }
+        guard let stream = clientStreams[id] else { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue; return 0 }
+        let count = copy(stream.requestBody, stream.offset)
+        clientStreams[id]!.offset += count
+        return count
+    }
+
+    // MARK: client API (loop thread)
+
+    /// Submits `request`; the continuation gets the response, a reset, or the connection's end.
+    func submit(_ request: HTTP2Request, timeout: Double?, continuation: CheckedContinuation<HTTP2Response, Error>) {
+        guard let session, !closed, goaway == nil else {
+            continuation.resume(throwing: closeError ?? TransportError(.connectionClosed, "The connection to \(connection.host ?? connection.remoteAddress) is closed."))
+            return
+        }
+        var headers: [(String, String)] = [
+            (":method", request.method), (":scheme", request.scheme),
+            (":authority", request.authority ?? connection.host ?? ""), (":path", request.path),
+        ]
+        headers += request.headers.map { ($0.name.lowercased(), $0.value) }
+        if !request.body.isEmpty, request.header("content-length") == nil {
+            headers.append(("content-length", String(request.body.count)))
+        }
+        var provider = nghttp2_data_provider()
+        provider.read_callback = Self.readCallback
+        let id = Self.withNameValues(headers) { nva, count in
+            request.body.isEmpty ? nghttp2_submit_request(session, nil, nva, count, nil, nil)
+                                 : nghttp2_submit_request(session, nil, nva, count, &provider, nil)
+        }
+        guard id > 0 else {
+            continuation.resume(throwing: TransportError(.internalFailure, "nghttp2 refused the request: \(String(cString: nghttp2_strerror(id)))."))
+            return
+        }
+        var stream = ClientStream(continuation: continuation, requestBody: request.body)
+        if let timeout {
+            stream.timer = connection.loop.schedule(after: timeout) { [weak self] in self?.timeOut(id, after: timeout) }
+        }
+        clientStreams[id] = stream
+        produce()
+    }
+
+    private func timeOut(_ id: Int32, after seconds: Double) {
+        guard let stream = clientStreams.removeValue(forKey: id), let session else { return }
+        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue)
+        stream.continuation.resume(throwing: TransportError(.timeout, "\(connection.host ?? connection.remoteAddress) did not answer the request within \(Self.seconds(seconds))."))
+        produce()
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) second\(value == 1 ? "" : "s")" : "\(value) seconds"
+    }
+
+    func ping(_ continuation: CheckedContinuation<Void, Error>) {
+        guard let session, !closed else {
+            continuation.resume(throwing: TransportError(.connectionClosed, "The connection is closed."))
+            return
+        }
+        _ = nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+        pings.append(continuation)
+        produce()
+    }
+
+    /// Resumes once the peer's first SETTINGS frame arrived (the connection is really usable;
+    /// with TLS 1.3 a rejected client certificate shows up here as an alert instead).
+    func waitForSettings(_ continuation: CheckedContinuation<Void, Error>) {
+        if receivedSettings { continuation.resume(); return }
+        if closed {
+            continuation.resume(throwing: closeError ?? TransportError(.connectionClosed, "The connection is closed."))
+            return
+        }
+        readyWaiters.append(continuation)
+    }
+
+    /// Sends GOAWAY(NO_ERROR) and closes once in-flight streams finish.
+    func shutdown() {
+        guard let session, !closed else { connection.close(error: nil); return }
+        _ = nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue)
+        produce()
+    }
+
+    // MARK: server API (loop thread)
+
+    /// Answers stream `id` with `response`.
+    func respond(_ id: Int32, _ response: HTTP2Response) {
+        guard let session, !closed, serverStreams[id] != nil else { return }
+        var headers: [(String, String)] = [(":status", String(response.status))]
+        headers += response.headers.map { ($0.name.lowercased(), $0.value) }
+        serverStreams[id]!.responseBody = response.body
+        var provider = nghttp2_data_provider()
+        provider.read_callback = Self.readCallback
+        let rc = Self.withNameValues(headers) { nva, count in
+            response.body.isEmpty ? nghttp2_submit_response(session, id, nva, count, nil)
+                                  : nghttp2_submit_response(session, id, nva, count, &provider)
+        }
+        if rc != 0 { _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_INTERNAL_ERROR.rawValue) }
+        produce()
+    }
+
+    /// Server: GOAWAY with `code` and a debug body (APNs sends `{"reason":"Shutdown"}`).
+    func goAway(code: UInt32, debug: String) {
+        guard let session, !closed else { return }
+        let bytes = Array(debug.utf8)
+        _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session), code, bytes, bytes.count)
+        produce()
+    }
+
+    /// Calls `body` with an nghttp2_nv array over `headers`, valid only during the call.
+    static func withNameValues<R>(_ headers: [(String, String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
+        var storage: [UInt8] = []
+        var ranges: [(Int, Int, Int, Int)] = []
+        for (name, value) in headers {
+            let nameStart = storage.count
+            storage += name.utf8
+            let valueStart = storage.count
+            storage += value.utf8
+            ranges.append((nameStart, name.utf8.count, valueStart, value.utf8.count))
+        }
+        storage.append(0)
+        return storage.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            let nvs = ranges.map {
+                nghttp2_nv(name: base + $0.0, value: base + $0.2, namelen: $0.1, valuelen: $0.3, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            }
+            return nvs.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
+        }
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+
+/// Name resolution off the loop thread: `getaddrinfo` blocks, and a slow DNS server must not
+/// stall every other connection on the loop.
+enum Resolver {
+    static func resolve(_ endpoint: Endpoint) async throws -> [SocketAddress] {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try SocketAddress.resolve(endpoint) })
+            }
+        }
+    }
+
+    /// The sentence for a connect/handshake that did not finish in time, by how far it got.
+    static func timeoutMessage(_ endpoint: Endpoint, _ state: Connection.State, _ seconds: Double) -> String {
+        let time = HTTP2Session.seconds(seconds)
+        switch state {
+        case .connecting: return "Could not connect to \(endpoint): no TCP connection within \(time)."
+        default: return "\(endpoint) accepted the TCP connection but did not complete the TLS handshake within \(time)."
+        }
+    }
+}

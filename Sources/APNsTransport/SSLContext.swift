@@ -1,0 +1,86 @@
+import APNsCredentials
+import CAPNsShims
+import COpenSSL
+
+/// Owns one `SSL_CTX*`: the configuration shared by all connections of one role.
+///
+/// `@unchecked Sendable`: after `init` the context is only read (OpenSSL documents SSL_CTX as
+/// safe to share between threads once configured); SSL objects made from it stay on one loop.
+final class SSLContext: @unchecked Sendable {
+    let pointer: OpaquePointer
+    let isServer: Bool
+    let configuration: TLSConfiguration
+
+    init(_ configuration: TLSConfiguration, server: Bool) throws {
+        OpenSSLErrorQueue.clear()
+        guard let ctx = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method()) else {
+            throw TransportError.openssl(.internalFailure, "OpenSSL could not create a TLS context.")
+        }
+        pointer = ctx
+        isServer = server
+        self.configuration = configuration
+
+        guard apns_SSL_CTX_set_min_proto_version(ctx, configuration.minimumVersion.openssl) == 1 else {
+            throw TransportError.openssl(.configuration, "OpenSSL refused the minimum TLS version.")
+        }
+        if configuration.minimumVersion < .tls1_2 {
+            // Old protocol versions need the legacy security level (tests of "TLS 1.0 only" peers).
+            SSL_CTX_set_security_level(ctx, 0)
+        }
+        if let max = configuration.maximumVersion {
+            _ = apns_SSL_CTX_set_max_proto_version(ctx, max.openssl)
+        }
+        _ = apns_SSL_CTX_set_mode(ctx, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS))
+        apns_SSL_CTX_install_observers(ctx)
+
+        if let identity = configuration.identity {
+            guard SSL_CTX_use_certificate(ctx, identity.certificate.pointer) == 1,
+                  SSL_CTX_use_PrivateKey(ctx, identity.privateKey.pointer) == 1 else {
+                throw TransportError.openssl(.configuration, "OpenSSL would not use the certificate and key for TLS.")
+            }
+            for cert in identity.chain where apns_SSL_CTX_add1_chain_cert(ctx, cert.pointer) != 1 {
+                throw TransportError.openssl(.configuration, "OpenSSL would not add a chain certificate for TLS.")
+            }
+        }
+
+        let verifyPeer = configuration.verification != .none || (server && configuration.requireClientCertificate)
+        if verifyPeer || configuration.verification == .reportOnly {
+            switch configuration.trust {
+            case .system:
+                guard SSL_CTX_set_default_verify_paths(ctx) == 1 else {
+                    throw TransportError.openssl(.configuration, "OpenSSL could not load the system trust store.")
+                }
+            case .caFile(let path):
+                guard SSL_CTX_load_verify_locations(ctx, path, nil) == 1 else {
+                    throw TransportError.openssl(.configuration, "Could not read CA certificates from \(path).")
+                }
+                if server {
+                    if let names = SSL_load_client_CA_file(path) { SSL_CTX_set_client_CA_list(ctx, names) }
+                }
+            }
+        }
+
+        if server {
+            apns_SSL_CTX_select_alpn_h2(ctx)
+            if configuration.requireClientCertificate {
+                SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nil)
+            } else {
+                SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nil)
+            }
+        } else {
+            SSL_CTX_set_verify(ctx, configuration.verification == .full ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, nil)
+            if !configuration.applicationProtocols.isEmpty {
+                var wire: [UInt8] = []
+                for proto in configuration.applicationProtocols {
+                    wire.append(UInt8(proto.utf8.count))
+                    wire += Array(proto.utf8)
+                }
+                guard SSL_CTX_set_alpn_protos(ctx, wire, UInt32(wire.count)) == 0 else {
+                    throw TransportError.openssl(.internalFailure, "OpenSSL refused the ALPN protocol list.")
+                }
+            }
+        }
+    }
+
+    deinit { SSL_CTX_free(pointer) }
+}

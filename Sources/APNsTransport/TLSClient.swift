@@ -1,0 +1,144 @@
+import APNsCredentials
+import Foundation
+
+/// A plain TLS client connection (no HTTP/2): the legacy binary gateway (port 2195) and the
+/// feedback service speak raw bytes over TLS.
+///
+/// `@unchecked Sendable`: the stream state is loop-confined, touched only in `loop.execute`.
+public final class TLSClient: @unchecked Sendable {
+    public let endpoint: Endpoint
+    public let handshake: TLSHandshakeInfo
+    private let loop: EventLoop
+    private let stream: RawStream
+
+    private init(endpoint: Endpoint, handshake: TLSHandshakeInfo, loop: EventLoop, stream: RawStream) {
+        self.endpoint = endpoint
+        self.handshake = handshake
+        self.loop = loop
+        self.stream = stream
+    }
+
+    deinit {
+        let stream = self.stream
+        loop.execute { stream.connection.close(error: nil) }
+    }
+
+    public static func connect(to endpoint: Endpoint, tls: TLSConfiguration, timeout: Double = 10,
+                               loop: EventLoop = .shared) async throws -> TLSClient {
+        var tls = tls
+        tls.applicationProtocols = []
+        let context = try SSLContext(tls, server: false)
+        let addresses = try await Resolver.resolve(endpoint)
+        return try await withCheckedThrowingContinuation { continuation in
+            loop.execute {
+                let connection = Connection(loop: loop, context: context, host: endpoint.host, addresses: addresses)
+                let stream = RawStream(connection: connection)
+                let timer = loop.schedule(after: timeout) {
+                    connection.fail(TransportError(.timeout, Resolver.timeoutMessage(endpoint, connection.state, timeout)))
+                }
+                stream.onHandshake = { result in
+                    loop.cancelTimer(timer)
+                    switch result {
+                    case .success(let info):
+                        continuation.resume(returning: TLSClient(endpoint: endpoint, handshake: info, loop: loop, stream: stream))
+                    case .failure(let error):
+                        continuation.resume(throwing: error)
+                    }
+                }
+                connection.start()
+            }
+        }
+    }
+
+    /// Queues `bytes` for sending.
+    public func write(_ bytes: [UInt8]) {
+        let stream = self.stream
+        loop.execute {
+            stream.connection.enqueue(bytes)
+            stream.connection.flush()
+        }
+    }
+
+    /// The next bytes the server sends; nil when it closed the connection cleanly. Throws
+    /// `.timeout` after `timeout` seconds of silence, `.tlsAlert` when the server sent an alert.
+    public func read(timeout: Double) async throws -> [UInt8]? {
+        let stream = self.stream
+        let loop = self.loop
+        return try await withCheckedThrowingContinuation { continuation in
+            loop.execute { stream.read(timeout: timeout, continuation) }
+        }
+    }
+
+    public func close() {
+        let stream = self.stream
+        loop.execute { stream.connection.close(error: nil) }
+    }
+}
+
+/// Raw bytes over a `Connection`: a buffer and at most one waiting reader.
+final class RawStream: ConnectionDelegate, @unchecked Sendable {
+    let connection: Connection
+    var onHandshake: ((Result<TLSHandshakeInfo, TransportError>) -> Void)?
+    private var buffer: [UInt8] = []
+    private var closed = false
+    private var closeError: TransportError?
+    private var reader: (continuation: CheckedContinuation<[UInt8]?, Error>, timer: UInt64)?
+
+    init(connection: Connection) {
+        self.connection = connection
+        connection.delegate = self
+    }
+
+    func connectionDidHandshake(_ connection: Connection) {
+        guard let info = connection.handshakeInfo else { return }
+        let callback = onHandshake
+        onHandshake = nil
+        callback?(.success(info))
+    }
+
+    func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer) {
+        buffer.append(contentsOf: bytes)
+        deliver()
+    }
+
+    func connectionCanWrite(_ connection: Connection) {}
+
+    func connection(_ connection: Connection, didCloseWith error: TransportError?) {
+        closed = true
+        closeError = error
+        if let callback = onHandshake {
+            onHandshake = nil
+            callback(.failure(error ?? TransportError(.connectionClosed, "\(connection.host ?? connection.remoteAddress) closed the connection during the TLS handshake.")))
+        }
+        deliver()
+    }
+
+    func read(timeout: Double, _ continuation: CheckedContinuation<[UInt8]?, Error>) {
+        guard reader == nil else {
+            continuation.resume(throwing: TransportError(.internalFailure, "Only one read may wait at a time."))
+            return
+        }
+        let timer = connection.loop.schedule(after: timeout) { [weak self] in
+            guard let self, let reader = self.reader else { return }
+            self.reader = nil
+            reader.continuation.resume(throwing: TransportError(.timeout, "\(self.connection.host ?? self.connection.remoteAddress) sent nothing within \(HTTP2Session.seconds(timeout))."))
+        }
+        reader = (continuation, timer)
+        deliver()
+    }
+
+    private func deliver() {
+        guard let reader else { return }
+        if !buffer.isEmpty {
+            self.reader = nil
+            connection.loop.cancelTimer(reader.timer)
+            let bytes = buffer
+            buffer.removeAll()
+            reader.continuation.resume(returning: bytes)
+        } else if closed {
+            self.reader = nil
+            connection.loop.cancelTimer(reader.timer)
+            if let closeError { reader.continuation.resume(throwing: closeError) } else { reader.continuation.resume(returning: nil) }
+        }
+    }
+}

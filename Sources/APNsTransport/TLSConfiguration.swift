@@ -1,0 +1,74 @@
+import APNsCredentials
+
+/// What a TLS endpoint (client or server) presents and what it accepts.
+///
+/// Defaults follow DESIGN.md: verification on (chain + host name), TLS 1.2 minimum, ALPN h2.
+public struct TLSConfiguration: Sendable {
+    /// Where the certificates that anchor trust come from.
+    public enum Trust: Sendable, Equatable {
+        /// OpenSSL's default verify paths (the system trust store, /etc/ssl/certs).
+        case system
+        /// PEM file(s) with CA certificates, e.g. `--ca-file` or the mock gateway's CA.
+        case caFile(String)
+    }
+
+    /// How the peer's certificate is checked.
+    public enum Verification: Sendable, Equatable {
+        /// Chain and host name are checked in the handshake; a failure aborts it.
+        case full
+        /// The handshake always proceeds; the outcome is recorded in `TLSHandshakeInfo` so a
+        /// diagnostic tool (`apnskit verify`) can report it. Callers must look at the result.
+        case reportOnly
+        /// No checks at all (an `--insecure` escape hatch; callers must warn).
+        case none
+    }
+
+    public enum Version: Sendable, Comparable {
+        case tls1_0, tls1_1, tls1_2, tls1_3
+
+        var openssl: Int32 {
+            switch self {
+            case .tls1_0: return 0x301
+            case .tls1_1: return 0x302
+            case .tls1_2: return 0x303
+            case .tls1_3: return 0x304
+            }
+        }
+    }
+
+    public var trust: Trust
+    public var verification: Verification
+    /// The certificate (and chain) we present: the APNs provider certificate on a client, the
+    /// server certificate on a server.
+    public var identity: Identity?
+    public var minimumVersion: Version
+    public var maximumVersion: Version?
+    /// ALPN protocols a client offers, most preferred first. Servers select `h2` when offered.
+    public var applicationProtocols: [String]
+    /// Server only: require and verify a client certificate against `trust`.
+    public var requireClientCertificate: Bool
+
+    public init(trust: Trust = .system, verification: Verification = .full, identity: Identity? = nil,
+                minimumVersion: Version = .tls1_2, maximumVersion: Version? = nil,
+                applicationProtocols: [String] = ["h2"], requireClientCertificate: Bool = false) {
+        self.trust = trust
+        self.verification = verification
+        self.identity = identity
+        self.minimumVersion = minimumVersion
+        self.maximumVersion = maximumVersion
+        self.applicationProtocols = applicationProtocols
+        self.requireClientCertificate = requireClientCertificate
+    }
+
+    /// A client that presents `identity` and trusts `trust`, speaking h2.
+    public static func client(identity: Identity?, trust: Trust = .system, verification: Verification = .full) -> TLSConfiguration {
+        TLSConfiguration(trust: trust, verification: verification, identity: identity)
+    }
+
+    /// A server presenting `identity`; with `clientCA` it requires client certificates issued
+    /// by that CA.
+    public static func server(identity: Identity, clientCA: String? = nil) -> TLSConfiguration {
+        TLSConfiguration(trust: clientCA.map { .caFile($0) } ?? .system, verification: clientCA == nil ? .none : .full,
+                         identity: identity, requireClientCertificate: clientCA != nil)
+    }
+}

@@ -1,0 +1,101 @@
+import APNsCredentials
+
+/// The one error type the transport throws.
+///
+/// `kind` lets callers (the CLI's exit codes, the sender's retry logic) decide without parsing
+/// text; `message` is one sentence naming what failed; `details` carries OpenSSL's error queue
+/// for `--verbose`.
+public struct TransportError: Error, CustomStringConvertible, Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// The host name did not resolve.
+        case dns
+        /// TCP connect failed (refused, unreachable).
+        case connect
+        /// Nothing happened within the allowed time.
+        case timeout
+        /// The TLS handshake failed for a reason on our side or the server's (version, cipher,
+        /// untrusted chain, host name).
+        case tls
+        /// The peer ended the handshake (or the first read) with a TLS alert; `alert` names it.
+        case tlsAlert(TLSAlert)
+        /// The server did not agree to HTTP/2 or broke the protocol.
+        case protocolError
+        /// The stream was reset by the peer (RST_STREAM) with this HTTP/2 error code.
+        case streamReset(UInt32)
+        /// The connection is going away (GOAWAY received, or closed by us or the peer).
+        case connectionClosed
+        /// A bad argument (unparseable host:port, unreadable CA file).
+        case configuration
+        /// An OpenSSL or nghttp2 call failed where it should not.
+        case internalFailure
+    }
+
+    public let kind: Kind
+    public let message: String
+    public let details: [String]
+
+    public init(_ kind: Kind, _ message: String, details: [String] = []) {
+        self.kind = kind
+        self.message = message
+        self.details = details
+    }
+
+    /// Builds an error and drains OpenSSL's error queue into `details`.
+    static func openssl(_ kind: Kind, _ message: String) -> TransportError {
+        TransportError(kind, message, details: OpenSSLErrorQueue.drain())
+    }
+
+    public var description: String { message }
+}
+
+/// A TLS alert by its registered name (RFC 8446 section 6), for messages such as
+/// "the server rejected the client certificate with alert bad_certificate".
+public struct TLSAlert: Sendable, Equatable, CustomStringConvertible {
+    public let code: Int
+
+    public init(code: Int) { self.code = code }
+
+    public static let badCertificate = TLSAlert(code: 42)
+    public static let certificateExpired = TLSAlert(code: 45)
+    public static let unknownCA = TLSAlert(code: 48)
+    public static let certificateRequired = TLSAlert(code: 116)
+
+    /// Whether this alert says the peer did not accept our certificate (as opposed to a
+    /// version or cipher problem).
+    public var isAboutClientCertificate: Bool {
+        [42, 43, 44, 45, 46, 48, 49, 116].contains(code)
+    }
+
+    public var name: String {
+        switch code {
+        case 0: return "close_notify"
+        case 10: return "unexpected_message"
+        case 20: return "bad_record_mac"
+        case 22: return "record_overflow"
+        case 40: return "handshake_failure"
+        case 42: return "bad_certificate"
+        case 43: return "unsupported_certificate"
+        case 44: return "certificate_revoked"
+        case 45: return "certificate_expired"
+        case 46: return "certificate_unknown"
+        case 47: return "illegal_parameter"
+        case 48: return "unknown_ca"
+        case 49: return "access_denied"
+        case 50: return "decode_error"
+        case 51: return "decrypt_error"
+        case 70: return "protocol_version"
+        case 71: return "insufficient_security"
+        case 80: return "internal_error"
+        case 86: return "inappropriate_fallback"
+        case 90: return "user_canceled"
+        case 109: return "missing_extension"
+        case 110: return "unsupported_extension"
+        case 112: return "unrecognized_name"
+        case 116: return "certificate_required"
+        case 120: return "no_application_protocol"
+        default: return "alert \(code)"
+        }
+    }
+
+    public var description: String { name }
+}

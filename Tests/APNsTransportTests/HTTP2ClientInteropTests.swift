@@ -1,0 +1,89 @@
+import APNsCredentials
+import APNsTransport
+import Foundation
+import Testing
+
+/// Our HTTP/2 client against nghttp2's own server (`nghttpd`) over TLS.
+@Suite("HTTP/2 client against nghttpd")
+struct HTTP2ClientInteropTests {
+    let fixtures = Fixtures.shared
+
+    func startNghttpd(extra: [String] = [], key: String? = nil, cert: String? = nil) throws -> (ChildProcess, Int) {
+        let port = ChildProcess.freePort()
+        let server = try ChildProcess.start(tool("nghttpd"),
+            ["--address=127.0.0.1", "-d", fixtures.docroot] + extra + [String(port), key ?? fixtures.serverKey, cert ?? fixtures.serverCert],
+            waitForPort: port)
+        return (server, port)
+    }
+
+    var trustingClient: TLSConfiguration {
+        get throws { .client(identity: try fixtures.clientIdentity, trust: .caFile(fixtures.caCert)) }
+    }
+
+    @Test func getReturnsTheFileOverVerifiedTLS() async throws {
+        let (server, port) = try startNghttpd()
+        defer { server.stop() }
+        let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: port), tls: try trustingClient, timeout: 10)
+        defer { client.close() }
+        #expect(client.handshake.alpn == "h2")
+        #expect(client.handshake.chainVerified)
+        #expect(client.handshake.hostnameMatches == true)
+        #expect(client.handshake.protocolVersion == "TLSv1.3")
+        let response = try await client.send(HTTP2Request(method: "GET", path: "/index.html"), timeout: 10)
+        #expect(response.status == 200)
+        #expect(response.bodyText == "hello from nghttpd\n")
+        try await client.ping()
+    }
+
+    @Test func postWithBodyGetsAnAnswer() async throws {
+        let (server, port) = try startNghttpd()
+        defer { server.stop() }
+        let client = try await HTTP2Client.connect(to: Endpoint(host: "127.0.0.1", port: port), tls: try trustingClient)
+        defer { client.close() }
+        let body = Array(repeating: UInt8(ascii: "x"), count: 200_000)
+        let response = try await client.send(HTTP2Request(method: "POST", path: "/3/device/00", body: body), timeout: 10)
+        #expect(response.status == 404)
+    }
+
+    @Test func tenThousandRequestsOverOneConnection() async throws {
+        let (server, port) = try startNghttpd()
+        defer { server.stop() }
+        let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: port), tls: try trustingClient)
+        defer { client.close() }
+        try await client.ready()
+        let total = 10_000
+        let ok = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<total {
+                group.addTask {
+                    let response = try await client.send(HTTP2Request(method: "GET", path: "/index.html"))
+                    return response.status == 200 && response.body.count == 19 ? 1 : 0
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(ok == total)
+    }
+
+    @Test func untrustedServerCAFailsTheHandshake() async throws {
+        let (server, port) = try startNghttpd()
+        defer { server.stop() }
+        let tls = TLSConfiguration.client(identity: nil, trust: .caFile(fixtures.otherCACert))
+        await #expect {
+            _ = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: port), tls: tls)
+        } throws: { error in
+            (error as? TransportError)?.kind == .tls
+        }
+    }
+
+    @Test func wrongHostNameFailsTheHandshake() async throws {
+        let (server, port) = try startNghttpd(key: fixtures.wrongHostKey, cert: fixtures.wrongHostCert)
+        defer { server.stop() }
+        let tls = try trustingClient
+        await #expect {
+            _ = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: port), tls: tls, timeout: 5)
+        } throws: { error in
+            guard let error = error as? TransportError else { return false }
+            return error.kind == .tls && error.message.contains("hostname mismatch")
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import APNsCredentials
+import APNsTransport
+import Foundation
+import Testing
+
+/// Our TLS + HTTP/2 server against real clients: `nghttp`, `h2load` and `openssl s_client`.
+@Suite("HTTP/2 server against nghttp, h2load and s_client")
+struct HTTP2ServerInteropTests {
+    let fixtures = Fixtures.shared
+
+    /// A server answering like APNs' happy path: 200 with an apns-id, echoing the path in a header.
+    func startServer(clientCA: String? = nil) throws -> HTTP2Server {
+        let tls = TLSConfiguration.server(identity: try fixtures.serverIdentity, clientCA: clientCA)
+        return try HTTP2Server.start(tls: tls) { request in
+            var headers: [(name: String, value: String)] = [("apns-id", "00000000-0000-0000-0000-000000000001"), ("x-path", request.path)]
+            if let subject = request.clientCertificate?.subject.first("UID") { headers.append(("x-client-uid", subject)) }
+            return HTTP2Response(status: 200, headers: headers, body: Array("hello \(request.method) \(request.body.count)\n".utf8))
+        }
+    }
+
+    @Test func nghttpGetsAResponse() async throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let result = try await ChildProcess.run(tool("nghttp"), ["-v", "https://127.0.0.1:\(server.port)/3/device/abc"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains(":status: 200"))
+        #expect(result.output.contains("hello GET 0"))
+        #expect(result.output.contains("x-path: /3/device/abc"))
+    }
+
+    @Test func nghttpPostsABody() async throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let payload = fixtures.dir + "/payload.json"
+        try Data(#"{"aps":{"alert":"hi"}}"#.utf8).write(to: URL(fileURLWithPath: payload))
+        let result = try await ChildProcess.run(tool("nghttp"), ["-d", payload, "https://127.0.0.1:\(server.port)/3/device/abc"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("hello POST 22"))
+    }
+
+    @Test func h2loadCompletesAllRequests() async throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let result = try await ChildProcess.run(tool("h2load"), ["-n", "2000", "-c", "4", "-m", "50", "https://127.0.0.1:\(server.port)/3/device/abc"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("2000 succeeded"), "\(result.output)")
+        #expect(result.output.contains("Application protocol: h2"))
+    }
+
+    @Test func opensslClientVerifiesOurChainAndGetsH2() async throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let result = try await ChildProcess.run(tool("openssl"), ["s_client", "-connect", "127.0.0.1:\(server.port)", "-alpn", "h2",
+                                                            "-CAfile", fixtures.caCert, "-verify_return_error", "-verify_hostname", "localhost"])
+        #expect(result.output.contains("Verify return code: 0 (ok)"), "\(result.output)")
+        #expect(result.output.contains("ALPN protocol: h2"), "\(result.output)")
+    }
+
+    @Test func requiredClientCertificateIsCheckedAgainstTheCA() async throws {
+        let server = try startServer(clientCA: fixtures.caCert)
+        defer { server.stop() }
+        // Accepted: nghttp with a certificate from the CA; the handler sees its UID.
+        let good = try await ChildProcess.run(tool("nghttp"), ["-v", "--cert", fixtures.clientCert, "--key", fixtures.clientKey, "https://127.0.0.1:\(server.port)/x"])
+        #expect(good.status == 0, "\(good.output)")
+        #expect(good.output.contains("x-client-uid: \(Fixtures.bundleID)"))
+        // Rejected: a certificate from another CA, and no certificate.
+        let other = try await ChildProcess.run(tool("nghttp"), ["--cert", fixtures.otherClientCert, "--key", fixtures.otherClientKey, "https://127.0.0.1:\(server.port)/x"])
+        #expect(!other.output.contains("hello"))
+        let none = try await ChildProcess.run(tool("openssl"), ["s_client", "-connect", "127.0.0.1:\(server.port)", "-alpn", "h2", "-brief"])
+        #expect(!none.output.contains("ALPN protocol: h2") || none.output.lowercased().contains("alert"), "\(none.output)")
+        // And our own client against our own server.
+        let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: server.port),
+                                                   tls: .client(identity: try fixtures.clientIdentity, trust: .caFile(fixtures.caCert)))
+        defer { client.close() }
+        let get = try await client.send(HTTP2Request(method: "GET", path: "/3/device/00"), timeout: 10)
+        #expect(get.header("x-client-uid") == Fixtures.bundleID, "GET \(get.headers) \(client.handshake.clientCertificateRequested) \(client.handshake.protocolVersion)")
+        let response = try await client.send(HTTP2Request(path: "/3/device/00", body: Array("{}".utf8)), timeout: 10)
+        #expect(response.status == 200)
+        #expect(response.header("x-client-uid") == Fixtures.bundleID, "\(response.headers)")
+    }
+}
