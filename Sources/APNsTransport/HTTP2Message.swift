@@ -12,6 +12,11 @@ public struct HTTP2Request: Sendable {
     public var body: [UInt8]
     /// Server side: the certificate the client presented in the TLS handshake, if any.
     public var clientCertificate: Certificate?
+    /// Server side: which connection the request came on (unique per server), so a handler
+    /// can keep per-connection state such as the provider token in use.
+    public var connectionID: Int = 0
+    /// Server side: the client's address, for logs.
+    public var remoteAddress: String = ""
 
     public init(method: String = "POST", path: String, authority: String? = nil, scheme: String = "https",
                 headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
@@ -35,6 +40,8 @@ public struct HTTP2Response: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// Server side: what to do with the connection once this response is queued.
+    public var afterward: ConnectionAction = .keepOpen
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
@@ -65,4 +72,20 @@ public struct HTTP2Settings: Sendable {
         self.initialWindowSize = initialWindowSize
         self.connectionWindowSize = connectionWindowSize
     }
+}
+
+/// What a server does with a connection after answering a request: how the mock gateway
+/// plays a gateway going away, a dropped connection, or a stream limit that rises once
+/// token authentication has succeeded.
+public enum ConnectionAction: Sendable, Equatable {
+    case keepOpen
+    /// Send GOAWAY (APNs puts `{"reason":...}` in the debug data); streams above the last
+    /// processed one are refused.
+    case goAway(code: UInt32, debug: String)
+    /// Send the response, then close the TCP connection without GOAWAY.
+    case close
+    /// Close at once without answering: the client cannot know whether it was processed.
+    case dropWithoutResponse
+    /// Announce a new SETTINGS_MAX_CONCURRENT_STREAMS.
+    case setMaxConcurrentStreams(UInt32)
 }

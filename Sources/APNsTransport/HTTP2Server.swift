@@ -15,6 +15,16 @@ import Foundation
 public final class HTTP2Server: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTP2Request) async -> HTTP2Response
 
+    /// What a loop-thread handler decides: answer now (no task, no thread hop: the fast path
+    /// a gateway serving 100,000 requests a second needs), or later from a task (delays).
+    public enum Reply: Sendable {
+        case now(HTTP2Response)
+        case later(@Sendable () async -> HTTP2Response)
+    }
+
+    /// Runs on the loop thread for each complete request; must not block.
+    public typealias LoopHandler = @Sendable (HTTP2Request) -> Reply
+
     /// The port actually bound (useful with port 0).
     public let port: Int
     private let loop: EventLoop
@@ -24,6 +34,8 @@ public final class HTTP2Server: @unchecked Sendable {
     /// Loop-confined bookkeeping: live sessions, so `stop()` can GOAWAY them.
     private final class ServerState: @unchecked Sendable {
         var sessions: [ObjectIdentifier: HTTP2Session] = [:]
+        var byConnectionID: [Int: HTTP2Session] = [:]
+        var nextConnectionID = 1
     }
 
     private init(port: Int, loop: EventLoop, listener: Listener, state: ServerState) {
@@ -33,10 +45,19 @@ public final class HTTP2Server: @unchecked Sendable {
         self.state = state
     }
 
-    /// Listens on `host:port` (0 = an ephemeral port; see `port`).
+    /// Listens on `host:port` (0 = an ephemeral port; see `port`); every request runs
+    /// `handler` in a task of its own.
     public static func start(host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration,
                              settings: HTTP2Settings = HTTP2Settings(), loop: EventLoop = .shared,
                              handler: @escaping Handler) throws -> HTTP2Server {
+        try start(host: host, port: port, tls: tls, settings: settings, loop: loop,
+                  loopHandler: { request in .later { await handler(request) } })
+    }
+
+    /// Listens on `host:port`; `loopHandler` decides on the loop thread.
+    public static func start(host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration,
+                             settings: HTTP2Settings = HTTP2Settings(), loop: EventLoop = .shared,
+                             loopHandler handler: @escaping LoopHandler) throws -> HTTP2Server {
         guard tls.identity != nil else {
             throw TransportError(.configuration, "A TLS server needs a certificate and key.")
         }
@@ -49,11 +70,23 @@ public final class HTTP2Server: @unchecked Sendable {
             let session = HTTP2Session(connection: connection, server: true, settings: settings)
             let key = ObjectIdentifier(session)
             state.sessions[key] = session
-            session.onClose = { _ in state.sessions[key] = nil }
+            let connectionID = state.nextConnectionID
+            session.connectionID = connectionID
+            state.nextConnectionID += 1
+            state.byConnectionID[connectionID] = session
+            session.onClose = { _ in
+                state.sessions[key] = nil
+                state.byConnectionID[connectionID] = nil
+            }
             session.onRequest = { session, streamID, request in
-                Task {
-                    let response = await handler(request)
-                    loop.execute { session.respond(streamID, response) }
+                switch handler(request) {
+                case .now(let response):
+                    session.respond(streamID, response, then: response.afterward)
+                case .later(let work):
+                    Task {
+                        let response = await work()
+                        loop.execute { session.respond(streamID, response, then: response.afterward) }
+                    }
                 }
             }
             connection.start()
@@ -72,6 +105,13 @@ public final class HTTP2Server: @unchecked Sendable {
             loop.deregister(listener)
             for session in state.sessions.values { session.shutdown() }
         }
+    }
+
+    /// Sends GOAWAY on one connection (the mock's idle timeout: `{"reason":"IdleTimeout"}`);
+    /// nothing happens if that connection is already gone.
+    public func goAway(connectionID: Int, code: UInt32 = 0, debug: String = "") {
+        let state = self.state
+        loop.execute { state.byConnectionID[connectionID]?.goAway(code: code, debug: debug) }
     }
 
     /// Sends GOAWAY with `code` and a debug body (APNs: `{"reason":"Shutdown"}`) on every

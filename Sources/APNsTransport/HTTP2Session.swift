@@ -40,6 +40,8 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     private var serverStreams: [Int32: ServerStream] = [:]
     /// Server: called on the loop thread with each complete request; answer with `respond`.
     var onRequest: ((HTTP2Session, Int32, HTTP2Request) -> Void)?
+    /// Server: stamped on every request (`HTTP2Request.connectionID`).
+    var connectionID = 0
 
     /// Called once when the TLS handshake finished (or failed before that).
     var onHandshake: ((Result<TLSHandshakeInfo, TransportError>) -> Void)?
@@ -200,6 +202,8 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
            frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
             var stream = ServerStream()
             stream.request.clientCertificate = connection.handshakeInfo?.peerChain.first
+            stream.request.connectionID = connectionID
+            stream.request.remoteAddress = connection.remoteAddress
             serverStreams[frame.pointee.hd.stream_id] = stream
         }
         return 0
@@ -311,6 +315,10 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     /// Submits `request`; the continuation gets the response, a reset, or the connection's end.
     func submit(_ request: HTTP2Request, timeout: Double?, continuation: CheckedContinuation<HTTP2Response, Error>) {
         guard let session, !closed, goaway == nil else {
+            if let goaway, closeError == nil {
+                continuation.resume(throwing: TransportError(.connectionClosed, "The server sent GOAWAY \(Self.errorName(goaway.code))\(goaway.debug.isEmpty ? "" : " (\(goaway.debug))"); the request was not sent and may be retried on a new connection."))
+                return
+            }
             continuation.resume(throwing: closeError ?? TransportError(.connectionClosed, "The connection to \(connection.host ?? connection.remoteAddress) is closed."))
             return
         }
@@ -395,6 +403,28 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         }
         if rc != 0 { _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_INTERNAL_ERROR.rawValue) }
         produce()
+    }
+
+    /// Server: answers stream `id` (unless the action says not to), then applies the action.
+    func respond(_ id: Int32, _ response: HTTP2Response, then action: ConnectionAction) {
+        switch action {
+        case .keepOpen:
+            respond(id, response)
+        case .goAway(let code, let debug):
+            respond(id, response)
+            goAway(code: code, debug: debug)
+        case .close:
+            respond(id, response)
+            connection.close(error: nil)
+        case .dropWithoutResponse:
+            connection.close(error: nil)
+        case .setMaxConcurrentStreams(let limit):
+            respond(id, response)
+            guard let session, !closed else { return }
+            var entry = nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: limit)
+            _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1)
+            produce()
+        }
     }
 
     /// Server: GOAWAY with `code` and a debug body (APNs sends `{"reason":"Shutdown"}`).

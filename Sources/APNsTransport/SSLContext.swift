@@ -43,7 +43,8 @@ final class SSLContext: @unchecked Sendable {
             }
         }
 
-        let verifyPeer = configuration.verification != .none || (server && configuration.requireClientCertificate)
+        let verifyPeer = configuration.verification != .none
+            || (server && (configuration.requireClientCertificate || configuration.requestClientCertificate))
         if verifyPeer || configuration.verification == .reportOnly {
             switch configuration.trust {
             case .system:
@@ -64,6 +65,8 @@ final class SSLContext: @unchecked Sendable {
             apns_SSL_CTX_select_alpn_h2(ctx)
             if configuration.requireClientCertificate {
                 SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nil)
+            } else if configuration.requestClientCertificate {
+                SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
             } else {
                 SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nil)
             }

@@ -47,6 +47,9 @@ public struct TLSConfiguration: Sendable {
     public var applicationProtocols: [String]
     /// Server only: require and verify a client certificate against `trust`.
     public var requireClientCertificate: Bool
+    /// Server only: ask for a client certificate and verify it against `trust` if one is sent,
+    /// but let clients without one in (the provider API takes certificates or tokens).
+    public var requestClientCertificate = false
 
     public init(trust: Trust = .system, verification: Verification = .full, identity: Identity? = nil,
                 minimumVersion: Version = .tls1_2, maximumVersion: Version? = nil,

@@ -7,8 +7,8 @@ import Foundation
 struct MockCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mock",
-        abstract: "A local stand-in for Apple: a test CA that issues Apple-like push certificates.",
-        subcommands: [MockCACommand.self, MockIssueCommand.self]
+        abstract: "A local stand-in for Apple: a test CA issuing Apple-like credentials, and a gateway that answers as APNs does.",
+        subcommands: [MockCACommand.self, MockIssueCommand.self, MockServeCommand.self]
     )
 }
 
@@ -55,14 +55,20 @@ struct MockIssueCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The certificate signing request (PEM or DER).")
-    var csr: String
+    @Argument(help: "The certificate signing request (PEM or DER); not with --auth-key.")
+    var csr: String?
+
+    @Flag(name: .customLong("auth-key"), help: "Instead of a certificate, make an AuthKey_<KEYID>.p8 token-auth key and register it with the mock gateway.")
+    var authKey = false
+
+    @Option(name: .customLong("key-id"), help: "With --auth-key: the 10-character key id (default: random).")
+    var keyID: String?
 
     @Option(help: "The mock CA folder made by `apnskit mock ca`.")
     var ca: String
 
     @Option(help: "The app's bundle id (or pass type id / website push id).")
-    var bundleID: String
+    var bundleID: String?
 
     @Option(help: "development, production, universal, voip, passtype, website or watchkit.")
     var type: String = "development"
@@ -94,6 +100,12 @@ struct MockIssueCommand: ParsableCommand {
     ]
 
     func validate() throws {
+        if authKey {
+            if csr != nil || bundleID != nil { throw ValidationError("--auth-key makes a token-auth key; it takes no CSR and no --bundle-id.") }
+            return
+        }
+        guard csr != nil else { throw ValidationError("Give the CSR to sign (or --auth-key for a .p8 token-auth key).") }
+        guard bundleID != nil else { throw ValidationError("Missing expected argument '--bundle-id <bundle-id>'.") }
         guard Self.types[type.lowercased()] != nil else {
             throw ValidationError("--type must be one of development, production, universal, voip, passtype, website, watchkit.")
         }
@@ -107,6 +119,11 @@ struct MockIssueCommand: ParsableCommand {
     }
 
     func run() throws {
+        if authKey {
+            try MockAuthKey.issue(caFolder: ca, keyID: keyID, teamID: teamID, out: out, force: force)
+            return
+        }
+        guard let csr, let bundleID else { return }
         try SecureFileWriter.preflight(out, force: force)
         var validity = PortalRequest.Validity.portalDefault
         if let days { validity = .days(days) }

@@ -1,0 +1,77 @@
+import APNsCredentials
+import APNsProtocol
+import Foundation
+
+/// The `.p8` keys the mock gateway accepts provider tokens from, kept beside the mock CA in
+/// `auth-keys/<KEYID>.json` (`{"key_id": ..., "team_id": ..., "public_key": "<PEM>"}`), one
+/// file per key so registering never rewrites a shared file. `apnskit mock issue --auth-key`
+/// writes them; `mock serve` reads them at start.
+public struct AuthKeyRegistry: Sendable {
+    public struct Entry: Sendable {
+        public let keyID: String
+        public let teamID: String
+        public let publicKey: PublicKey
+        /// The environments the key may be used in (nil: both). APNs keys can be limited to
+        /// one; a token for the other gets 403 BadEnvironmentKeyIdInToken.
+        public let environments: [APNsEnvironment]?
+        /// A revoked key's tokens get 403 Forbidden.
+        public let revoked: Bool
+
+        public init(keyID: String, teamID: String, publicKey: PublicKey, environments: [APNsEnvironment]? = nil, revoked: Bool = false) {
+            self.keyID = keyID
+            self.teamID = teamID
+            self.publicKey = publicKey
+            self.environments = environments
+            self.revoked = revoked
+        }
+    }
+
+    public static let folderName = "auth-keys"
+    public private(set) var entries: [String: Entry] = [:]
+
+    public init() {}
+
+    public var publicKeys: [String: PublicKey] { entries.mapValues(\.publicKey) }
+
+    public mutating func add(_ entry: Entry) { entries[entry.keyID] = entry }
+
+    /// Every registered key under `caFolder`; an absent folder is an empty registry.
+    public static func load(caFolder: String) throws -> AuthKeyRegistry {
+        var registry = AuthKeyRegistry()
+        let folder = "\(caFolder)/\(folderName)"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return registry }
+        for name in names.sorted() where name.hasSuffix(".json") {
+            let path = "\(folder)/\(name)"
+            let bytes = try CredentialFile.readBytes(path)
+            guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+                  let keyID = object["key_id"] as? String, let teamID = object["team_id"] as? String,
+                  let pem = object["public_key"] as? String else {
+                throw CredentialError(.unreadable, "\(path) is not an auth-key registration; remove it or register the key again with apnskit mock issue --auth-key.")
+            }
+            let environments = (object["environments"] as? [String])?.compactMap(APNsEnvironment.init(rawValue:))
+            registry.add(Entry(keyID: keyID, teamID: teamID, publicKey: try PublicKey(pem: Array(pem.utf8), label: path),
+                               environments: environments, revoked: object["revoked"] as? Bool ?? false))
+        }
+        return registry
+    }
+
+    /// Writes the registration of `entry` under `caFolder`.
+    public static func register(_ entry: Entry, caFolder: String, force: Bool) throws {
+        let folder = "\(caFolder)/\(folderName)"
+        if !FileManager.default.fileExists(atPath: folder) {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            } catch {
+                throw CredentialError(.outputFailed, "Cannot create \(folder): \(error.localizedDescription)")
+            }
+        }
+        let pem = String(decoding: try entry.publicKey.pem(), as: UTF8.self)
+        var fields: [(String, JSONValue)] = [("key_id", .string(entry.keyID)), ("team_id", .string(entry.teamID)), ("public_key", .string(pem))]
+        if let environments = entry.environments { fields.append(("environments", .array(environments.map { .string($0.rawValue) }))) }
+        if entry.revoked { fields.append(("revoked", .bool(true))) }
+        let json = JSONValue.object(fields)
+        var bytes = json.serialized()
+        bytes.append(0x0A)
+        try SecureFileWriter.write(bytes, to: "\(folder)/\(entry.keyID).json", sensitivity: .public, force: force)
+    }
+}

@@ -1,0 +1,67 @@
+import APNsCredentials
+import APNsProtocol
+import Foundation
+
+/// Which device tokens the mock gateway knows, for which topic and environment, and which
+/// have been unregistered: the facts behind BadDeviceToken, DeviceTokenNotForTopic, 410
+/// Unregistered and the feedback service. Without a registry every well-formed token is
+/// deliverable.
+///
+/// File format (JSON):
+/// ```
+/// {"tokens": [{"token": "<hex>", "topic": "com.example.app", "environment": "sandbox",
+///              "unregistered_at_ms": 1700000000000, "expired_at_ms": 1700000000000}]}
+/// ```
+/// `environment` defaults to sandbox; `unregistered_at_ms` is present only for uninstalled
+/// apps (410 Unregistered), `expired_at_ms` only for expired tokens (410 ExpiredToken).
+public struct DeviceRegistry: Sendable {
+    public struct Device: Sendable, Equatable {
+        public let topic: String?
+        public let environment: APNsEnvironment
+        /// Milliseconds since the epoch when the app was removed, if it was (410 Unregistered).
+        public let unregisteredAt: Int?
+        /// Milliseconds since the epoch when the token expired, if it did (410 ExpiredToken).
+        public let expiredAt: Int?
+
+        public init(topic: String?, environment: APNsEnvironment, unregisteredAt: Int? = nil, expiredAt: Int? = nil) {
+            self.topic = topic
+            self.environment = environment
+            self.unregisteredAt = unregisteredAt
+            self.expiredAt = expiredAt
+        }
+    }
+
+    public private(set) var devices: [DeviceToken: Device]
+
+    public init(devices: [DeviceToken: Device] = [:]) { self.devices = devices }
+
+    public static func load(_ path: String) throws -> DeviceRegistry {
+        let bytes = try CredentialFile.readBytes(path)
+        guard let root = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+              let entries = root["tokens"] as? [[String: Any]] else {
+            throw CredentialError(.unreadable, "\(path) is not a device registry: expected {\"tokens\": [{\"token\": \"<hex>\", ...}]}.")
+        }
+        var devices: [DeviceToken: Device] = [:]
+        for (index, entry) in entries.enumerated() {
+            guard let text = entry["token"] as? String, let token = try? DeviceToken(parsing: text) else {
+                throw CredentialError(.unreadable, "\(path): entry \(index + 1) has no valid \"token\".")
+            }
+            let environmentName = entry["environment"] as? String ?? "sandbox"
+            guard let environment = APNsEnvironment(rawValue: environmentName) else {
+                throw CredentialError(.unreadable, "\(path): entry \(index + 1) has environment '\(environmentName)'; use sandbox or production.")
+            }
+            devices[token] = Device(topic: entry["topic"] as? String, environment: environment,
+                                    unregisteredAt: (entry["unregistered_at_ms"] as? NSNumber)?.intValue,
+                                    expiredAt: (entry["expired_at_ms"] as? NSNumber)?.intValue)
+        }
+        return DeviceRegistry(devices: devices)
+    }
+
+    /// The tuples the feedback service hands out for `environment`.
+    public func feedback(for environment: APNsEnvironment) -> [FeedbackTuple] {
+        devices.compactMap { token, device in
+            guard device.environment == environment, let at = device.unregisteredAt else { return nil }
+            return FeedbackTuple(timestamp: UInt32(clamping: at / 1000), token: token.bytes)
+        }.sorted { $0.timestamp < $1.timestamp }
+    }
+}

@@ -1,0 +1,49 @@
+/// Faults the mock gateway injects on purpose, so senders can be tested against the failures
+/// real gateways produce: rate limits and outages, GOAWAY, dropped connections, slow answers,
+/// a low stream limit. All of it is set from `apnskit mock serve` flags.
+public struct GatewayFaults: Sendable, Equatable {
+    /// Fraction of otherwise valid requests answered with each status (429, 500, 503).
+    public var failureRates: [Int: Double] = [:]
+    /// Send GOAWAY after answering this many requests on a connection (0: never).
+    public var goAwayAfter = 0
+    /// End a connection at its N-th request (0: never), as `dropMode` says.
+    public var dropAfter = 0
+    public var dropMode: DropMode = .accepted
+    /// Delay before every answer, in milliseconds.
+    public var delayMilliseconds = 0
+    /// SETTINGS_MAX_CONCURRENT_STREAMS announced to clients.
+    public var maxConcurrentStreams: UInt32 = 1000
+    /// Seed for the failure-rate draws, so a run can be repeated exactly.
+    public var seed: UInt64 = 1
+    /// Send GOAWAY `{"reason":"IdleTimeout"}` to connections idle this long (0: never), as
+    /// APNs does to providers that connect and then send nothing.
+    public var idleTimeoutSeconds: Double = 0
+
+    public enum DropMode: String, Sendable, CaseIterable {
+        /// The request is accepted and recorded, then the connection closes unanswered: the
+        /// sender cannot know, resends, and the record shows a counted duplicate.
+        case accepted
+        /// The request is answered, then the connection closes.
+        case answered
+        /// The connection closes before the request is processed.
+        case unprocessed
+    }
+
+    public init() {}
+
+    /// The statuses for which rates are accepted.
+    public static let injectableStatuses: Set<Int> = [429, 500, 503]
+}
+
+/// A small deterministic PRNG (SplitMix64): fault draws must be repeatable across runs.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

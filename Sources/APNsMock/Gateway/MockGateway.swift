@@ -1,0 +1,113 @@
+import APNsCredentials
+import APNsProtocol
+import APNsTransport
+import Foundation
+
+/// The local APNs gateway: the HTTP/2 provider API, the legacy binary gateway and the
+/// feedback service, all on TLS with the mock CA's server certificate, verifying client
+/// certificates against the mock CA. Start it from code on port 0 and read the ports back, or
+/// with `apnskit mock serve`.
+public final class MockGateway: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        public var host = "127.0.0.1"
+        /// 0 picks a free port.
+        public var port = 0
+        public var legacyPort: Int? = 0
+        public var feedbackPort: Int? = 0
+        public var api = ProviderAPIHandler.Settings()
+        public var recordPath: String?
+        public init() {}
+    }
+
+    public let providerPort: Int
+    public let legacyPort: Int?
+    public let feedbackPort: Int?
+    public let handler: ProviderAPIHandler
+    public let recorder: NotificationRecorder?
+    private let servers: (HTTP2Server, TLSStreamServer?, TLSStreamServer?)
+    private let feedbackQueue: FeedbackQueue
+    private let idleSweeper: Task<Void, Never>?
+
+    /// Starts everything; throws a `TransportError` (port in use) or `CredentialError`.
+    public init(ca: MockCA, caFolder: String, configuration: Configuration, log: @escaping @Sendable (String) -> Void = { _ in }) throws {
+        var settings = configuration.api
+        if settings.authKeys.entries.isEmpty { settings.authKeys = try AuthKeyRegistry.load(caFolder: caFolder) }
+        recorder = try configuration.recordPath.map { try NotificationRecorder(path: $0) }
+        handler = ProviderAPIHandler(settings: settings, recorder: recorder, log: log)
+        let identity = try Identity(certificate: ca.server, privateKey: ca.serverKey, chain: [],
+                                    certificateLabel: "the mock CA's server.pem", keyLabel: "server-key.pem")
+        let bundle = "\(caFolder)/\(MockCALayout.bundle)"
+        var tls = TLSConfiguration.server(identity: identity, clientCA: bundle)
+        tls.requireClientCertificate = false
+        tls.requestClientCertificate = true
+        let handler = self.handler
+        let http2 = try HTTP2Server.start(host: configuration.host, port: configuration.port, tls: tls,
+                                          settings: HTTP2Settings(maxConcurrentStreams: settings.faults.maxConcurrentStreams),
+                                          loopHandler: { handler.handle($0) })
+        let required = TLSConfiguration.server(identity: identity, clientCA: bundle)
+        let recorder = self.recorder
+        let registry = settings.registry
+        let environment = settings.environment
+        let legacy = try configuration.legacyPort.map { port in
+            try TLSStreamServer.start(host: configuration.host, port: port, tls: required) {
+                LegacyGatewayHandler(environment: environment, registry: registry, recorder: recorder, log: log)
+            }
+        }
+        let queue = FeedbackQueue(initial: registry?.feedback(for: environment) ?? [], handler: handler)
+        feedbackQueue = queue
+        let feedback = try configuration.feedbackPort.map { port in
+            try TLSStreamServer.start(host: configuration.host, port: port, tls: required) {
+                FeedbackHandler(take: { queue.take() }, log: log)
+            }
+        }
+        servers = (http2, legacy, feedback)
+        providerPort = http2.port
+        let idleTimeout = settings.faults.idleTimeoutSeconds
+        if idleTimeout > 0 {
+            idleSweeper = Task { [handler] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(nanoseconds: UInt64(min(idleTimeout, 1) / 2 * 1_000_000_000))
+                    for id in handler.takeIdleConnections(olderThan: idleTimeout) {
+                        log("connection #\(id): idle for \(idleTimeout)s; GOAWAY IdleTimeout")
+                        http2.goAway(connectionID: id, code: 0, debug: #"{"reason":"IdleTimeout"}"#)
+                    }
+                }
+            }
+        } else {
+            idleSweeper = nil
+        }
+        legacyPort = legacy?.port
+        feedbackPort = feedback?.port
+    }
+
+    /// Stops accepting, sends GOAWAY, and flushes the record.
+    public func stop() {
+        idleSweeper?.cancel()
+        servers.0.stop()
+        servers.1?.stop()
+        servers.2?.stop()
+        recorder?.close()
+    }
+}
+
+/// The feedback list: registry entries at start plus tokens answered 410 since; cleared once read.
+final class FeedbackQueue: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pending: [FeedbackTuple]
+    private let handler: ProviderAPIHandler
+
+    init(initial: [FeedbackTuple], handler: ProviderAPIHandler) {
+        pending = initial
+        self.handler = handler
+    }
+
+    func take() -> [FeedbackTuple] {
+        let fresh = handler.takeUnregistered()
+        return lock.withLock {
+            var all = pending
+            for tuple in fresh where !all.contains(tuple) { all.append(tuple) }
+            pending.removeAll()
+            return all
+        }
+    }
+}

@@ -1,0 +1,232 @@
+import APNsCredentials
+import APNsProtocol
+import APNsTransport
+import Foundation
+
+/// The mock's HTTP/2 provider API: every request is judged as APNs judges it (APNS.md
+/// section 1) and answered with APNs' statuses, reasons and headers.
+///
+/// Order of checks: path, method and header syntax (`RequestValidator`, shared with the
+/// sender); credentials (client certificate: environment, topics; or provider token:
+/// signature, key, age, update rate); topic and push type; the device registry; injected
+/// faults; then acceptance, which is recorded.
+///
+/// Runs on the event loop thread (the fast path); per-connection state sits behind a lock
+/// only so the type is honestly `Sendable`.
+public final class ProviderAPIHandler: @unchecked Sendable {
+    public struct Settings: Sendable {
+        public var environment: APNsEnvironment = .sandbox
+        public var registry: DeviceRegistry?
+        public var authKeys = AuthKeyRegistry()
+        public var faults = GatewayFaults()
+        /// APNs refuses a new provider token on a connection less than 20 minutes after the
+        /// previous one (TooManyProviderTokenUpdates).
+        public var minimumTokenUpdateInterval: TimeInterval = 20 * 60
+        public init() {}
+    }
+
+    private final class ConnectionState {
+        var requests = 0
+        var certificateInfo: APNsCertificateInfo?
+        var token: (value: String, claims: ProviderTokenClaims, since: Date)?
+        var goneAway = false
+        var lastActivity = Date()
+    }
+
+    private let settings: Settings
+    private let recorder: NotificationRecorder?
+    private let log: @Sendable (String) -> Void
+    private let lock = NSLock()
+    private var connections: [Int: ConnectionState] = [:]
+    private var random: SplitMix64
+    /// Tokens answered 410 since start, handed to the feedback service.
+    private var unregisteredSeen: [FeedbackTuple] = []
+
+    public init(settings: Settings, recorder: NotificationRecorder?, log: @escaping @Sendable (String) -> Void) {
+        self.settings = settings
+        self.recorder = recorder
+        self.log = log
+        random = SplitMix64(seed: settings.faults.seed)
+    }
+
+    /// The HTTP2Server loop handler.
+    public func handle(_ request: HTTP2Request) -> HTTP2Server.Reply {
+        var response = lock.withLock { decide(request) }
+        if settings.faults.delayMilliseconds > 0 {
+            let delay = UInt64(settings.faults.delayMilliseconds) * 1_000_000
+            let ready = response
+            return .later {
+                try? await Task.sleep(nanoseconds: delay)
+                return ready
+            }
+        }
+        response.headers.append(("server", "apnskit-mock"))
+        return .now(response)
+    }
+
+    private func decide(_ request: HTTP2Request) -> HTTP2Response {
+        let state = connection(request)
+        state.requests += 1
+        state.lastActivity = Date()
+        let faults = settings.faults
+        let apnsID = request.header("apns-id").flatMap { RequestValidator.isCanonicalUUID($0) ? $0.lowercased() : nil }
+            ?? UUID().uuidString.lowercased()
+
+        if faults.dropAfter > 0, state.requests == faults.dropAfter, faults.dropMode == .unprocessed {
+            var response = HTTP2Response(status: 500)
+            response.afterward = .dropWithoutResponse
+            return response
+        }
+        let validated: ValidatedRequest
+        switch RequestValidator.validate(method: request.method, path: request.path, headers: request.headers, body: request.body) {
+        case .failure(let error): return finish(state, reject(error.reason, apnsID: apnsID))
+        case .success(let value): validated = value
+        }
+        let topic: String
+        switch authorize(request, validated, state) {
+        case .failure(let error): return finish(state, reject(error.reason, apnsID: apnsID))
+        case .success(let resolved): topic = resolved
+        }
+        if let reason = checkDevice(validated.token, topic: topic, pushType: validated.pushType) {
+            var response = reject(reason, apnsID: apnsID)
+            let device = settings.registry?.devices[validated.token]
+            if let at = reason == .unregistered ? device?.unregisteredAt : (reason == .expiredToken ? device?.expiredAt : nil) {
+                // 410 carries the time APNs learned the token was no longer valid, in milliseconds.
+                response.body = JSONValue.object([("reason", .string(reason.rawValue)), ("timestamp", .int(at))]).serialized()
+                unregisteredSeen.append(FeedbackTuple(timestamp: UInt32(clamping: at / 1000), token: validated.token.bytes))
+            }
+            return finish(state, response)
+        }
+        for status in GatewayFaults.injectableStatuses.sorted() {
+            if let rate = faults.failureRates[status], rate > 0, Double.random(in: 0..<1, using: &random) < rate {
+                let reason: APNsReason = status == 429 ? .tooManyRequests : (status == 500 ? .internalServerError : .serviceUnavailable)
+                return finish(state, reject(reason, apnsID: apnsID))
+            }
+        }
+        recorder?.record(apnsID: apnsID, token: validated.token, topic: topic, pushType: validated.pushType?.rawValue,
+                         payloadBytes: validated.payloadSize, connection: request.connectionID, protocolName: "h2")
+        var response = HTTP2Response(status: 200, headers: [("apns-id", apnsID)])
+        if settings.environment == .sandbox { response.headers.append(("apns-unique-id", UUID().uuidString.lowercased())) }
+        if faults.dropAfter > 0, state.requests == faults.dropAfter {
+            response.afterward = faults.dropMode == .answered ? .close : .dropWithoutResponse
+            log("connection #\(request.connectionID): dropping after request \(state.requests) (\(faults.dropMode.rawValue))")
+            return response
+        }
+        return finish(state, response)
+    }
+
+    /// Applies GOAWAY-after-N to any answer.
+    private func finish(_ state: ConnectionState, _ response: HTTP2Response) -> HTTP2Response {
+        var response = response
+        let faults = settings.faults
+        if faults.goAwayAfter > 0, state.requests >= faults.goAwayAfter, !state.goneAway {
+            state.goneAway = true
+            response.afterward = .goAway(code: 0, debug: #"{"reason":"Shutdown"}"#)
+        }
+        return response
+    }
+
+    private func connection(_ request: HTTP2Request) -> ConnectionState {
+        if let state = connections[request.connectionID] { return state }
+        let state = ConnectionState()
+        if let certificate = request.clientCertificate {
+            let info = certificate.apnsInfo()
+            state.certificateInfo = info
+            log("connection #\(request.connectionID) from \(request.remoteAddress): certificate \(info.commonName ?? info.subject)")
+        } else {
+            log("connection #\(request.connectionID) from \(request.remoteAddress): no client certificate (token auth)")
+        }
+        connections[request.connectionID] = state
+        return state
+    }
+
+    /// Credentials and topic: the topic to deliver to, or APNs' reason for refusing.
+    private func authorize(_ request: HTTP2Request, _ validated: ValidatedRequest, _ state: ConnectionState) -> Result<String, APNsReasonError> {
+        if let info = state.certificateInfo {
+            guard info.isAPNs else { return .failure(.init(.badCertificate)) }
+            guard info.environments.contains(settings.environment) else { return .failure(.init(.badCertificateEnvironment)) }
+            let topic: String
+            if let given = validated.topic {
+                topic = given
+            } else if let topics = info.topics {
+                // A certificate with several topics (every one the portal issues today) needs
+                // apns-topic; with exactly one, that one is implied.
+                guard topics.count == 1 else { return .failure(.init(.missingTopic)) }
+                topic = topics[0].topic
+            } else if let bundle = info.bundleID {
+                topic = bundle + (validated.pushType?.topicSuffix ?? "")
+            } else {
+                return .failure(.init(.missingTopic))
+            }
+            guard info.covers(topic: topic) == true else { return .failure(.init(.topicDisallowed)) }
+            return checkPushType(topic, validated.pushType)
+        }
+        guard let authorization = validated.authorization else { return .failure(.init(.missingProviderToken)) }
+        guard authorization.hasPrefix("bearer ") else { return .failure(.init(.invalidProviderToken)) }
+        let token = String(authorization.dropFirst("bearer ".count))
+        let now = Date()
+        if let current = state.token, current.value == token {
+            if now.timeIntervalSince1970 - Double(current.claims.issuedAt) > 3600 { return .failure(.init(.expiredProviderToken)) }
+        } else {
+            switch ProviderTokenVerifier.verify(token, keys: settings.authKeys.publicKeys, now: now) {
+            case .failure(.expired): return .failure(.init(.expiredProviderToken))
+            case .failure: return .failure(.init(.invalidProviderToken))
+            case .success(let claims):
+                guard let key = settings.authKeys.entries[claims.keyID] else { return .failure(.init(.invalidProviderToken)) }
+                // The key belongs to another team than the token claims (third-party naming).
+                guard key.teamID == claims.teamID else { return .failure(.init(.unrelatedKeyIdInToken)) }
+                if let allowed = key.environments, !allowed.contains(settings.environment) {
+                    return .failure(.init(.badEnvironmentKeyIdInToken))
+                }
+                if key.revoked { return .failure(.init(.forbidden)) }
+                if let previous = state.token, now.timeIntervalSince(previous.since) < settings.minimumTokenUpdateInterval {
+                    return .failure(.init(.tooManyProviderTokenUpdates))
+                }
+                state.token = (token, claims, now)
+            }
+        }
+        guard let topic = validated.topic else { return .failure(.init(.missingTopic)) }
+        return checkPushType(topic, validated.pushType)
+    }
+
+    /// Push types that need a topic suffix (voip -> `.voip`, ...) must be sent to such a topic.
+    private func checkPushType(_ topic: String, _ pushType: PushType?) -> Result<String, APNsReasonError> {
+        if let suffix = pushType?.topicSuffix, !suffix.isEmpty, !topic.hasSuffix(suffix) { return .failure(.init(.badTopic)) }
+        return .success(topic)
+    }
+
+    private func checkDevice(_ token: DeviceToken, topic: String, pushType: PushType?) -> APNsReason? {
+        guard let registry = settings.registry else { return nil }
+        guard let device = registry.devices[token], device.environment == settings.environment else { return .badDeviceToken }
+        if let registered = device.topic {
+            let base = pushType.map { topic.hasSuffix($0.topicSuffix) ? String(topic.dropLast($0.topicSuffix.count)) : topic } ?? topic
+            if registered != topic && registered != base { return .deviceTokenNotForTopic }
+        }
+        if device.unregisteredAt != nil { return .unregistered }
+        if device.expiredAt != nil { return .expiredToken }
+        return nil
+    }
+
+    private func reject(_ reason: APNsReason, apnsID: String) -> HTTP2Response {
+        HTTP2Response(status: reason.status, headers: [("apns-id", apnsID), ("content-type", "application/json")],
+                      body: JSONValue.object([("reason", .string(reason.rawValue))]).serialized())
+    }
+
+    /// Connections with no request for `seconds`; they are forgotten here, and the caller
+    /// sends them GOAWAY IdleTimeout (a connection that closed meanwhile is simply gone).
+    public func takeIdleConnections(olderThan seconds: Double, now: Date = Date()) -> [Int] {
+        lock.withLock {
+            let idle = connections.filter { now.timeIntervalSince($0.value.lastActivity) >= seconds }.map(\.key)
+            for id in idle { connections[id] = nil }
+            return idle
+        }
+    }
+
+    /// Tokens this instance answered 410 for (the feedback service reports them too).
+    public func takeUnregistered() -> [FeedbackTuple] {
+        lock.withLock {
+            defer { unregisteredSeen.removeAll() }
+            return unregisteredSeen
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import APNsCredentials
+import APNsMock
+import Foundation
+
+/// `apnskit mock issue --auth-key`: what the portal's Keys page gives for token auth, an
+/// `AuthKey_<KEYID>.p8` (PKCS#8 P-256, 0600), registered with the mock gateway so it accepts
+/// provider tokens signed by it.
+enum MockAuthKey {
+    static func issue(caFolder: String, keyID: String?, teamID: String, out: String, force: Bool) throws {
+        _ = try MockCA.load(from: caFolder)
+        let id = keyID ?? randomIdentifier()
+        let key = try PrivateKey.generate(.ec256)
+        // Validates both identifiers the way the sender will.
+        _ = try ProviderTokenSigner(key: key, keyID: id, teamID: teamID)
+        var isDirectory: ObjCBool = false
+        let path = FileManager.default.fileExists(atPath: out, isDirectory: &isDirectory) && isDirectory.boolValue
+            ? "\(out)/AuthKey_\(id).p8" : out
+        try SecureFileWriter.preflight(path, force: force)
+        try AuthKeyRegistry.register(.init(keyID: id, teamID: teamID, publicKey: try PublicKey(of: key)), caFolder: caFolder, force: force)
+        try SecureFileWriter.write(try key.pkcs8PEM(), to: path, sensitivity: .secret, force: force)
+        Output.line("Wrote \(path) (EC P-256, key id \(id), team id \(teamID), mode 0600); registered with the mock gateway in \(caFolder)/\(AuthKeyRegistry.folderName)/\(id).json")
+    }
+
+    static func randomIdentifier() -> String {
+        let alphabet = Array("ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
+        return String((0..<10).map { _ in alphabet.randomElement()! })
+    }
+}

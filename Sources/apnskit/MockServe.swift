@@ -1,0 +1,188 @@
+import APNsCredentials
+import APNsMock
+import APNsProtocol
+import ArgumentParser
+import Foundation
+
+/// `apnskit mock serve`: the local gateway in the foreground until SIGINT/SIGTERM.
+struct MockServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run a local APNs gateway: HTTP/2 provider API, legacy binary gateway and feedback service.",
+        discussion: """
+        Clients trust it with --ca-file DIR/ca-bundle.pem and authenticate with certificates from \
+        `mock issue` or .p8 keys from `mock issue --auth-key`. Every accepted notification can be \
+        recorded (--record, JSON lines). Faults are injected on request, for reliability tests.
+
+        Examples:
+          apnskit mock serve --ca mock-ca
+          apnskit mock serve --ca mock-ca --port 0 --ports-file ports.json --record accepted.jsonl -q
+          apnskit mock serve --ca mock-ca --fail-rate 503:0.05 --goaway-after 1000 --drop-after 500
+        """
+    )
+
+    @Option(help: "The mock CA folder made by `apnskit mock ca`.")
+    var ca: String
+
+    @Option(help: "sandbox or production: which gateway to play (certificates of the other environment get BadCertificateEnvironment).")
+    var environment: String = "sandbox"
+
+    @Option(help: "Address to listen on.")
+    var host: String = "127.0.0.1"
+
+    @Option(help: "HTTP/2 provider API port (0: any free port).")
+    var port: Int = 2197
+
+    @Option(name: .customLong("legacy-port"), help: "Legacy binary gateway port (0: any free port, -1: off).")
+    var legacyPort: Int = 2195
+
+    @Option(name: .customLong("feedback-port"), help: "Feedback service port (0: any free port, -1: off).")
+    var feedbackPort: Int = 2196
+
+    @Option(name: .customLong("ports-file"), help: "Write the ports actually bound as JSON, for scripts.")
+    var portsFile: String?
+
+    @Option(help: "Device registry JSON: known tokens, their topics and environments, unregistered ones.")
+    var registry: String?
+
+    @Option(help: "Append every accepted notification to this file as JSON lines.")
+    var record: String?
+
+    @Option(name: .customLong("max-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS to announce.")
+    var maxStreams: UInt32 = 1000
+
+    @Option(name: .customLong("fail-rate"), help: ArgumentHelp("Answer this fraction of valid requests with STATUS (429, 500, 503); repeatable.", valueName: "STATUS:FRACTION"))
+    var failRates: [String] = []
+
+    @Option(name: .customLong("goaway-after"), help: "Send GOAWAY after this many requests on a connection.")
+    var goAwayAfter: Int = 0
+
+    @Option(name: .customLong("drop-after"), help: "Drop each connection at its N-th request.")
+    var dropAfter: Int = 0
+
+    @Option(name: .customLong("drop-mode"), help: "accepted (record, then drop unanswered), answered (answer, then close), unprocessed (drop before processing).")
+    var dropMode: String = "accepted"
+
+    @Option(name: .customLong("delay-ms"), help: "Delay every answer by this many milliseconds.")
+    var delayMilliseconds: Int = 0
+
+    @Option(name: .customLong("idle-timeout"), help: "Send GOAWAY IdleTimeout to connections idle this many seconds (0: never).")
+    var idleTimeout: Double = 0
+
+    @Option(help: "Seed for --fail-rate draws.")
+    var seed: UInt64 = 1
+
+    @Flag(name: .shortAndLong, help: "No per-connection log lines.")
+    var quiet = false
+
+    func validate() throws {
+        guard APNsEnvironment(rawValue: environment) != nil else { throw ValidationError("--environment must be sandbox or production.") }
+        guard GatewayFaults.DropMode(rawValue: dropMode) != nil else { throw ValidationError("--drop-mode must be accepted, answered or unprocessed.") }
+        _ = try parsedRates()
+        for (name, value) in [("--port", port), ("--legacy-port", legacyPort), ("--feedback-port", feedbackPort)] where value < -1 || value > 65_535 {
+            throw ValidationError("\(name) must be a port number (0 for any free port).")
+        }
+        if port < 0 { throw ValidationError("--port must be a port number (0 for any free port).") }
+    }
+
+    func parsedRates() throws -> [Int: Double] {
+        var rates: [Int: Double] = [:]
+        for text in failRates {
+            let parts = text.split(separator: ":")
+            guard parts.count == 2, let status = Int(parts[0]), GatewayFaults.injectableStatuses.contains(status),
+                  let fraction = Double(parts[1]), fraction >= 0, fraction <= 1 else {
+                throw ValidationError("--fail-rate '\(text)' must be STATUS:FRACTION with STATUS 429, 500 or 503 and FRACTION 0...1, e.g. 503:0.05.")
+            }
+            rates[status] = fraction
+        }
+        return rates
+    }
+
+    func run() async throws {
+        let authority = try MockCA.load(from: ca)
+        var configuration = MockGateway.Configuration()
+        configuration.host = host
+        configuration.port = port
+        configuration.legacyPort = legacyPort < 0 ? nil : legacyPort
+        configuration.feedbackPort = feedbackPort < 0 ? nil : feedbackPort
+        configuration.recordPath = record
+        configuration.api.environment = APNsEnvironment(rawValue: environment)!
+        configuration.api.registry = try registry.map(DeviceRegistry.load)
+        configuration.api.faults.failureRates = try parsedRates()
+        configuration.api.faults.goAwayAfter = goAwayAfter
+        configuration.api.faults.dropAfter = dropAfter
+        configuration.api.faults.dropMode = GatewayFaults.DropMode(rawValue: dropMode)!
+        configuration.api.faults.delayMilliseconds = delayMilliseconds
+        configuration.api.faults.maxConcurrentStreams = maxStreams
+        configuration.api.faults.seed = seed
+        configuration.api.faults.idleTimeoutSeconds = idleTimeout
+        let quiet = self.quiet
+        let gateway: MockGateway
+        do {
+            gateway = try MockGateway(ca: authority, caFolder: ca, configuration: configuration) { line in
+                if !quiet { Output.note(line) }
+            }
+        } catch let error as CredentialError {
+            throw error
+        } catch {
+            throw CommandFailure(message: "Cannot start the mock gateway on \(host): \(error); choose other ports (0 picks free ones).", status: ExitStatus.network)
+        }
+        let bundle = "\(ca)/\(MockCALayout.bundle)"
+        Output.line("apnskit mock gateway (\(environment)) listening on \(host)")
+        Output.line("  provider API (HTTP/2): \(host):\(gateway.providerPort)")
+        if let port = gateway.legacyPort { Output.line("  legacy binary gateway: \(host):\(port)") }
+        if let port = gateway.feedbackPort { Output.line("  feedback service:      \(host):\(port)") }
+        Output.line("  CA for clients:        \(bundle) (--ca-file)")
+        Output.line("  token-auth keys:       \(AuthKeyRegistry.folderName)/ in \(ca)")
+        if let record { Output.line("  recording to:          \(record)") }
+        if let portsFile {
+            let json = JSONValue.object([
+                ("provider", .int(gateway.providerPort)),
+                ("legacy", gateway.legacyPort.map(JSONValue.int) ?? .null),
+                ("feedback", gateway.feedbackPort.map(JSONValue.int) ?? .null),
+                ("ca_file", .string(bundle)),
+            ])
+            try SecureFileWriter.write(json.serialized() + [0x0A], to: portsFile, sensitivity: .public, force: true)
+        }
+        fflush(nil)
+        await SignalWaiter.waitForTermination()
+        gateway.stop()
+        Output.note("apnskit mock gateway stopped\(gateway.recorder.map { " (\($0.count) notification(s) recorded)" } ?? "").")
+    }
+}
+
+/// Suspends until SIGINT or SIGTERM arrives.
+enum SignalWaiter {
+    static func waitForTermination() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumer = OnceResumer(continuation)
+            for signalNumber in [SIGINT, SIGTERM] {
+                signal(signalNumber, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+                source.setEventHandler { resumer.resume() }
+                source.resume()
+                SignalSources.keep(source)
+            }
+        }
+    }
+}
+
+/// Resumes a continuation at most once, from whichever signal comes first.
+final class OnceResumer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Void, Never>?
+    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
+    func resume() {
+        lock.lock()
+        let pending = continuation
+        continuation = nil
+        lock.unlock()
+        pending?.resume()
+    }
+}
+
+/// Keeps dispatch sources alive for the life of the process.
+enum SignalSources {
+    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
+    static func keep(_ source: DispatchSourceSignal) { sources.append(source) }
+}

@@ -1,0 +1,82 @@
+import APNsCredentials
+import APNsMock
+import APNsProtocol
+import APNsTransport
+import Foundation
+import TestSupport
+
+/// A running mock gateway on free ports with a fresh mock CA and a set of identities, for one
+/// test. `stop()` is called by `deinit` too, so a failing test never leaves a server behind.
+final class GatewayFixture: @unchecked Sendable {
+    let dir: TemporaryDirectory
+    let ca: MockCA
+    let gateway: MockGateway
+    let authKey: PrivateKey
+    let keyID = "ABC123DEFG"
+    let teamID = "TEAM123456"
+    let recordPath: String
+
+    init(environment: APNsEnvironment = .sandbox, registry: DeviceRegistry? = nil, faults: GatewayFaults = GatewayFaults(),
+         extraKeys: [AuthKeyRegistry.Entry] = []) throws {
+        dir = try TemporaryDirectory("apnskit-gateway")
+        ca = try MockCA.create()
+        try ca.write(to: dir.file("ca"), force: false)
+        authKey = try PrivateKey.generate(.ec256)
+        try AuthKeyRegistry.register(.init(keyID: keyID, teamID: teamID, publicKey: try PublicKey(of: authKey)), caFolder: dir.file("ca"), force: false)
+        var configuration = MockGateway.Configuration()
+        configuration.api.environment = environment
+        configuration.api.registry = registry
+        configuration.api.faults = faults
+        recordPath = dir.file("record.jsonl")
+        configuration.recordPath = recordPath
+        if !extraKeys.isEmpty {
+            var keys = try AuthKeyRegistry.load(caFolder: dir.file("ca"))
+            for key in extraKeys { keys.add(key) }
+            configuration.api.authKeys = keys
+        }
+        gateway = try MockGateway(ca: ca, caFolder: dir.file("ca"), configuration: configuration)
+    }
+
+    deinit { gateway.stop() }
+
+    var caBundle: String { dir.file("ca/\(MockCALayout.bundle)") }
+    var endpoint: Endpoint { Endpoint(host: "127.0.0.1", port: gateway.providerPort) }
+
+    /// A certificate identity as the portal would issue it.
+    func identity(_ type: APNsCertificateType, bundle: String = "com.example.app", environments: [APNsEnvironment]? = nil,
+                  validity: PortalRequest.Validity = .portalDefault) throws -> Identity {
+        let key = try PrivateKey.generate(.rsa2048)
+        var request = PortalRequest(bundleID: bundle, type: type, validity: validity)
+        request.environmentsOverride = environments
+        let certificate = try ca.issue(forKey: key, request)
+        return try Identity(certificate: certificate, privateKey: key, chain: [ca.intermediate])
+    }
+
+    func client(_ identity: Identity?) async throws -> HTTP2Client {
+        try await HTTP2Client.connect(to: endpoint, tls: .client(identity: identity, trust: .caFile(caBundle)))
+    }
+
+    func token(issuedAt: Date = Date(), key: PrivateKey? = nil, keyID: String? = nil, teamID: String? = nil) throws -> String {
+        try ProviderTokenSigner(key: key ?? authKey, keyID: keyID ?? self.keyID, teamID: teamID ?? self.teamID).token(issuedAt: issuedAt)
+    }
+
+    /// The record's lines as dictionaries.
+    func records() throws -> [[String: Any]] {
+        gateway.recorder?.flush()
+        let text = (try? String(contentsOfFile: recordPath, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+}
+
+let sampleToken = String(repeating: "ab", count: 32)
+let samplePayload = Array(#"{"aps":{"alert":"hello"}}"#.utf8)
+
+func push(_ client: HTTP2Client, token: String = sampleToken, method: String = "POST", path: String? = nil,
+          headers: [(String, String)] = [("apns-topic", "com.example.app")], body: [UInt8] = samplePayload) async throws -> HTTP2Response {
+    try await client.send(HTTP2Request(method: method, path: path ?? "/3/device/\(token)", headers: headers.map { (name: $0.0, value: $0.1) }, body: body),
+                          timeout: 10)
+}
+
+func reason(_ response: HTTP2Response) -> String? {
+    (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["reason"] as? String
+}
