@@ -65,6 +65,7 @@ final class Connection: PollHandler, @unchecked Sendable {
         self.remoteAddress = addresses.first?.description ?? host
         observations = .allocate(capacity: 1)
         observations.initialize(to: apns_tls_observations())
+        loop.connectionCreated()
     }
 
     /// A server connection for an accepted socket.
@@ -77,11 +78,13 @@ final class Connection: PollHandler, @unchecked Sendable {
         self.remoteAddress = peer
         observations = .allocate(capacity: 1)
         observations.initialize(to: apns_tls_observations())
+        loop.connectionCreated()
     }
 
     deinit {
         if let ssl { SSL_free(ssl) }
         observations.deallocate()
+        loop.connectionFreed()
     }
 
     // MARK: starting

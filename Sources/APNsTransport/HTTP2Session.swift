@@ -176,17 +176,24 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     /// closes when neither side has anything more to say.
     func produce() {
         guard let session, connection.state == .open else { return }
-        while connection.pendingOutput < Connection.highWater {
-            var data: UnsafePointer<UInt8>?
-            let count = nghttp2_session_mem_send(session, &data)
-            if count < 0 {
-                connection.fail(TransportError(.protocolError, "HTTP/2 error: \(String(cString: nghttp2_strerror(Int32(count))))."))
-                return
+        // Fill the connection's buffer, write it, repeat: stop when nghttp2 has nothing more
+        // (or flow control holds it back) or when the socket is full — then POLLOUT brings us
+        // back through connectionCanWrite.
+        var more = true
+        while more && connection.state == .open {
+            while connection.pendingOutput < Connection.highWater {
+                var data: UnsafePointer<UInt8>?
+                let count = nghttp2_session_mem_send(session, &data)
+                if count < 0 {
+                    connection.fail(TransportError(.protocolError, "HTTP/2 error: \(String(cString: nghttp2_strerror(Int32(count))))."))
+                    return
+                }
+                if count == 0 { more = false; break }
+                connection.enqueue(UnsafeRawBufferPointer(start: data, count: count))
             }
-            if count == 0 { break }
-            connection.enqueue(UnsafeRawBufferPointer(start: data, count: count))
+            connection.flush()
+            if connection.pendingOutput > 0 { break }
         }
-        connection.flush()
         if connection.state == .open, nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0,
            connection.pendingOutput == 0 {
             connection.close(error: nil)
