@@ -28,7 +28,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     }
     private var clientStreams: [Int32: ClientStream] = [:]
     private var pings: [CheckedContinuation<Void, Error>] = []
-    private var readyWaiters: [CheckedContinuation<Void, Error>] = []
+    private var readyWaiters: [(continuation: CheckedContinuation<Void, Error>, timer: UInt64)] = []
     private(set) var receivedSettings = false
 
     // Server side.
@@ -113,13 +113,16 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         }
         for ping in pings { ping.resume(throwing: failure) }
         pings.removeAll()
-        for waiter in readyWaiters { waiter.resume(throwing: failure) }
+        for waiter in readyWaiters {
+            connection.loop.cancelTimer(waiter.timer)
+            waiter.continuation.resume(throwing: failure)
+        }
         readyWaiters.removeAll()
         serverStreams.removeAll()
         onRequest = nil
         let close = onClose
         onClose = nil
-        close?(error)
+        close?(error ?? (goaway != nil ? failure : nil))
     }
 
     // MARK: session
@@ -248,7 +251,10 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         switch UInt32(header.type) {
         case NGHTTP2_SETTINGS.rawValue where header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
             receivedSettings = true
-            for waiter in readyWaiters { waiter.resume() }
+            for waiter in readyWaiters {
+                connection.loop.cancelTimer(waiter.timer)
+                waiter.continuation.resume()
+            }
             readyWaiters.removeAll()
         case NGHTTP2_HEADERS.rawValue, NGHTTP2_DATA.rawValue:
             if isServer, endStream, let stream = serverStreams[header.stream_id] {
@@ -369,14 +375,20 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     }
 
     /// Resumes once the peer's first SETTINGS frame arrived (the connection is really usable;
-    /// with TLS 1.3 a rejected client certificate shows up here as an alert instead).
-    func waitForSettings(_ continuation: CheckedContinuation<Void, Error>) {
+    /// with TLS 1.3 a rejected client certificate shows up here as an alert instead). After
+    /// `timeout` seconds without one, the connection is closed with a timeout error.
+    func waitForSettings(timeout: Double, _ continuation: CheckedContinuation<Void, Error>) {
         if receivedSettings { continuation.resume(); return }
         if closed {
             continuation.resume(throwing: closeError ?? TransportError(.connectionClosed, "The connection is closed."))
             return
         }
-        readyWaiters.append(continuation)
+        let timer = connection.loop.schedule(after: timeout) { [weak self] in
+            guard let self, !self.receivedSettings else { return }
+            let peer = self.connection.host ?? self.connection.remoteAddress
+            self.connection.fail(TransportError(.timeout, "\(peer) completed the TLS handshake but sent no HTTP/2 SETTINGS within \(Self.seconds(timeout))."))
+        }
+        readyWaiters.append((continuation, timer))
     }
 
     /// Sends GOAWAY(NO_ERROR) and closes once in-flight streams finish.

@@ -121,7 +121,7 @@ struct TransportBehaviourTests {
     @Test func requestTimeoutResetsOnlyThatStream() async throws {
         try await onOwnLoop("test.timeout") { loop in
             let server = try HTTP2Server.start(tls: .server(identity: try fixtures.serverIdentity), loop: loop) { request in
-                if request.path == "/slow" { try? await Task.sleep(nanoseconds: 3_000_000_000) }
+                if request.path == "/slow" { try? await Task.sleep(nanoseconds: 1_500_000_000) }
                 return HTTP2Response(status: 200)
             }
             defer { server.stop() }
@@ -160,6 +160,9 @@ struct TransportBehaviourTests {
                 }
             }
             #expect(sawClosed)
+            for _ in 0..<200 where !client.isClosed { try? await Task.sleep(nanoseconds: 10_000_000) }
+            #expect(client.isClosed)
+            #expect(client.closeReason?.message.contains("GOAWAY") == true, "\(String(describing: client.closeReason))")
         }
     }
 }
