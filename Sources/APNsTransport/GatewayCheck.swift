@@ -51,6 +51,15 @@ public struct GatewayCheck: Sendable {
         var tls = TLSConfiguration.client(identity: identity, trust: trust, verification: .reportOnly)
         if legacy { tls.applicationProtocols = [] }
 
+        switch credentials {
+        case .certificate(let identity):
+            let cert = identity.certificate
+            let days = cert.daysLeft()
+            report.step("identity", "Client certificate \(cert.subject.commonName ?? cert.subject.description), "
+                + (days < 0 ? "EXPIRED \(-days) days ago" : "valid for \(days) more days") + ".")
+        case .token(_, let keyID, let teamID):
+            report.step("identity", "Token auth: key \(keyID), team \(teamID).")
+        }
         report.step("connect", "Connecting to \(endpoint) (timeout \(HTTP2Session.seconds(timeout))).")
         let handshake: TLSHandshakeInfo
         var client: HTTP2Client?

@@ -323,7 +323,11 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
 
     /// Submits `request`; the continuation gets the response, a reset, or the connection's end.
     func submit(_ request: HTTP2Request, timeout: Double?, continuation: CheckedContinuation<HTTP2Response, Error>) {
-        guard let session, !closed, goaway == nil else {
+        if let goaway {
+            continuation.resume(throwing: TransportError(.connectionClosed, "The server sent GOAWAY \(Self.errorName(goaway.code))\(goaway.debug.isEmpty ? "" : " (\(goaway.debug))"); the request was not sent: open a new connection."))
+            return
+        }
+        guard let session, !closed else {
             continuation.resume(throwing: closeError ?? TransportError(.connectionClosed, "The connection to \(connection.host ?? connection.remoteAddress) is closed."))
             return
         }
