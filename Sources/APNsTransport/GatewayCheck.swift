@@ -60,6 +60,13 @@ public struct GatewayCheck: Sendable {
         case .token(_, let keyID, let teamID):
             report.step("identity", "Token auth: key \(keyID), team \(teamID).")
         }
+        do {
+            let addresses = try await Resolver.resolve(endpoint)
+            report.step("dns", "\(endpoint.host) resolved to \(addresses.map { $0.description }.joined(separator: ", ")).")
+        } catch {
+            report.finishWithConnectError(error, presentedCertificate: identity != nil)
+            return report
+        }
         report.step("connect", "Connecting to \(endpoint) (timeout \(HTTP2Session.seconds(timeout))).")
         let handshake: TLSHandshakeInfo
         var client: HTTP2Client?
