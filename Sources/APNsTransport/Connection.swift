@@ -52,6 +52,8 @@ final class Connection: PollHandler, @unchecked Sendable {
     /// Bytes waiting to be encrypted and sent; delegates stop producing above this.
     var pendingOutput: Int { outgoing.count - outgoingHead }
     static let highWater = 256 * 1024
+    /// How long an accepted client may take to finish its TLS handshake.
+    static let serverHandshakeTimeout = 10.0
 
     var fd: Int32 { socket?.fd ?? -1 }
 
@@ -65,6 +67,7 @@ final class Connection: PollHandler, @unchecked Sendable {
         self.remoteAddress = addresses.first?.description ?? host
         observations = .allocate(capacity: 1)
         observations.initialize(to: apns_tls_observations())
+        loop.connectionCreated()
     }
 
     /// A server connection for an accepted socket.
@@ -77,11 +80,13 @@ final class Connection: PollHandler, @unchecked Sendable {
         self.remoteAddress = peer
         observations = .allocate(capacity: 1)
         observations.initialize(to: apns_tls_observations())
+        loop.connectionCreated()
     }
 
     deinit {
         if let ssl { SSL_free(ssl) }
         observations.deallocate()
+        loop.connectionFreed()
     }
 
     // MARK: starting
@@ -92,6 +97,11 @@ final class Connection: PollHandler, @unchecked Sendable {
         if context.isServer {
             do { try makeSSL() } catch { fail(error as? TransportError ?? TransportError(.internalFailure, "\(error)")); return }
             SSL_set_accept_state(ssl)
+            // A client that connects and never finishes its handshake must not hold a slot forever.
+            loop.schedule(after: Self.serverHandshakeTimeout) { [weak self] in
+                guard let self, self.state == .handshaking else { return }
+                self.fail(TransportError(.timeout, "The client \(self.remoteAddress) did not complete the TLS handshake within \(HTTP2Session.seconds(Self.serverHandshakeTimeout))."))
+            }
             continueHandshake()
         } else {
             tryNextAddress()

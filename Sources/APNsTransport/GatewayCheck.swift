@@ -51,6 +51,22 @@ public struct GatewayCheck: Sendable {
         var tls = TLSConfiguration.client(identity: identity, trust: trust, verification: .reportOnly)
         if legacy { tls.applicationProtocols = [] }
 
+        switch credentials {
+        case .certificate(let identity):
+            let cert = identity.certificate
+            let days = cert.daysLeft()
+            report.step("identity", "Client certificate \(cert.subject.commonName ?? cert.subject.description), "
+                + (days < 0 ? "EXPIRED \(-days) days ago" : "valid for \(days) more days") + ".")
+        case .token(_, let keyID, let teamID):
+            report.step("identity", "Token auth: key \(keyID), team \(teamID).")
+        }
+        do {
+            let addresses = try await Resolver.resolve(endpoint)
+            report.step("dns", "\(endpoint.host) resolved to \(addresses.map { $0.description }.joined(separator: ", ")).")
+        } catch {
+            report.finishWithConnectError(error, presentedCertificate: identity != nil)
+            return report
+        }
         report.step("connect", "Connecting to \(endpoint) (timeout \(HTTP2Session.seconds(timeout))).")
         let handshake: TLSHandshakeInfo
         var client: HTTP2Client?
@@ -124,7 +140,7 @@ public struct GatewayCheck: Sendable {
         if let topic { headers.append(("apns-topic", topic)) }
         if case .token(let key, let keyID, let teamID) = credentials {
             do {
-                headers.append(("authorization", "bearer " + (try ProviderToken.make(key: key, keyID: keyID, teamID: teamID))))
+                headers.append(("authorization", "bearer " + (try ProviderTokenSigner(key: key, keyID: keyID, teamID: teamID).token())))
             } catch {
                 report.finish(.failed, (error as? TransportError)?.message ?? "\(error)")
                 return

@@ -15,12 +15,28 @@ public final class HTTP2Client: @unchecked Sendable {
     public let handshake: TLSHandshakeInfo
     private let loop: EventLoop
     private let session: HTTP2Session
+    private let status: ClientStatus
 
-    private init(endpoint: Endpoint, handshake: TLSHandshakeInfo, loop: EventLoop, session: HTTP2Session) {
+    /// Written on the loop thread when the connection ends, read from any thread.
+    final class ClientStatus: @unchecked Sendable {
+        private let lock = NSLock()
+        private var closed = false
+        private var error: TransportError?
+
+        func markClosed(_ error: TransportError?) {
+            lock.lock(); closed = true; self.error = error; lock.unlock()
+        }
+
+        var isClosed: Bool { lock.lock(); defer { lock.unlock() }; return closed }
+        var reason: TransportError? { lock.lock(); defer { lock.unlock() }; return error }
+    }
+
+    private init(endpoint: Endpoint, handshake: TLSHandshakeInfo, loop: EventLoop, session: HTTP2Session, status: ClientStatus) {
         self.endpoint = endpoint
         self.handshake = handshake
         self.loop = loop
         self.session = session
+        self.status = status
     }
 
     deinit {
@@ -38,6 +54,8 @@ public final class HTTP2Client: @unchecked Sendable {
             loop.execute {
                 let connection = Connection(loop: loop, context: context, host: endpoint.host, addresses: addresses)
                 let session = HTTP2Session(connection: connection, server: false, settings: settings)
+                let status = ClientStatus()
+                session.onClose = { error in status.markClosed(error) }
                 let timer = loop.schedule(after: timeout) {
                     connection.fail(TransportError(.timeout, Resolver.timeoutMessage(endpoint, connection.state, timeout)))
                 }
@@ -45,7 +63,7 @@ public final class HTTP2Client: @unchecked Sendable {
                     loop.cancelTimer(timer)
                     switch result {
                     case .success(let info):
-                        continuation.resume(returning: HTTP2Client(endpoint: endpoint, handshake: info, loop: loop, session: session))
+                        continuation.resume(returning: HTTP2Client(endpoint: endpoint, handshake: info, loop: loop, session: session, status: status))
                     case .failure(let error):
                         continuation.resume(throwing: error)
                     }
@@ -59,20 +77,15 @@ public final class HTTP2Client: @unchecked Sendable {
     /// TLS 1.3 a server that rejects the client certificate says so only now, as an alert.
     public func ready(timeout: Double = 10) async throws {
         let session = self.session
-        let loop = self.loop
-        let endpoint = self.endpoint
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-            loop.execute {
-                let timer = loop.schedule(after: timeout) {
-                    if !session.receivedSettings {
-                        session.connection.fail(TransportError(.timeout, "\(endpoint) completed the TLS handshake but sent no HTTP/2 SETTINGS within \(HTTP2Session.seconds(timeout))."))
-                    }
-                }
-                session.waitForSettings(continuation)
-                if session.receivedSettings || session.closed { loop.cancelTimer(timer) }
-            }
+            loop.execute { session.waitForSettings(timeout: timeout, continuation) }
         }
     }
+
+    /// Whether the connection has ended (GOAWAY, peer close, failure): a sender then makes a
+    /// new client. `closeReason` says why when it was not a clean close.
+    public var isClosed: Bool { status.isClosed }
+    public var closeReason: TransportError? { status.reason }
 
     /// Sends one request and returns its response. Throws on reset, GOAWAY, connection loss,
     /// or when `timeout` seconds pass without a complete response.

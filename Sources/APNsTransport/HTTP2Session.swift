@@ -28,7 +28,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     }
     private var clientStreams: [Int32: ClientStream] = [:]
     private var pings: [CheckedContinuation<Void, Error>] = []
-    private var readyWaiters: [CheckedContinuation<Void, Error>] = []
+    private var readyWaiters: [(continuation: CheckedContinuation<Void, Error>, timer: UInt64)] = []
     private(set) var receivedSettings = false
 
     // Server side.
@@ -115,13 +115,16 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         }
         for ping in pings { ping.resume(throwing: failure) }
         pings.removeAll()
-        for waiter in readyWaiters { waiter.resume(throwing: failure) }
+        for waiter in readyWaiters {
+            connection.loop.cancelTimer(waiter.timer)
+            waiter.continuation.resume(throwing: failure)
+        }
         readyWaiters.removeAll()
         serverStreams.removeAll()
         onRequest = nil
         let close = onClose
         onClose = nil
-        close?(error)
+        close?(error ?? (goaway != nil ? failure : nil))
     }
 
     // MARK: session
@@ -178,17 +181,24 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     /// closes when neither side has anything more to say.
     func produce() {
         guard let session, connection.state == .open else { return }
-        while connection.pendingOutput < Connection.highWater {
-            var data: UnsafePointer<UInt8>?
-            let count = nghttp2_session_mem_send(session, &data)
-            if count < 0 {
-                connection.fail(TransportError(.protocolError, "HTTP/2 error: \(String(cString: nghttp2_strerror(Int32(count))))."))
-                return
+        // Fill the connection's buffer, write it, repeat: stop when nghttp2 has nothing more
+        // (or flow control holds it back) or when the socket is full — then POLLOUT brings us
+        // back through connectionCanWrite.
+        var more = true
+        while more && connection.state == .open {
+            while connection.pendingOutput < Connection.highWater {
+                var data: UnsafePointer<UInt8>?
+                let count = nghttp2_session_mem_send(session, &data)
+                if count < 0 {
+                    connection.fail(TransportError(.protocolError, "HTTP/2 error: \(String(cString: nghttp2_strerror(Int32(count))))."))
+                    return
+                }
+                if count == 0 { more = false; break }
+                connection.enqueue(UnsafeRawBufferPointer(start: data, count: count))
             }
-            if count == 0 { break }
-            connection.enqueue(UnsafeRawBufferPointer(start: data, count: count))
+            connection.flush()
+            if connection.pendingOutput > 0 { break }
         }
-        connection.flush()
         if connection.state == .open, nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0,
            connection.pendingOutput == 0 {
             connection.close(error: nil)
@@ -245,7 +255,10 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         switch UInt32(header.type) {
         case NGHTTP2_SETTINGS.rawValue where header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
             receivedSettings = true
-            for waiter in readyWaiters { waiter.resume() }
+            for waiter in readyWaiters {
+                connection.loop.cancelTimer(waiter.timer)
+                waiter.continuation.resume()
+            }
             readyWaiters.removeAll()
         case NGHTTP2_HEADERS.rawValue, NGHTTP2_DATA.rawValue:
             if isServer, endStream, let stream = serverStreams[header.stream_id] {
@@ -314,11 +327,11 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
 
     /// Submits `request`; the continuation gets the response, a reset, or the connection's end.
     func submit(_ request: HTTP2Request, timeout: Double?, continuation: CheckedContinuation<HTTP2Response, Error>) {
-        guard let session, !closed, goaway == nil else {
-            if let goaway, closeError == nil {
-                continuation.resume(throwing: TransportError(.connectionClosed, "The server sent GOAWAY \(Self.errorName(goaway.code))\(goaway.debug.isEmpty ? "" : " (\(goaway.debug))"); the request was not sent and may be retried on a new connection."))
-                return
-            }
+        if let goaway {
+            continuation.resume(throwing: TransportError(.connectionClosed, "The server sent GOAWAY \(Self.errorName(goaway.code))\(goaway.debug.isEmpty ? "" : " (\(goaway.debug))"); the request was not sent: open a new connection."))
+            return
+        }
+        guard let session, !closed else {
             continuation.resume(throwing: closeError ?? TransportError(.connectionClosed, "The connection to \(connection.host ?? connection.remoteAddress) is closed."))
             return
         }
@@ -370,14 +383,20 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     }
 
     /// Resumes once the peer's first SETTINGS frame arrived (the connection is really usable;
-    /// with TLS 1.3 a rejected client certificate shows up here as an alert instead).
-    func waitForSettings(_ continuation: CheckedContinuation<Void, Error>) {
+    /// with TLS 1.3 a rejected client certificate shows up here as an alert instead). After
+    /// `timeout` seconds without one, the connection is closed with a timeout error.
+    func waitForSettings(timeout: Double, _ continuation: CheckedContinuation<Void, Error>) {
         if receivedSettings { continuation.resume(); return }
         if closed {
             continuation.resume(throwing: closeError ?? TransportError(.connectionClosed, "The connection is closed."))
             return
         }
-        readyWaiters.append(continuation)
+        let timer = connection.loop.schedule(after: timeout) { [weak self] in
+            guard let self, !self.receivedSettings else { return }
+            let peer = self.connection.host ?? self.connection.remoteAddress
+            self.connection.fail(TransportError(.timeout, "\(peer) completed the TLS handshake but sent no HTTP/2 SETTINGS within \(Self.seconds(timeout))."))
+        }
+        readyWaiters.append((continuation, timer))
     }
 
     /// Sends GOAWAY(NO_ERROR) and closes once in-flight streams finish.

@@ -148,3 +148,28 @@ struct GatewayCheckTests {
         #expect(rejected.outcome == .rejected, "\(rejected.summary)")
     }
 }
+
+/// With TLS 1.2 a server rejects the client certificate inside the handshake itself.
+@Suite("Gateway check over TLS 1.2")
+struct GatewayCheckTLS12Tests {
+    let fixtures = Fixtures.shared
+
+    @Test func rejectionInsideTheTLS12HandshakeNamesTheAlert() async throws {
+        var tls = TLSConfiguration.server(identity: try fixtures.serverIdentity, clientCA: fixtures.caCert)
+        tls.maximumVersion = .tls1_2
+        let server = try HTTP2Server.start(tls: tls) { _ in HTTP2Response(status: 400, body: Array(#"{"reason":"BadDeviceToken"}"#.utf8)) }
+        defer { server.stop() }
+        let check = GatewayCheck(endpoint: Endpoint(host: "localhost", port: server.port),
+                                 credentials: .certificate(try fixtures.otherClientIdentity), trust: .caFile(fixtures.caCert))
+        let report = await check.run()
+        #expect(report.outcome == .rejected, "\(report.summary)")
+        #expect(report.alert == "unknown_ca")
+        #expect(report.tlsVersion == nil)
+
+        let good = GatewayCheck(endpoint: Endpoint(host: "localhost", port: server.port),
+                                credentials: .certificate(try fixtures.clientIdentity), trust: .caFile(fixtures.caCert))
+        let accepted = await good.run()
+        #expect(accepted.outcome == .accepted, "\(accepted.summary)")
+        #expect(accepted.tlsVersion == "TLSv1.2")
+    }
+}

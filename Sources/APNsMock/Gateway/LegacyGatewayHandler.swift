@@ -3,66 +3,57 @@ import APNsProtocol
 import APNsTransport
 import Foundation
 
-/// The mock's legacy binary gateway (APNS.md section 4), one handler per connection: frames
+/// The mock's legacy binary gateway (APNS.md section 4), one session per connection: frames
 /// are decoded with the codec the sender uses; good notifications are recorded in silence
 /// (the protocol has no success reply); the first bad one gets `8|status|identifier` and the
 /// connection is closed, dropping everything after it, as Apple's gateway did.
-final class LegacyGatewayHandler: StreamHandler {
-    private var decoder = LegacyFrameDecoder()
-    private let environment: APNsEnvironment
-    private let registry: DeviceRegistry?
-    private let recorder: NotificationRecorder?
-    private let log: @Sendable (String) -> Void
-    private var topic: String?
-    private var finished = false
-    private var count = 0
+struct LegacyGatewaySession {
+    let id: Int
+    let environment: APNsEnvironment
+    let registry: DeviceRegistry?
+    let recorder: NotificationRecorder?
+    let log: @Sendable (String) -> Void
 
-    init(environment: APNsEnvironment, registry: DeviceRegistry?, recorder: NotificationRecorder?, log: @escaping @Sendable (String) -> Void) {
-        self.environment = environment
-        self.registry = registry
-        self.recorder = recorder
-        self.log = log
-    }
+    /// A connection that sends nothing for this long is closed.
+    static let idleSeconds: Double = 300
 
-    func streamOpened(_ peer: StreamPeer) {
-        guard let certificate = peer.clientCertificate else { peer.close(); return }
+    func serve(_ connection: TLSServerConnection) async {
+        guard let certificate = connection.clientCertificate else { connection.close(); return }
         let info = certificate.apnsInfo()
-        topic = info.bundleID
-        log("legacy connection #\(peer.id) from \(peer.remoteAddress): certificate \(info.commonName ?? info.subject)")
-        if !info.isAPNs || !info.environments.contains(environment) {
+        log("legacy connection #\(id) from \(connection.handshake.remoteAddress): certificate \(info.commonName ?? info.subject)")
+        guard info.isAPNs, info.environments.contains(environment) else {
             // The gateway of the other environment rejects the certificate outright.
-            log("legacy connection #\(peer.id): certificate not valid for \(environment.rawValue); closing")
-            peer.close()
+            log("legacy connection #\(id): certificate not valid for \(environment.rawValue); closing")
+            connection.close()
+            return
         }
-    }
-
-    func stream(_ peer: StreamPeer, received bytes: [UInt8]) {
-        guard !finished else { return }
-        decoder.append(bytes)
-        while let event = decoder.next() {
-            switch event {
-            case .notification(let notification, let format):
-                if let status = check(notification) {
-                    fail(peer, status: status, identifier: notification.identifier, format: format)
+        var decoder = LegacyFrameDecoder()
+        var accepted = 0
+        while let bytes = try? await connection.read(timeout: Self.idleSeconds) {
+            decoder.append(bytes)
+            while let event = decoder.next() {
+                switch event {
+                case .notification(let notification, let format):
+                    if let status = check(notification, topic: info.bundleID) {
+                        fail(connection, status: status, identifier: notification.identifier, format: format)
+                        return
+                    }
+                    accepted += 1
+                    guard let token = try? DeviceToken(bytes: notification.token) else { continue }
+                    recorder?.record(apnsID: "legacy-\(id)-\(notification.identifier)", token: token, topic: info.bundleID, pushType: nil,
+                                     payloadBytes: notification.payload.count, connection: id, protocolName: "legacy",
+                                     identifier: format == .simple ? nil : notification.identifier)
+                case .invalid(let status, let identifier, let format):
+                    fail(connection, status: status, identifier: identifier, format: format)
                     return
                 }
-                count += 1
-                let token = (try? DeviceToken(bytes: notification.token)) ?? (try! DeviceToken(bytes: Array(repeating: 0, count: 32)))
-                recorder?.record(apnsID: "legacy-\(peer.id)-\(notification.identifier)", token: token, topic: topic, pushType: nil,
-                                 payloadBytes: notification.payload.count, connection: peer.id, protocolName: "legacy",
-                                 identifier: format == .simple ? nil : notification.identifier)
-            case .invalid(let status, let identifier, let format):
-                fail(peer, status: status, identifier: identifier, format: format)
-                return
             }
         }
+        log("legacy connection #\(id) closed after \(accepted) notification(s)")
+        connection.close()
     }
 
-    func streamClosed(_ peer: StreamPeer, error: TransportError?) {
-        log("legacy connection #\(peer.id) closed after \(count) notification(s)")
-    }
-
-    private func check(_ notification: LegacyNotification) -> LegacyStatus? {
+    private func check(_ notification: LegacyNotification, topic: String?) -> LegacyStatus? {
         guard let registry else { return nil }
         guard let token = try? DeviceToken(bytes: notification.token), let device = registry.devices[token],
               device.environment == environment else { return .invalidToken }
@@ -70,33 +61,25 @@ final class LegacyGatewayHandler: StreamHandler {
         return nil
     }
 
-    private func fail(_ peer: StreamPeer, status: LegacyStatus, identifier: UInt32, format: LegacyFormat?) {
-        finished = true
-        log("legacy connection #\(peer.id): \(status.name) for identifier \(identifier); closing")
+    private func fail(_ connection: TLSServerConnection, status: LegacyStatus, identifier: UInt32, format: LegacyFormat?) {
+        log("legacy connection #\(id): \(status.name) for identifier \(identifier); closing")
         // Command 0 has no identifier and gets no reply: the gateway just drops the connection.
-        if format != .simple { peer.write(LegacyErrorResponse(status: status, identifier: identifier).encoded) }
-        peer.close()
+        if format != .simple { connection.write(LegacyErrorResponse(status: status, identifier: identifier).encoded) }
+        connection.close()
     }
 }
 
 /// The feedback service: on connect, writes the tuples of unregistered tokens, then closes.
 /// The list is cleared once read, as Apple's service did.
-final class FeedbackHandler: StreamHandler {
-    private let take: @Sendable () -> [FeedbackTuple]
-    private let log: @Sendable (String) -> Void
+struct FeedbackSession {
+    let id: Int
+    let queue: FeedbackQueue
+    let log: @Sendable (String) -> Void
 
-    init(take: @escaping @Sendable () -> [FeedbackTuple], log: @escaping @Sendable (String) -> Void) {
-        self.take = take
-        self.log = log
+    func serve(_ connection: TLSServerConnection) async {
+        let tuples = queue.take()
+        log("feedback connection #\(id) from \(connection.handshake.remoteAddress): sending \(tuples.count) tuple(s)")
+        connection.write(tuples.flatMap(\.encoded))
+        connection.close()
     }
-
-    func streamOpened(_ peer: StreamPeer) {
-        let tuples = take()
-        log("feedback connection #\(peer.id) from \(peer.remoteAddress): sending \(tuples.count) tuple(s)")
-        peer.write(tuples.flatMap(\.encoded))
-        peer.close()
-    }
-
-    func stream(_ peer: StreamPeer, received bytes: [UInt8]) {}
-    func streamClosed(_ peer: StreamPeer, error: TransportError?) {}
 }

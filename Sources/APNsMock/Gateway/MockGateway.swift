@@ -24,7 +24,7 @@ public final class MockGateway: @unchecked Sendable {
     public let feedbackPort: Int?
     public let handler: ProviderAPIHandler
     public let recorder: NotificationRecorder?
-    private let servers: (HTTP2Server, TLSStreamServer?, TLSStreamServer?)
+    private let servers: (HTTP2Server, TLSServer?, TLSServer?)
     private let feedbackQueue: FeedbackQueue
     private let idleSweeper: Task<Void, Never>?
 
@@ -48,16 +48,18 @@ public final class MockGateway: @unchecked Sendable {
         let recorder = self.recorder
         let registry = settings.registry
         let environment = settings.environment
+        let counter = ConnectionCounter()
         let legacy = try configuration.legacyPort.map { port in
-            try TLSStreamServer.start(host: configuration.host, port: port, tls: required) {
-                LegacyGatewayHandler(environment: environment, registry: registry, recorder: recorder, log: log)
+            try TLSServer.start(host: configuration.host, port: port, tls: required) { connection in
+                await LegacyGatewaySession(id: counter.next(), environment: environment, registry: registry, recorder: recorder, log: log)
+                    .serve(connection)
             }
         }
         let queue = FeedbackQueue(initial: registry?.feedback(for: environment) ?? [], handler: handler)
         feedbackQueue = queue
         let feedback = try configuration.feedbackPort.map { port in
-            try TLSStreamServer.start(host: configuration.host, port: port, tls: required) {
-                FeedbackHandler(take: { queue.take() }, log: log)
+            try TLSServer.start(host: configuration.host, port: port, tls: required) { connection in
+                await FeedbackSession(id: counter.next(), queue: queue, log: log).serve(connection)
             }
         }
         servers = (http2, legacy, feedback)
@@ -110,4 +112,11 @@ final class FeedbackQueue: @unchecked Sendable {
             return all
         }
     }
+}
+
+/// Numbers the legacy and feedback connections for log lines.
+final class ConnectionCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    func next() -> Int { lock.withLock { value += 1; return value } }
 }

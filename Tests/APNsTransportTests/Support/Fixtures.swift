@@ -8,8 +8,18 @@ import Foundation
 /// with a wrong host name and an expired validity period.
 final class Fixtures: Sendable {
     static let shared: Fixtures = {
-        do { return try Fixtures() } catch { fatalError("Could not create test fixtures: \(error)") }
+        do {
+            let fixtures = try Fixtures()
+            Fixtures.createdDir = fixtures.dir
+            atexit { if let dir = Fixtures.createdDir { try? FileManager.default.removeItem(atPath: dir) } }
+            return fixtures
+        } catch {
+            fatalError("Could not create test fixtures: \(error)")
+        }
     }()
+
+    /// Removed when the test process exits (set once, before the atexit handler can run).
+    nonisolated(unsafe) private static var createdDir: String?
 
     let dir: String
     var caCert: String { dir + "/ca.pem" }

@@ -1,0 +1,97 @@
+import APNsCredentials
+import Foundation
+
+/// A plain TLS server (no HTTP/2): what a mock of the legacy binary gateway (2195) and the
+/// feedback service (2196) need. Each accepted connection is handed, after its handshake, to
+/// `handler` as a `TLSServerConnection` running in a task of its own.
+///
+/// `@unchecked Sendable`: the listener is loop-confined, touched only in `loop.execute`.
+public final class TLSServer: @unchecked Sendable {
+    public typealias Handler = @Sendable (TLSServerConnection) async -> Void
+
+    public let port: Int
+    private let loop: EventLoop
+    private let listener: Listener
+
+    private init(port: Int, loop: EventLoop, listener: Listener) {
+        self.port = port
+        self.loop = loop
+        self.listener = listener
+    }
+
+    public static func start(host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration, loop: EventLoop = .shared,
+                             handler: @escaping Handler) throws -> TLSServer {
+        guard tls.identity != nil else {
+            throw TransportError(.configuration, "A TLS server needs a certificate and key.")
+        }
+        let context = try SSLContext(tls, server: true)
+        let (socket, boundPort) = try Socket.listen(host: host, port: port)
+        let listener = Listener(socket: socket, port: boundPort)
+        listener.onAccept = { client, peer in
+            let connection = Connection(loop: loop, context: context, accepted: client, peer: peer)
+            let stream = RawStream(connection: connection)
+            stream.onHandshake = { result in
+                guard case .success(let info) = result else { return }
+                let accepted = TLSServerConnection(handshake: info, loop: loop, stream: stream)
+                Task { await handler(accepted) }
+            }
+            connection.start()
+        }
+        loop.execute { loop.register(listener) }
+        return TLSServer(port: boundPort, loop: loop, listener: listener)
+    }
+
+    /// Stops accepting; connections already handed to the handler stay until it closes them.
+    public func stop() {
+        let listener = self.listener
+        let loop = self.loop
+        loop.execute {
+            listener.onAccept = nil
+            loop.deregister(listener)
+        }
+    }
+
+    deinit { stop() }
+}
+
+/// One accepted TLS connection of a `TLSServer`.
+///
+/// `@unchecked Sendable`: the stream is loop-confined, touched only in `loop.execute`.
+public final class TLSServerConnection: @unchecked Sendable {
+    public let handshake: TLSHandshakeInfo
+    private let loop: EventLoop
+    private let stream: RawStream
+
+    init(handshake: TLSHandshakeInfo, loop: EventLoop, stream: RawStream) {
+        self.handshake = handshake
+        self.loop = loop
+        self.stream = stream
+    }
+
+    deinit { close() }
+
+    /// The certificate the client presented, if any (verified when the server requires one).
+    public var clientCertificate: Certificate? { handshake.peerChain.first }
+
+    /// The next bytes from the client; nil when it closed the connection.
+    public func read(timeout: Double) async throws -> [UInt8]? {
+        let stream = self.stream
+        return try await withCheckedThrowingContinuation { continuation in
+            loop.execute { stream.read(timeout: timeout, continuation) }
+        }
+    }
+
+    public func write(_ bytes: [UInt8]) {
+        let stream = self.stream
+        loop.execute {
+            stream.connection.enqueue(bytes)
+            stream.connection.flush()
+        }
+    }
+
+    /// Sends what is queued (best effort) and closes.
+    public func close() {
+        let stream = self.stream
+        loop.execute { stream.connection.close(error: nil) }
+    }
+}

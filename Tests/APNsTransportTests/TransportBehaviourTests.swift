@@ -1,0 +1,168 @@
+import APNsCredentials
+import APNsTransport
+import Foundation
+import Testing
+
+/// HTTP/2 behaviour between our own client and server, each test on an event loop of its own
+/// so it can check that everything it opened is freed at the end.
+@Suite("Transport behaviour")
+struct TransportBehaviourTests {
+    let fixtures = Fixtures.shared
+
+    /// Tracks how many handler calls run at once.
+    actor Gauge {
+        var current = 0
+        var peak = 0
+        var total = 0
+        func enter() { current += 1; total += 1; peak = max(peak, current) }
+        func leave() { current -= 1 }
+    }
+
+    func clientTLS() throws -> TLSConfiguration {
+        .client(identity: try fixtures.clientIdentity, trust: .caFile(fixtures.caCert))
+    }
+
+    /// Runs `body` on a fresh loop, then checks that everything it opened was freed. `body` is
+    /// a separate function so its locals (clients, servers) are released when it returns.
+    func onOwnLoop(_ name: String, _ body: (EventLoop) async throws -> Void) async throws {
+        let loop = EventLoop(name: name)
+        defer { loop.shutdown() }
+        try await body(loop)
+        await expectAllFreed(loop)
+    }
+
+    /// Waits (bounded) until every connection on `loop` has been freed.
+    func expectAllFreed(_ loop: EventLoop) async {
+        for _ in 0..<200 where loop.liveConnectionCount != 0 {
+            try? await Task.sleep(nanoseconds: 25_000_000)
+        }
+        #expect(loop.liveConnectionCount == 0)
+    }
+
+    @Test func serverLimitsConcurrentStreamsAndClientQueues() async throws {
+        try await onOwnLoop("test.streams") { loop in
+            let gauge = Gauge()
+            let server = try HTTP2Server.start(tls: .server(identity: try fixtures.serverIdentity), settings: HTTP2Settings(maxConcurrentStreams: 10), loop: loop) { request in
+                await gauge.enter()
+                try? await Task.sleep(nanoseconds: 1_000_000)
+                await gauge.leave()
+                return HTTP2Response(status: 200, body: request.body)
+            }
+            defer { server.stop() }
+            let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: server.port), tls: try clientTLS(), loop: loop)
+            defer { client.close() }
+            let ok = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<300 {
+                    group.addTask {
+                        let body = Array("request \(index)".utf8)
+                        let response = try await client.send(HTTP2Request(path: "/echo", body: body))
+                        return response.status == 200 && response.body == body
+                    }
+                }
+                return try await group.allSatisfy { $0 }
+            }
+            #expect(ok)
+            #expect(await gauge.total == 300)
+            #expect(await gauge.peak <= 10)
+        }
+    }
+
+    @Test func largeBodiesFlowBothWays() async throws {
+        try await onOwnLoop("test.flow") { loop in
+            let server = try HTTP2Server.start(tls: .server(identity: try fixtures.serverIdentity), loop: loop) { request in
+                HTTP2Response(status: 200, headers: [("x-received", String(request.body.count))], body: request.body + request.body)
+            }
+            defer { server.stop() }
+            let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: server.port), tls: try clientTLS(), loop: loop)
+            defer { client.close() }
+            // 1.5 MiB up and 3 MiB down per stream: past the 64 KiB default and the 1 MiB stream windows.
+            let body = (0..<(3 << 19)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        let response = try await client.send(HTTP2Request(path: "/big", body: body))
+                        #expect(response.header("x-received") == String(body.count))
+                        #expect(response.body.count == 2 * body.count)
+                        #expect(response.body.prefix(body.count).elementsEqual(body))
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+
+    @Test func manyConnectionsOnOneLoop() async throws {
+        try await onOwnLoop("test.connections") { loop in
+            let server = try HTTP2Server.start(tls: .server(identity: try fixtures.serverIdentity, clientCA: fixtures.caCert), loop: loop) { request in
+                HTTP2Response(status: 200, body: Array(request.path.utf8))
+            }
+            defer { server.stop() }
+            let tls = try clientTLS()
+            let total = try await withThrowingTaskGroup(of: Int.self) { group in
+                for connection in 0..<20 {
+                    group.addTask {
+                        let client = try await HTTP2Client.connect(to: Endpoint(host: "127.0.0.1", port: server.port), tls: tls, loop: loop)
+                        defer { client.close() }
+                        var ok = 0
+                        for request in 0..<25 {
+                            let path = "/c\(connection)/r\(request)"
+                            let response = try await client.send(HTTP2Request(method: "GET", path: path))
+                            if response.status == 200 && response.bodyText == path { ok += 1 }
+                        }
+                        return ok
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            #expect(total == 500)
+        }
+    }
+
+    @Test func requestTimeoutResetsOnlyThatStream() async throws {
+        try await onOwnLoop("test.timeout") { loop in
+            let server = try HTTP2Server.start(tls: .server(identity: try fixtures.serverIdentity), loop: loop) { request in
+                if request.path == "/slow" { try? await Task.sleep(nanoseconds: 1_500_000_000) }
+                return HTTP2Response(status: 200)
+            }
+            defer { server.stop() }
+            let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: server.port), tls: try clientTLS(), loop: loop)
+            defer { client.close() }
+            await #expect {
+                _ = try await client.send(HTTP2Request(method: "GET", path: "/slow"), timeout: 0.2)
+            } throws: { ($0 as? TransportError)?.kind == .timeout }
+            let fast = try await client.send(HTTP2Request(method: "GET", path: "/fast"), timeout: 10)
+            #expect(fast.status == 200)
+            try await client.ping()
+        }
+    }
+
+    @Test func goawayFailsLaterRequestsClearly() async throws {
+        try await onOwnLoop("test.goaway") { loop in
+            let server = try HTTP2Server.start(tls: .server(identity: try fixtures.serverIdentity), loop: loop) { _ in
+                HTTP2Response(status: 200)
+            }
+            defer { server.stop() }
+            let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: server.port), tls: try clientTLS(), loop: loop)
+            defer { client.close() }
+            let first = try await client.send(HTTP2Request(method: "GET", path: "/"))
+            #expect(first.status == 200)
+            server.goAwayAll(code: 0, debug: #"{"reason":"Shutdown"}"#)
+            // After GOAWAY arrives the client refuses new requests; before it arrives, a request may
+            // still be answered or be refused by the server. Either way no request hangs.
+            var sawClosed = false
+            for _ in 0..<50 where !sawClosed {
+                do {
+                    _ = try await client.send(HTTP2Request(method: "GET", path: "/"), timeout: 10)
+                    try? await Task.sleep(nanoseconds: 10_000_000)
+                } catch let error as TransportError {
+                    sawClosed = error.kind == .connectionClosed
+                    #expect(sawClosed, "\(error)")
+                }
+            }
+            #expect(sawClosed)
+            for _ in 0..<200 where !client.isClosed { try? await Task.sleep(nanoseconds: 10_000_000) }
+            #expect(client.isClosed)
+            #expect(client.closeReason?.message.contains("GOAWAY") == true, "\(String(describing: client.closeReason))")
+        }
+    }
+}
