@@ -15,13 +15,22 @@ public final class HTTP2Client: @unchecked Sendable {
     public let handshake: TLSHandshakeInfo
     private let loop: EventLoop
     private let session: HTTP2Session
+    private let status: HTTP2ClientStatus
 
-    private init(endpoint: Endpoint, handshake: TLSHandshakeInfo, loop: EventLoop, session: HTTP2Session) {
+    private init(endpoint: Endpoint, handshake: TLSHandshakeInfo, loop: EventLoop, session: HTTP2Session, status: HTTP2ClientStatus) {
         self.endpoint = endpoint
         self.handshake = handshake
         self.loop = loop
         self.session = session
+        self.status = status
     }
+
+    /// False once the connection closed or the server sent GOAWAY: new requests would fail.
+    /// Readable from any thread (the sender's pool asks before every request).
+    public var isOpen: Bool { status.isOpen }
+
+    /// The server's SETTINGS_MAX_CONCURRENT_STREAMS as last seen (100 until its SETTINGS arrive).
+    public var peerMaxConcurrentStreams: Int { status.maxConcurrentStreams }
 
     deinit {
         let session = self.session
@@ -34,10 +43,14 @@ public final class HTTP2Client: @unchecked Sendable {
                                timeout: Double = 10, loop: EventLoop = .shared) async throws -> HTTP2Client {
         let context = try SSLContext(tls, server: false)
         let addresses = try await Resolver.resolve(endpoint)
+        let status = HTTP2ClientStatus()
         return try await withCheckedThrowingContinuation { continuation in
             loop.execute {
                 let connection = Connection(loop: loop, context: context, host: endpoint.host, addresses: addresses)
                 let session = HTTP2Session(connection: connection, server: false, settings: settings)
+                session.onClose = { _ in status.markClosed() }
+                session.onGoAway = { status.markClosed() }
+                session.onRemoteSettings = { status.setMaxConcurrentStreams($0) }
                 let timer = loop.schedule(after: timeout) {
                     connection.fail(TransportError(.timeout, Resolver.timeoutMessage(endpoint, connection.state, timeout)))
                 }
@@ -45,7 +58,7 @@ public final class HTTP2Client: @unchecked Sendable {
                     loop.cancelTimer(timer)
                     switch result {
                     case .success(let info):
-                        continuation.resume(returning: HTTP2Client(endpoint: endpoint, handshake: info, loop: loop, session: session))
+                        continuation.resume(returning: HTTP2Client(endpoint: endpoint, handshake: info, loop: loop, session: session, status: status))
                     case .failure(let error):
                         continuation.resume(throwing: error)
                     }
@@ -96,4 +109,16 @@ public final class HTTP2Client: @unchecked Sendable {
         let session = self.session
         loop.execute { session.shutdown() }
     }
+}
+
+/// The part of a client session's state other threads may read, behind a lock.
+final class HTTP2ClientStatus: @unchecked Sendable {
+    private let lock = NSLock()
+    private var open = true
+    private var streams = 100
+
+    var isOpen: Bool { lock.withLock { open } }
+    var maxConcurrentStreams: Int { lock.withLock { streams } }
+    func markClosed() { lock.withLock { open = false } }
+    func setMaxConcurrentStreams(_ value: Int) { lock.withLock { streams = value } }
 }
