@@ -1,0 +1,94 @@
+import Foundation
+
+/// Legacy binary gateway and feedback service stand-ins: small python3 `ssl` servers (the mock
+/// gateway lives in another branch), requiring a client certificate from the test CA.
+enum LegacyPeers {
+    static let script = #"""
+import socket, ssl, struct, sys, time
+mode, port, cert, key, ca, arg, log = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6], sys.argv[7]
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(cert, key)
+ctx.load_verify_locations(ca)
+ctx.verify_mode = ssl.CERT_REQUIRED
+listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+listener.bind(("127.0.0.1", port))
+listener.listen(16)
+out = open(log, "a", buffering=1)
+connection = 0
+rejected = False
+
+def read_exact(conn, buf, n):
+    while len(buf) < n:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        buf += chunk
+    return buf
+
+while True:
+    raw, _ = listener.accept()
+    try:
+        conn = ctx.wrap_socket(raw, server_side=True)
+    except Exception:
+        raw.close()
+        continue
+    connection += 1
+    try:
+        if mode == "feedback":
+            count = int(arg)
+            data = b""
+            for i in range(count):
+                token = bytes([i + 1]) * 32
+                data += struct.pack(">IH", 1700000000 + i, 32) + token
+            conn.sendall(data)
+            conn.unwrap()
+            conn.close()
+            continue
+        buf = b""
+        while True:
+            buf = read_exact(conn, buf, 5)
+            if buf is None:
+                break
+            (length,) = struct.unpack(">I", buf[1:5])
+            buf = read_exact(conn, buf, 5 + length)
+            if buf is None:
+                break
+            frame, buf = buf[5:5 + length], buf[5 + length:]
+            items, offset = {}, 0
+            while offset < len(frame):
+                item, size = frame[offset], struct.unpack(">H", frame[offset + 1:offset + 3])[0]
+                items[item] = frame[offset + 3:offset + 3 + size]
+                offset += 3 + size
+            token = items[1].hex()
+            (identifier,) = struct.unpack(">I", items[3])
+            if token == arg and not rejected:
+                rejected = True
+                conn.sendall(bytes([8, 8]) + struct.pack(">I", identifier))
+                out.write("rejected %d %s\n" % (connection, token))
+                break
+            out.write("%d %s\n" % (connection, token))
+    except Exception as error:
+        out.write("error %s\n" % error)
+    try:
+        conn.shutdown(socket.SHUT_RDWR)
+    except Exception:
+        pass
+    conn.close()
+"""#
+
+    /// Starts the server in `mode` ("legacy": rejects token `argument` once with status 8;
+    /// "feedback": sends `argument` tuples) and returns it, its port and its log file.
+    static func start(mode: String, argument: String) throws -> (ChildProcess, Int, String) {
+        let fixtures = Fixtures.shared
+        let scriptPath = fixtures.dir + "/legacy_peer.py"
+        if !FileManager.default.fileExists(atPath: scriptPath) {
+            try Data(script.utf8).write(to: URL(fileURLWithPath: scriptPath))
+        }
+        let log = fixtures.dir + "/peer-\(UUID().uuidString.prefix(8)).log"
+        let port = ChildProcess.freePort()
+        let server = try ChildProcess.start(tool("python3"), [scriptPath, mode, String(port), fixtures.serverCert, fixtures.serverKey,
+                                                              fixtures.caCert, argument, log], waitForPort: port)
+        return (server, port, log)
+    }
+}

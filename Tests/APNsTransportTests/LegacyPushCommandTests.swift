@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// `apnskit push --legacy` and `apnskit feedback` end to end against python3 `ssl` servers
+/// speaking the legacy binary protocol (APNS.md sections 4 and 5).
+@Suite("apnskit push --legacy and feedback (CLI)")
+struct LegacyPushCommandTests {
+    let fixtures = Fixtures.shared
+
+    var apnskit: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("apnskit").path
+    }
+
+    func token(_ i: Int) -> String { String(format: "%064x", i + 1) }
+
+    @Test func errorInTheMiddleIsReportedAndLaterOnesResent() async throws {
+        let bad = token(500)
+        let (server, port, log) = try LegacyPeers.start(mode: "legacy", argument: bad)
+        defer { server.stop() }
+        let dir = fixtures.dir + "/legacy-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try Data(((0..<1000).map(token).joined(separator: "\n")) .utf8).write(to: URL(fileURLWithPath: dir + "/tokens.txt"))
+        let result = try await ChildProcess.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert, "--legacy",
+                                                          "--gateway", "localhost:\(port)", "--tokens", dir + "/tokens.txt", "--alert", "legacy",
+                                                          "--results", dir + "/results.jsonl", "--invalid-tokens", dir + "/remove.txt", "--format", "json"])
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.output.contains(#""delivered":999"#), "\(result.output)")
+        #expect(result.output.contains(#""rejected":1"#), "\(result.output)")
+        let lines = try String(contentsOfFile: dir + "/results.jsonl", encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 1000)
+        let rejected = lines.filter { $0.contains(#""status":"rejected""#) }
+        #expect(rejected.count == 1)
+        #expect(rejected.first?.contains(bad) == true)
+        #expect(rejected.first?.contains(#""reason":"Invalid token""#) == true)
+        #expect(try String(contentsOfFile: dir + "/remove.txt", encoding: .utf8) == bad + "\n")
+
+        // The server saw every good token exactly once; those after the bad one on a new connection.
+        let received = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("rejected") }
+        let tokens = received.map { String($0.split(separator: " ")[1]) }
+        #expect(tokens.count == 999, "\(received.prefix(5))")
+        #expect(Set(tokens).count == 999)
+        #expect(!tokens.contains(bad))
+        let afterBad = received.filter { $0.hasSuffix(token(501)) }
+        #expect(afterBad.count == 1 && !afterBad[0].hasPrefix("1 "), "\(afterBad)")
+    }
+
+    @Test func simpleFormatPayloadLimitIsCheckedBeforeSending() async throws {
+        let long = String(repeating: "x", count: 300)
+        let result = try await ChildProcess.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--legacy", "--legacy-format", "simple",
+                                                          "--gateway", "127.0.0.1:1", "--token", token(1), "--alert", long])
+        #expect(result.status == 2, "\(result.output)")
+        #expect(result.output.contains("256"), "\(result.output)")
+    }
+
+    @Test func legacyClosedPortExitsFour() async throws {
+        let result = try await ChildProcess.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--legacy",
+                                                          "--gateway", "127.0.0.1:\(ChildProcess.freePort())", "--token", token(1), "--alert", "x"])
+        #expect(result.status == 4, "\(result.output)")
+    }
+
+    @Test func feedbackPrintsTuples() async throws {
+        let (server, port, _) = try LegacyPeers.start(mode: "feedback", argument: "3")
+        defer { server.stop() }
+        let text = try await ChildProcess.run(apnskit, ["feedback", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert,
+                                                        "--gateway", "localhost:\(port)"])
+        #expect(text.status == 0, "\(text.output)")
+        #expect(text.output.contains("2023-11-14T22:13:20Z " + String(repeating: "01", count: 32)), "\(text.output)")
+        #expect(text.output.split(separator: "\n").count == 3, "\(text.output)")
+        let json = try await ChildProcess.run(apnskit, ["feedback", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert,
+                                                        "--gateway", "localhost:\(port)", "--format", "json"])
+        #expect(json.status == 0, "\(json.output)")
+        #expect(json.output.contains(#""count":3"#), "\(json.output)")
+    }
+
+    @Test func feedbackWithNoTuplesExitsZero() async throws {
+        let (server, port, _) = try LegacyPeers.start(mode: "feedback", argument: "0")
+        defer { server.stop() }
+        let result = try await ChildProcess.run(apnskit, ["feedback", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert,
+                                                          "--gateway", "localhost:\(port)"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.isEmpty, "\(result.output)")
+    }
+
+    @Test func feedbackClosedPortExitsFour() async throws {
+        let result = try await ChildProcess.run(apnskit, ["feedback", fixtures.clientCert, fixtures.clientKey,
+                                                          "--gateway", "127.0.0.1:\(ChildProcess.freePort())"])
+        #expect(result.status == 4, "\(result.output)")
+    }
+}
