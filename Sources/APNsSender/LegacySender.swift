@@ -252,6 +252,7 @@ struct LegacyRun {
         inFlight.removeAll(keepingCapacity: true)
         inFlightHead = 0
         var resend: [Entry] = []
+        var why = "the gateway kept closing the connection"
         switch event {
         case .error(let response):
             if let position = buffered.firstIndex(where: { $0.identifier == response.identifier }) {
@@ -266,14 +267,15 @@ struct LegacyRun {
             } else {
                 resend = buffered  // names one no longer buffered: everything here came after it
             }
-        case .closed:
+        case .closed(let reason):
             // No error response: the gateway may or may not have taken what was buffered.
+            if let reason { why = "the gateway kept closing the connection without an error response (\(reason))" }
             resend = buffered.map { var entry = $0; entry.duplicate = true; return entry }
         }
         var requeue: [Entry] = []
         for entry in resend {
             if entry.attempts >= sender.options.maximumAttempts {
-                finish(entry, .failed("Gave up after \(entry.attempts) attempts: the gateway kept closing the connection."))
+                finish(entry, .failed("Gave up after \(entry.attempts) attempts: \(why)."))
             } else {
                 requeue.append(entry)
             }

@@ -79,7 +79,13 @@ while True:
 
     /// Starts the server in `mode` ("legacy": rejects token `argument` once with status 8;
     /// "feedback": sends `argument` tuples) and returns it, its port and its log file.
-    static func start(mode: String, argument: String) throws -> (ChildProcess, Int, String) {
+    /// Runs on a thread of its own: waiting for the port blocks, and a blocked cooperative
+    /// thread (two on a two-core machine) starves the in-process servers of other tests.
+    static func start(mode: String, argument: String) async throws -> (ChildProcess, Int, String) {
+        try await offPool { try startBlocking(mode: mode, argument: argument) }
+    }
+
+    private static func startBlocking(mode: String, argument: String) throws -> (ChildProcess, Int, String) {
         let fixtures = Fixtures.shared
         let scriptPath = fixtures.dir + "/legacy_peer.py"
         if !FileManager.default.fileExists(atPath: scriptPath) {
@@ -90,5 +96,12 @@ while True:
         let server = try ChildProcess.start(tool("python3"), [scriptPath, mode, String(port), fixtures.serverCert, fixtures.serverKey,
                                                               fixtures.caCert, argument, log], waitForPort: port)
         return (server, port, log)
+    }
+}
+
+/// Runs blocking work (starting child processes, waiting for ports) on a detached thread.
+func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
     }
 }

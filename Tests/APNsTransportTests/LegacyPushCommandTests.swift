@@ -15,7 +15,7 @@ struct LegacyPushCommandTests {
 
     @Test func errorInTheMiddleIsReportedAndLaterOnesResent() async throws {
         let bad = token(500)
-        let (server, port, log) = try LegacyPeers.start(mode: "legacy", argument: bad)
+        let (server, port, log) = try await LegacyPeers.start(mode: "legacy", argument: bad)
         defer { server.stop() }
         let dir = fixtures.dir + "/legacy-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -59,7 +59,7 @@ struct LegacyPushCommandTests {
     }
 
     @Test func feedbackPrintsTuples() async throws {
-        let (server, port, _) = try LegacyPeers.start(mode: "feedback", argument: "3")
+        let (server, port, _) = try await LegacyPeers.start(mode: "feedback", argument: "3")
         defer { server.stop() }
         let text = try await ChildProcess.run(apnskit, ["feedback", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert,
                                                         "--gateway", "localhost:\(port)"])
@@ -73,7 +73,7 @@ struct LegacyPushCommandTests {
     }
 
     @Test func feedbackWithNoTuplesExitsZero() async throws {
-        let (server, port, _) = try LegacyPeers.start(mode: "feedback", argument: "0")
+        let (server, port, _) = try await LegacyPeers.start(mode: "feedback", argument: "0")
         defer { server.stop() }
         let result = try await ChildProcess.run(apnskit, ["feedback", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert,
                                                           "--gateway", "localhost:\(port)"])

@@ -112,7 +112,7 @@ struct PushCommandTests {
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: dir + "/tokens.txt"))
         let result = try await push(["--gateway", "localhost:\(server.port)", "--tokens", dir + "/tokens.txt", "--alert", "Batch",
                                      "--results", dir + "/results.jsonl", "--invalid-tokens", dir + "/remove.txt",
-                                     "--connections", "2", "--format", "json"])
+                                     "--connections", "2", "--concurrency", "10", "--format", "json"])
         #expect(result.status == 1, "\(result.output)")
         #expect(result.output.contains(#""delivered":9990"#), "\(result.output)")
         #expect(result.output.contains(#""rejected":12"#), "\(result.output)")
@@ -120,9 +120,11 @@ struct PushCommandTests {
         let resultLines = try String(contentsOfFile: dir + "/results.jsonl", encoding: .utf8).split(separator: "\n")
         #expect(resultLines.count == 10_002)
         var indexes = Set<Int>()
+        var resent = Set<String>()
         for line in resultLines {
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
             indexes.insert(object["index"] as! Int)
+            if let attempts = object["attempts"] as? Int, attempts > 1 { resent.insert("/3/device/" + (object["token"] as! String)) }
         }
         #expect(indexes.count == 10_002)
         #expect(resultLines.filter { $0.contains(#""status":"invalid""#) }.count == 2)
@@ -130,7 +132,9 @@ struct PushCommandTests {
         #expect(Set(removed) == Set((0..<10).map { token($0 * 1000 + 999) }))
         #expect(seen.body("/3/device/\(token(5))") == #"{"aps":{"alert":"per line"}}"#)
         #expect(seen.body("/3/device/\(token(6))") == #"{"aps":{"alert":"Batch"}}"#)
-        #expect(seen.pathCounts.values.allSatisfy { $0 == 1 })
+        // Sent once each, except those the results say were sent again (a slow, loaded host
+        // can time a request out; the sender then retries and counts it).
+        #expect(seen.pathCounts.filter { $0.value > 1 }.keys.allSatisfy { resent.contains($0) }, "\(seen.pathCounts.filter { $0.value > 1 })")
     }
 
     @Test func goAwayMidBatchReconnectsAndDeliversEveryOne() async throws {
@@ -142,7 +146,7 @@ struct PushCommandTests {
         let tokens = (0..<3000).map { String(format: "%060x", $0) + "abcd" }
         try Data((tokens.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: dir + "/tokens.txt"))
         let result = try await push(["--gateway", "localhost:\(server.port)", "--tokens", dir + "/tokens.txt", "--alert", "x",
-                                     "--results", dir + "/results.jsonl", "--format", "json"])
+                                     "--results", dir + "/results.jsonl", "--concurrency", "10", "--format", "json"])
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains(#""delivered":3000"#), "\(result.output)")
         #expect(!result.output.contains(#""reconnects":0,"#), "\(result.output)")
@@ -171,7 +175,8 @@ struct PushCommandTests {
         // nghttpd serves files: a token whose path exists gets 200, any other 404.
         try FileManager.default.createDirectory(atPath: fixtures.docroot + "/3/device", withIntermediateDirectories: true)
         try Data().write(to: URL(fileURLWithPath: fixtures.docroot + "/3/device/\(token(7))"))
-        let (server, port) = try Peers.nghttpd(cert: fixtures.serverCert, key: fixtures.serverKey)
+        let fixtures = self.fixtures
+        let (server, port) = try await offPool { try Peers.nghttpd(cert: fixtures.serverCert, key: fixtures.serverKey) }
         defer { server.stop() }
         let ok = try await push(["--gateway", "localhost:\(port)", "--token", token(7), "--alert", "x"])
         #expect(ok.status == 0, "\(ok.output)")
