@@ -105,3 +105,61 @@ func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async thro
         Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
     }
 }
+
+/// A TCP relay in front of a test server that cuts its first connection abruptly once the
+/// client has sent `cutAfter` bytes: requests in flight then die with the connection.
+enum DroppingRelay {
+    static let script = #"""
+import socket, sys, threading
+port, target, cut_after = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+listener.bind(("127.0.0.1", port))
+listener.listen(16)
+state = {"connections": 0}
+
+def pump(src, dst, limit):
+    sent = 0
+    try:
+        while True:
+            data = src.recv(65536)
+            if not data:
+                break
+            dst.sendall(data)
+            sent += len(data)
+            if limit and sent >= limit:
+                break
+    except Exception:
+        pass
+    for s in (src, dst):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except Exception:
+            pass
+        s.close()
+
+while True:
+    client, _ = listener.accept()
+    state["connections"] += 1
+    try:
+        upstream = socket.create_connection(("127.0.0.1", target))
+    except Exception:
+        client.close()
+        continue
+    limit = cut_after if state["connections"] == 2 else 0
+    threading.Thread(target=pump, args=(client, upstream, limit), daemon=True).start()
+    threading.Thread(target=pump, args=(upstream, client, 0), daemon=True).start()
+"""#
+
+    /// The relay's first accepted connection is the readiness probe, so the second (the
+    /// client's first) is the one cut.
+    static func start(target: Int, cutAfter: Int) async throws -> (ChildProcess, Int) {
+        try await offPool {
+            let path = Fixtures.shared.dir + "/dropping_relay.py"
+            if !FileManager.default.fileExists(atPath: path) { try Data(script.utf8).write(to: URL(fileURLWithPath: path)) }
+            let port = ChildProcess.freePort()
+            let relay = try ChildProcess.start(tool("python3"), [path, String(port), String(target), String(cutAfter)], waitForPort: port)
+            return (relay, port)
+        }
+    }
+}

@@ -184,4 +184,51 @@ struct PushCommandTests {
         #expect(missing.status == 1, "\(missing.output)")
         #expect(missing.output.contains("404"), "\(missing.output)")
     }
+
+    @Test func droppedConnectionMidBatchLosesNothingAndCountsDuplicates() async throws {
+        let seen = Seen()
+        let server = try gateway(seen)
+        defer { server.stop() }
+        let (relay, port) = try await DroppingRelay.start(target: server.port, cutAfter: 40_000)
+        defer { relay.stop() }
+        let dir = fixtures.dir + "/drop-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let tokens = (0..<3000).map { String(format: "%060x", $0) + "abcd" }
+        try Data((tokens.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: dir + "/tokens.txt"))
+        let result = try await push(["--gateway", "localhost:\(port)", "--tokens", dir + "/tokens.txt", "--alert", "x",
+                                     "--results", dir + "/results.jsonl", "--concurrency", "10", "--format", "json"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains(#""delivered":3000"#), "\(result.output)")
+        #expect(!result.output.contains(#""reconnects":0,"#), "\(result.output)")
+        var indexes = Set<Int>()
+        var duplicated = Set<String>()
+        for line in try String(contentsOfFile: dir + "/results.jsonl", encoding: .utf8).split(separator: "\n") {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            indexes.insert(object["index"] as! Int)
+            if object["possibly_duplicated"] as? Bool == true || (object["attempts"] as? Int ?? 1) > 1 {
+                duplicated.insert("/3/device/" + (object["token"] as! String))
+            }
+        }
+        #expect(indexes.count == 3000)
+        // Every token reached the server; any seen twice is one the results flag.
+        #expect(seen.pathCounts.count == 3000)
+        #expect(seen.pathCounts.filter { $0.value > 1 }.keys.allSatisfy { duplicated.contains($0) })
+    }
+
+    @Test func tlsServerWithoutHTTP2ExitsFour() async throws {
+        let fixtures = self.fixtures
+        let (server, port) = try await offPool { try Peers.sServer(cert: fixtures.serverCert, key: fixtures.serverKey) }
+        defer { server.stop() }
+        let result = try await push(["--gateway", "localhost:\(port)", "--token", token(1), "--alert", "x"])
+        // s_server stops after 4 accepts, so the last of the pool's attempts may be refused.
+        #expect(result.status == 4, "\(result.output)")
+        #expect(result.output.contains("Cannot reach localhost:\(port)"), "\(result.output)")
+    }
+
+    @Test func unreadableCAFileExitsThree() async throws {
+        let result = try await ChildProcess.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--ca-file", "/nonexistent/ca.pem",
+                                                          "--gateway", "127.0.0.1:1", "--token", token(1), "--alert", "x"])
+        #expect(result.status == 3, "\(result.output)")
+        #expect(result.output.contains("/nonexistent/ca.pem"), "\(result.output)")
+    }
 }
