@@ -109,6 +109,9 @@ struct Push: AsyncParsableCommand {
         if authKey != nil && topic == nil { throw ValidationError("Token auth needs --topic (the app's bundle id).") }
         if authKey != nil && legacy { throw ValidationError("The legacy gateway has no token auth; give a certificate with --legacy.") }
         if (token == nil) == (tokens == nil) { throw ValidationError("Give exactly one of --token TOKEN or --tokens FILE.") }
+        if let token {
+            do { _ = try DeviceToken(parsing: token) } catch { throw ValidationError("--token: \(error)") }
+        }
         if tokens != nil && apnsID != nil { throw ValidationError("--apns-id applies to a single notification; drop it with --tokens.") }
         if payload != nil && (alert != nil || title != nil || subtitle != nil || badge != nil || sound != nil || category != nil
                               || threadID != nil || contentAvailable || mutableContent) {
