@@ -117,6 +117,7 @@ struct PushCommandTests {
         #expect(result.output.contains(#""delivered":9990"#), "\(result.output)")
         #expect(result.output.contains(#""rejected":12"#), "\(result.output)")
         #expect(result.output.contains(#""invalid":2"#), "\(result.output)")
+        #expect(!result.output.contains(" done, "), "progress is drawn only when stderr is a terminal")
         let resultLines = try String(contentsOfFile: dir + "/results.jsonl", encoding: .utf8).split(separator: "\n")
         #expect(resultLines.count == 10_002)
         var indexes = Set<Int>()
@@ -230,5 +231,23 @@ struct PushCommandTests {
                                                           "--gateway", "127.0.0.1:1", "--token", token(1), "--alert", "x"])
         #expect(result.status == 3, "\(result.output)")
         #expect(result.output.contains("/nonexistent/ca.pem"), "\(result.output)")
+    }
+
+    @Test func nghttpdRequiringAClientCertificate() async throws {
+        // nghttpd -V ends the handshake when the client presents no certificate.
+        try FileManager.default.createDirectory(atPath: fixtures.docroot + "/3/device", withIntermediateDirectories: true)
+        try Data().write(to: URL(fileURLWithPath: fixtures.docroot + "/3/device/\(token(9))"))
+        let fixtures = self.fixtures
+        let port = ChildProcess.freePort()
+        let server = try await offPool {
+            try ChildProcess.start(tool("nghttpd"), ["--address=127.0.0.1", "-V", "-d", fixtures.docroot, String(port), fixtures.serverKey, fixtures.serverCert],
+                                   waitForPort: port)
+        }
+        defer { server.stop() }
+        let certificate = try await push(["--gateway", "localhost:\(port)", "--token", token(9), "--alert", "x"])
+        #expect(certificate.status == 0, "\(certificate.output)")
+        let tokenAuth = try await ChildProcess.run(apnskit, ["push", "--auth-key", fixtures.authKey, "--team-id", "TEAMID1234", "--topic", "com.example.app",
+                                                             "--ca-file", fixtures.caCert, "--gateway", "localhost:\(port)", "--token", token(9), "--alert", "x"])
+        #expect(tokenAuth.status == 4, "\(tokenAuth.output)")
     }
 }
