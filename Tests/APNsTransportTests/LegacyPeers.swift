@@ -46,7 +46,11 @@ while True:
             conn.close()
             continue
         buf = b""
+        frames = 0
         while True:
+            if mode == "drop" and connection == 1 and frames >= int(arg):
+                out.write("dropped %d\n" % connection)
+                break
             buf = read_exact(conn, buf, 5)
             if buf is None:
                 break
@@ -62,7 +66,8 @@ while True:
                 offset += 3 + size
             token = items[1].hex()
             (identifier,) = struct.unpack(">I", items[3])
-            if token == arg and not rejected:
+            frames += 1
+            if mode == "legacy" and token == arg and not rejected:
                 rejected = True
                 conn.sendall(bytes([8, 8]) + struct.pack(">I", identifier))
                 out.write("rejected %d %s\n" % (connection, token))
@@ -78,6 +83,7 @@ while True:
 """#
 
     /// Starts the server in `mode` ("legacy": rejects token `argument` once with status 8;
+    /// "drop": closes its first connection without a word after `argument` frames;
     /// "feedback": sends `argument` tuples) and returns it, its port and its log file.
     /// Runs on a thread of its own: waiting for the port blocks, and a blocked cooperative
     /// thread (two on a two-core machine) starves the in-process servers of other tests.

@@ -44,6 +44,31 @@ struct LegacyPushCommandTests {
         #expect(afterBad.count == 1 && !afterBad[0].hasPrefix("1 "), "\(afterBad)")
     }
 
+    @Test func connectionClosedWithoutErrorResendsAndFlagsDuplicates() async throws {
+        let (server, port, log) = try await LegacyPeers.start(mode: "drop", argument: "300")
+        defer { server.stop() }
+        let dir = fixtures.dir + "/legacy-drop-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try Data(((0..<1000).map(token).joined(separator: "\n")).utf8).write(to: URL(fileURLWithPath: dir + "/tokens.txt"))
+        let result = try await ChildProcess.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert, "--legacy",
+                                                          "--gateway", "localhost:\(port)", "--tokens", dir + "/tokens.txt", "--alert", "legacy",
+                                                          "--results", dir + "/results.jsonl", "--format", "json"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains(#""delivered":1000"#), "\(result.output)")
+        #expect(!result.output.contains(#""possibly_duplicated":0,"#), "\(result.output)")
+        let lines = try String(contentsOfFile: dir + "/results.jsonl", encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 1000)
+        let flagged = Set(lines.filter { $0.contains(#""possibly_duplicated":true"#) }.map { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])??["token"] as? String ?? ""
+        })
+        // Every token arrived; any that arrived twice is flagged in the results.
+        let received = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("dropped") }
+        var counts: [String: Int] = [:]
+        for line in received { counts[String(line.split(separator: " ")[1]), default: 0] += 1 }
+        #expect(counts.count == 1000)
+        #expect(counts.filter { $0.value > 1 }.keys.allSatisfy { flagged.contains($0) })
+    }
+
     @Test func simpleFormatPayloadLimitIsCheckedBeforeSending() async throws {
         let long = String(repeating: "x", count: 300)
         let result = try await ChildProcess.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--legacy", "--legacy-format", "simple",
