@@ -51,21 +51,41 @@ while True:
             if mode == "drop" and connection == 1 and frames >= int(arg):
                 out.write("dropped %d\n" % connection)
                 break
-            buf = read_exact(conn, buf, 5)
+            buf = read_exact(conn, buf, 1)
             if buf is None:
                 break
-            (length,) = struct.unpack(">I", buf[1:5])
-            buf = read_exact(conn, buf, 5 + length)
-            if buf is None:
-                break
-            frame, buf = buf[5:5 + length], buf[5 + length:]
-            items, offset = {}, 0
-            while offset < len(frame):
-                item, size = frame[offset], struct.unpack(">H", frame[offset + 1:offset + 3])[0]
-                items[item] = frame[offset + 3:offset + 3 + size]
-                offset += 3 + size
-            token = items[1].hex()
-            (identifier,) = struct.unpack(">I", items[3])
+            if buf[0] == 1:
+                # enhanced: 1 | id | expiry | u16 len | token | u16 len | payload
+                buf = read_exact(conn, buf, 11)
+                if buf is None:
+                    break
+                (token_length,) = struct.unpack(">H", buf[9:11])
+                buf = read_exact(conn, buf, 13 + token_length)
+                if buf is None:
+                    break
+                (payload_length,) = struct.unpack(">H", buf[11 + token_length:13 + token_length])
+                buf = read_exact(conn, buf, 13 + token_length + payload_length)
+                if buf is None:
+                    break
+                (identifier,) = struct.unpack(">I", buf[1:5])
+                token = buf[11:11 + token_length].hex()
+                buf = buf[13 + token_length + payload_length:]
+            else:
+                buf = read_exact(conn, buf, 5)
+                if buf is None:
+                    break
+                (length,) = struct.unpack(">I", buf[1:5])
+                buf = read_exact(conn, buf, 5 + length)
+                if buf is None:
+                    break
+                frame, buf = buf[5:5 + length], buf[5 + length:]
+                items, offset = {}, 0
+                while offset < len(frame):
+                    item, size = frame[offset], struct.unpack(">H", frame[offset + 1:offset + 3])[0]
+                    items[item] = frame[offset + 3:offset + 3 + size]
+                    offset += 3 + size
+                token = items[1].hex()
+                (identifier,) = struct.unpack(">I", items[3])
             frames += 1
             if mode == "legacy" and token == arg and not rejected:
                 rejected = True

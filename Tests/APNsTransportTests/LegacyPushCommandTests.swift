@@ -44,6 +44,22 @@ struct LegacyPushCommandTests {
         #expect(afterBad.count == 1 && !afterBad[0].hasPrefix("1 "), "\(afterBad)")
     }
 
+    @Test func enhancedFormatErrorIsReportedToo() async throws {
+        let bad = token(100)
+        let (server, port, log) = try await LegacyPeers.start(mode: "legacy", argument: bad)
+        defer { server.stop() }
+        let dir = fixtures.dir + "/legacy-enhanced-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try Data(((0..<200).map(token).joined(separator: "\n")).utf8).write(to: URL(fileURLWithPath: dir + "/tokens.txt"))
+        let result = try await ChildProcess.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert, "--legacy",
+                                                          "--legacy-format", "enhanced", "--gateway", "localhost:\(port)", "--tokens", dir + "/tokens.txt",
+                                                          "--alert", "legacy", "--format", "json"])
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.output.contains(#""delivered":199"#), "\(result.output)")
+        let received = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("rejected") }
+        #expect(Set(received.map { String($0.split(separator: " ")[1]) }).count == 199)
+    }
+
     @Test func connectionClosedWithoutErrorResendsAndFlagsDuplicates() async throws {
         let (server, port, log) = try await LegacyPeers.start(mode: "drop", argument: "300")
         defer { server.stop() }
