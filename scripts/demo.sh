@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The main job end to end, offline: make a key and CSR as Keychain would, get a certificate
-# from a stand-in for Apple's portal, receive it as a Keychain-style legacy .p12, and turn it
-# into a checked combined PEM. Everything is written under demo-out/.
+# The main job end to end, offline, on the embedded default: the local mock gateway.
+# Keychain's part (key + CSR), the portal's part (the mock CA issues aps_development.cer),
+# Keychain's legacy .p12 export, apnskit prepare -> combined PEM, inspect/check, then verify
+# and push against the mock gateway. Everything is written under demo-out/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
@@ -13,33 +14,60 @@ APNSKIT="$(swift build -c release --show-bin-path)/apnskit"
 
 OUT=demo-out
 rm -rf "$OUT" && mkdir -p "$OUT" && cd "$OUT"
-step() { printf '\n== %s\n$ %s\n' "$1" "${*:2}"; "${@:2}"; }
+GATEWAY_PID=""
+cleanup() { if [ -n "$GATEWAY_PID" ]; then kill "$GATEWAY_PID" 2>/dev/null || true; fi; }
+trap cleanup EXIT
+step() { printf '\n== %s\n$ apnskit %s\n' "$1" "${*:3}"; "${@:2}"; }
+
+step "0. a local stand-in for Apple: the mock CA (root, WWDR-like intermediate, gateway certificate)" \
+  "$APNSKIT" mock ca -o mock-ca
 
 step "1. key pair and CSR, as Keychain Access's 'Request a Certificate From a CA' makes them" \
   "$APNSKIT" csr --email dev@example.com --common-name "Demo Push Key" --key-out push.key --csr-out push.csr
 
-# 2. Apple's portal stand-in: a throwaway CA signs the CSR and hands back a DER .cer.
-printf '\n== 2. the "portal" (a throwaway local CA) signs the CSR and returns aps_development.cer\n'
-openssl req -x509 -newkey rsa:2048 -nodes -keyout portal-ca.key -out portal-ca.pem -days 30 \
-  -subj "/CN=Demo Worldwide Developer Relations CA/O=apnskit demo" 2>/dev/null
-openssl x509 -req -in push.csr -CA portal-ca.pem -CAkey portal-ca.key -CAcreateserial -days 395 -sha256 \
-  -outform DER -out aps_development.cer 2>/dev/null
-echo "wrote aps_development.cer ($(wc -c < aps_development.cer) bytes, DER)"
+step "2. the 'portal' signs the CSR: an Apple-like development push certificate (.cer, DER)" \
+  "$APNSKIT" mock issue push.csr --ca mock-ca --bundle-id com.example.demo --type development -o aps_development.cer
 
 step "3. the .cer as PEM" "$APNSKIT" import-cer aps_development.cer -o aps_development.pem
 
 export DEMO_P12_PASS="demo-passphrase"
-step "4. what Keychain exports: a legacy RC2-40/3DES .p12 (the kind OpenSSL 3 refuses without -legacy)" \
+step "4. what Keychain exports: a legacy RC2-40/3DES .p12 (OpenSSL 3's CLI refuses it without -legacy)" \
   "$APNSKIT" p12 create aps_development.cer push.key --legacy --passout env:DEMO_P12_PASS -o Certificates.p12
-
-printf '\n   openssl pkcs12 without -legacy: '
-openssl pkcs12 -in Certificates.p12 -passin env:DEMO_P12_PASS -noout 2>&1 | grep -o 'unsupported.*' | head -1 || true
+printf '   openssl pkcs12 without -legacy says: '
+openssl pkcs12 -in Certificates.p12 -passin env:DEMO_P12_PASS -noout 2>&1 | grep -o 'unsupported.*RC2[^ ]*' | head -1 || echo "(no error)"
 
 step "5. prepare: .p12 -> checked combined PEM (replaces four openssl/cat commands)" \
   "$APNSKIT" prepare Certificates.p12 --passin env:DEMO_P12_PASS -o apns-dev.pem
 
-printf '\n== 6. the combined PEM, as openssl sees it\n'
-openssl x509 -in apns-dev.pem -noout -subject -enddate
-openssl pkey -in apns-dev.pem -noout && echo "private key: readable, unencrypted"
-ls -l apns-dev.pem push.key Certificates.p12 | awk '{print $1, $NF}'
+step "6. what it is" "$APNSKIT" inspect apns-dev.pem
+
+step "7. the CI gate: expiry, environment, topic, key" \
+  "$APNSKIT" check apns-dev.pem --environment sandbox --topic com.example.demo --require-key --ca-file mock-ca/ca-bundle.pem
+
+printf '\n== 8. the embedded default gateway: apnskit mock serve (HTTP/2 provider API, legacy, feedback)\n'
+"$APNSKIT" mock serve --ca mock-ca --port 0 --legacy-port 0 --feedback-port 0 --ports-file ports.json --record accepted.jsonl \
+  >gateway.out 2>gateway.log &
+GATEWAY_PID=$!
+for _ in $(seq 1 100); do [ -s ports.json ] && break; sleep 0.1; done
+cat gateway.out
+PORT=$(python3 -c "import json; print(json.load(open('ports.json'))['provider'])")
+
+step "9. verify: TLS handshake, chain, client certificate, probe request" \
+  "$APNSKIT" verify apns-dev.pem --gateway "127.0.0.1:$PORT" --ca-file mock-ca/ca-bundle.pem
+
+if "$APNSKIT" push --help >/dev/null 2>&1; then
+  TOKEN=$(printf 'c9d4c07c%.0s' 1 2 3 4 5 6 7 8)
+  step "10. push one notification with the verified identity" \
+    "$APNSKIT" push apns-dev.pem --token "$TOKEN" --alert "Hello from apnskit" --topic com.example.demo \
+    --gateway "127.0.0.1:$PORT" --ca-file mock-ca/ca-bundle.pem
+  python3 -c "
+for i in range(1000): print('%064x' % (i + 1))" > tokens.txt
+  step "11. push a batch of 1,000 with per-notification results" \
+    "$APNSKIT" push apns-dev.pem --tokens tokens.txt --alert "Batch" --topic com.example.demo \
+    --gateway "127.0.0.1:$PORT" --ca-file mock-ca/ca-bundle.pem --results results.jsonl
+fi
+
+kill "$GATEWAY_PID"; wait "$GATEWAY_PID" 2>/dev/null || true; GATEWAY_PID=""
+printf '\n== the gateway recorded %s accepted notification(s) in %s/accepted.jsonl\n' "$(wc -l < accepted.jsonl)" "$OUT"
+ls -l apns-dev.pem push.key Certificates.p12 | awk '{print "   " $1, $NF}'
 printf '\nDemo finished: files are in %s/\n' "$OUT"

@@ -82,6 +82,6 @@ public struct BatchSummary: Sendable, Equatable {
         case .failed: failed += 1
         }
         if result.possiblyDuplicated { possiblyDuplicated += 1 }
-        retries += result.attempts - 1
+        retries += max(0, result.attempts - 1)
     }
 }

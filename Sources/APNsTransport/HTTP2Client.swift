@@ -15,29 +15,27 @@ public final class HTTP2Client: @unchecked Sendable {
     public let handshake: TLSHandshakeInfo
     private let loop: EventLoop
     private let session: HTTP2Session
-    private let status: ClientStatus
+    private let status: HTTP2ClientStatus
 
-    /// Written on the loop thread when the connection ends, read from any thread.
-    final class ClientStatus: @unchecked Sendable {
-        private let lock = NSLock()
-        private var closed = false
-        private var error: TransportError?
-
-        func markClosed(_ error: TransportError?) {
-            lock.lock(); closed = true; self.error = error; lock.unlock()
-        }
-
-        var isClosed: Bool { lock.lock(); defer { lock.unlock() }; return closed }
-        var reason: TransportError? { lock.lock(); defer { lock.unlock() }; return error }
-    }
-
-    private init(endpoint: Endpoint, handshake: TLSHandshakeInfo, loop: EventLoop, session: HTTP2Session, status: ClientStatus) {
+    private init(endpoint: Endpoint, handshake: TLSHandshakeInfo, loop: EventLoop, session: HTTP2Session, status: HTTP2ClientStatus) {
         self.endpoint = endpoint
         self.handshake = handshake
         self.loop = loop
         self.session = session
         self.status = status
     }
+
+    /// False once the connection closed or the server sent GOAWAY: new requests would fail.
+    /// Readable from any thread (the sender's pool asks before every request).
+    public var isOpen: Bool { status.isOpen }
+
+    /// True once the connection closed or the server sent GOAWAY: send nothing more, open a
+    /// new client. `closeReason` says why when it was not a clean close.
+    public var isClosed: Bool { !status.isOpen }
+    public var closeReason: TransportError? { status.closeReason }
+
+    /// The server's SETTINGS_MAX_CONCURRENT_STREAMS as last seen (100 until its SETTINGS arrive).
+    public var peerMaxConcurrentStreams: Int { status.maxConcurrentStreams }
 
     deinit {
         let session = self.session
@@ -50,12 +48,14 @@ public final class HTTP2Client: @unchecked Sendable {
                                timeout: Double = 10, loop: EventLoop = .shared) async throws -> HTTP2Client {
         let context = try SSLContext(tls, server: false)
         let addresses = try await Resolver.resolve(endpoint)
+        let status = HTTP2ClientStatus()
         return try await withCheckedThrowingContinuation { continuation in
             loop.execute {
                 let connection = Connection(loop: loop, context: context, host: endpoint.host, addresses: addresses)
                 let session = HTTP2Session(connection: connection, server: false, settings: settings)
-                let status = ClientStatus()
                 session.onClose = { error in status.markClosed(error) }
+                session.onGoAway = { status.markClosed(TransportError(.connectionClosed, "The server sent GOAWAY: the connection takes no new requests.")) }
+                session.onRemoteSettings = { status.setMaxConcurrentStreams($0) }
                 let timer = loop.schedule(after: timeout) {
                     connection.fail(TransportError(.timeout, Resolver.timeoutMessage(endpoint, connection.state, timeout)))
                 }
@@ -82,11 +82,6 @@ public final class HTTP2Client: @unchecked Sendable {
         }
     }
 
-    /// Whether the connection has ended (GOAWAY, peer close, failure): a sender then makes a
-    /// new client. `closeReason` says why when it was not a clean close.
-    public var isClosed: Bool { status.isClosed }
-    public var closeReason: TransportError? { status.reason }
-
     /// Sends one request and returns its response. Throws on reset, GOAWAY, connection loss,
     /// or when `timeout` seconds pass without a complete response.
     public func send(_ request: HTTP2Request, timeout: Double? = nil) async throws -> HTTP2Response {
@@ -109,4 +104,24 @@ public final class HTTP2Client: @unchecked Sendable {
         let session = self.session
         loop.execute { session.shutdown() }
     }
+}
+
+/// The part of a client session's state other threads may read, behind a lock.
+final class HTTP2ClientStatus: @unchecked Sendable {
+    private let lock = NSLock()
+    private var open = true
+    private var streams = 100
+    private var reason: TransportError?
+
+    var isOpen: Bool { lock.withLock { open } }
+    var closeReason: TransportError? { lock.withLock { reason } }
+    var maxConcurrentStreams: Int { lock.withLock { streams } }
+    /// Marks the connection unusable; the first reason given is kept.
+    func markClosed(_ error: TransportError? = nil) {
+        lock.withLock {
+            open = false
+            if reason == nil { reason = error }
+        }
+    }
+    func setMaxConcurrentStreams(_ value: Int) { lock.withLock { streams = value } }
 }

@@ -50,7 +50,11 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     private(set) var closeError: TransportError?
     private(set) var closed = false
     /// GOAWAY from the peer: error code and debug data (APNs sends `{"reason":...}`).
-    private(set) var goaway: (code: UInt32, debug: String)?
+    private(set) var goaway: (code: UInt32, debug: String, lastStreamID: Int32)?
+    /// Client: told when the peer's SETTINGS arrive (its MAX_CONCURRENT_STREAMS) and when a
+    /// GOAWAY arrives, so `HTTP2Client` can answer `isOpen` without hopping onto the loop.
+    var onRemoteSettings: ((Int) -> Void)?
+    var onGoAway: (() -> Void)?
 
     init(connection: Connection, server: Bool, settings: HTTP2Settings) {
         self.connection = connection
@@ -109,9 +113,9 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         }
         let streams = clientStreams
         clientStreams.removeAll()
-        for (_, stream) in streams {
+        for (id, stream) in streams {
             connection.loop.cancelTimer(stream.timer)
-            stream.continuation.resume(throwing: failure)
+            stream.continuation.resume(throwing: wasNotProcessed(id) ? TransportError(.notProcessed, "\(failure.message) The request was not processed and may be resent.") : failure)
         }
         for ping in pings { ping.resume(throwing: failure) }
         pings.removeAll()
@@ -255,6 +259,9 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         switch UInt32(header.type) {
         case NGHTTP2_SETTINGS.rawValue where header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0:
             receivedSettings = true
+            if let session, let onRemoteSettings {
+                onRemoteSettings(Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)))
+            }
             for waiter in readyWaiters {
                 connection.loop.cancelTimer(waiter.timer)
                 waiter.continuation.resume()
@@ -270,7 +277,8 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             if let data = goawayFrame.opaque_data, goawayFrame.opaque_data_len > 0 {
                 debug = String(decoding: UnsafeBufferPointer(start: data, count: goawayFrame.opaque_data_len), as: UTF8.self)
             }
-            goaway = (goawayFrame.error_code, debug)
+            goaway = (goawayFrame.error_code, debug, goawayFrame.last_stream_id)
+            onGoAway?()
         case NGHTTP2_PING.rawValue where header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:
             if !pings.isEmpty { pings.removeFirst().resume() }
         default:
@@ -289,10 +297,23 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         if errorCode == 0 && stream.status != 0 {
             stream.continuation.resume(returning: HTTP2Response(status: stream.status, headers: stream.headers, body: stream.body))
         } else if let goaway, errorCode == NGHTTP2_REFUSED_STREAM.rawValue || stream.status == 0 {
-            stream.continuation.resume(throwing: TransportError(.connectionClosed, "The server sent GOAWAY \(Self.errorName(goaway.code)) before answering\(goaway.debug.isEmpty ? "" : " (\(goaway.debug))"); the request was not processed and may be retried."))
+            let unprocessed = errorCode == NGHTTP2_REFUSED_STREAM.rawValue || id > goaway.lastStreamID
+            stream.continuation.resume(throwing: unprocessed
+                ? TransportError(.notProcessed, "The server sent GOAWAY \(Self.errorName(goaway.code)) before answering\(goaway.debug.isEmpty ? "" : " (\(goaway.debug))"); the request was not processed and may be retried.")
+                : TransportError(.connectionClosed, "The server sent GOAWAY \(Self.errorName(goaway.code)) while the request was in flight\(goaway.debug.isEmpty ? "" : " (\(goaway.debug))"); it may have been processed."))
+        } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
+            stream.continuation.resume(throwing: TransportError(.notProcessed, "The server refused the request's stream (REFUSED_STREAM); it was not processed and may be retried."))
         } else {
             stream.continuation.resume(throwing: TransportError(.streamReset(errorCode), "The server reset the request's stream with \(Self.errorName(errorCode))."))
         }
+    }
+
+    /// Whether stream `id` certainly never reached the server's processing: above GOAWAY's
+    /// last-stream-id, or never opened (still queued in nghttp2 behind MAX_CONCURRENT_STREAMS).
+    private func wasNotProcessed(_ id: Int32) -> Bool {
+        if let goaway, id > goaway.lastStreamID { return true }
+        guard let session else { return true }
+        return nghttp2_session_find_stream(session, id) == nil
     }
 
     static func errorName(_ code: UInt32) -> String { String(cString: nghttp2_http2_strerror(code)) }
@@ -328,11 +349,12 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     /// Submits `request`; the continuation gets the response, a reset, or the connection's end.
     func submit(_ request: HTTP2Request, timeout: Double?, continuation: CheckedContinuation<HTTP2Response, Error>) {
         if let goaway {
-            continuation.resume(throwing: TransportError(.connectionClosed, "The server sent GOAWAY \(Self.errorName(goaway.code))\(goaway.debug.isEmpty ? "" : " (\(goaway.debug))"); the request was not sent: open a new connection."))
+            continuation.resume(throwing: TransportError(.notProcessed, "The server sent GOAWAY \(Self.errorName(goaway.code))\(goaway.debug.isEmpty ? "" : " (\(goaway.debug))"); the request was not sent: open a new connection."))
             return
         }
         guard let session, !closed else {
-            continuation.resume(throwing: closeError ?? TransportError(.connectionClosed, "The connection to \(connection.host ?? connection.remoteAddress) is closed."))
+            let why = closeError?.message ?? "The connection to \(connection.host ?? connection.remoteAddress) is closed."
+            continuation.resume(throwing: TransportError(.notProcessed, "\(why) The request was not sent."))
             return
         }
         var headers: [(String, String)] = [

@@ -69,6 +69,16 @@ public final class TLSClient: @unchecked Sendable {
         }
     }
 
+    /// Waits until the bytes queued by `write` are mostly on the wire (or the connection
+    /// ended): a writer that awaits this between batches of frames keeps memory bounded.
+    public func waitUntilWritable() async {
+        let stream = self.stream
+        let loop = self.loop
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            loop.execute { stream.waitUntilWritable(continuation) }
+        }
+    }
+
     public func close() {
         let stream = self.stream
         loop.execute { stream.connection.close(error: nil) }
@@ -101,11 +111,26 @@ final class RawStream: ConnectionDelegate, @unchecked Sendable {
         deliver()
     }
 
-    func connectionCanWrite(_ connection: Connection) {}
+    func connectionCanWrite(_ connection: Connection) { wakeWriters() }
+
+    private var writers: [CheckedContinuation<Void, Never>] = []
+
+    func waitUntilWritable(_ continuation: CheckedContinuation<Void, Never>) {
+        writers.append(continuation)
+        wakeWriters()
+    }
+
+    private func wakeWriters() {
+        guard closed || connection.pendingOutput < Connection.highWater / 2 else { return }
+        let waiting = writers
+        writers.removeAll()
+        for writer in waiting { writer.resume() }
+    }
 
     func connection(_ connection: Connection, didCloseWith error: TransportError?) {
         closed = true
         closeError = error
+        wakeWriters()
         if let callback = onHandshake {
             onHandshake = nil
             callback(.failure(error ?? TransportError(.connectionClosed, "\(connection.host ?? connection.remoteAddress) closed the connection during the TLS handshake.")))

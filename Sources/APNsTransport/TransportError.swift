@@ -24,6 +24,10 @@ public struct TransportError: Error, CustomStringConvertible, Sendable, Equatabl
         case streamReset(UInt32)
         /// The connection is going away (GOAWAY received, or closed by us or the peer).
         case connectionClosed
+        /// The request was certainly not processed by the server (REFUSED_STREAM, a stream
+        /// above GOAWAY's last-stream-id, or never sent before the connection ended): a
+        /// resend cannot deliver twice.
+        case notProcessed
         /// A bad argument (unparseable host:port, unreadable CA file).
         case configuration
         /// An OpenSSL or nghttp2 call failed where it should not.

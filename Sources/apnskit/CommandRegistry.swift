@@ -14,5 +14,7 @@ enum CommandRegistry {
         CheckCommand.self,
         MockCommand.self,
         Verify.self,
+        Push.self,
+        Feedback.self,
     ]
 }

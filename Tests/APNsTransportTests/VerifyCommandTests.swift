@@ -15,7 +15,7 @@ struct VerifyCommandTests {
 
     func verify(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         #expect(FileManager.default.isExecutableFile(atPath: apnskit), "build apnskit first (swift build)")
-        return try await ChildProcess.run(apnskit, ["verify", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert] + arguments)
+        return try await ChildProcess.run(apnskit, ["verify", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert, "--timeout", "60"] + arguments)
     }
 
     func mock() throws -> HTTP2Server {

@@ -1,0 +1,87 @@
+import APNsCredentials
+import APNsProtocol
+import APNsTransport
+import Foundation
+
+/// The library path "load identity -> verify -> hand to sender" in one value: where to send
+/// (Apple's sandbox or production host, or any endpoint such as a mock), how to authenticate
+/// (the certificate in the TLS handshake, or ES256 provider tokens), and a `BatchSender`
+/// doing pooling, retries and exactly-one-result accounting.
+///
+/// ```swift
+/// let identity = try IdentityLoader.load(["apns.pem"], passphrases: .none)
+/// let client = APNsClient(environment: .sandbox, authentication: .certificate(identity))
+/// let result = await client.send(PushNotification(token: token, payload: Payload.alert("Hi").json(),
+///                                                 topic: client.defaultTopic))
+/// ```
+public final class APNsClient: Sendable {
+    public enum Environment: String, Sendable, CaseIterable {
+        case sandbox, production
+
+        /// APNS.md section 1.
+        public var host: String { self == .sandbox ? "api.sandbox.push.apple.com" : "api.push.apple.com" }
+        /// The legacy binary gateway (APNS.md section 4).
+        public var legacyHost: String { self == .sandbox ? "gateway.sandbox.push.apple.com" : "gateway.push.apple.com" }
+        /// The legacy feedback service (APNS.md section 5).
+        public var feedbackHost: String { self == .sandbox ? "feedback.sandbox.push.apple.com" : "feedback.push.apple.com" }
+    }
+
+    public enum Authentication: Sendable {
+        /// Certificate-based trust: the identity is presented in the TLS handshake.
+        case certificate(Identity)
+        /// Token-based trust: every request carries a cached, periodically renewed JWT.
+        case token(ProviderTokenSigner)
+    }
+
+    public let endpoint: Endpoint
+    /// The certificate's bundle id (subject UID) with certificate auth; nil with token auth,
+    /// where the topic must be given.
+    public let defaultTopic: String?
+    private let sender: BatchSender
+
+    /// Apple's provider API for `environment`; `port` is 443 or 2197.
+    public convenience init(environment: Environment, port: Int = 443, authentication: Authentication,
+                            connections: Int = 1, concurrency: Int = 100, policy: RetryPolicy = RetryPolicy()) {
+        self.init(endpoint: Endpoint(host: environment.host, port: port), trust: .system, authentication: authentication,
+                  connections: connections, concurrency: concurrency, policy: policy)
+    }
+
+    /// Any endpoint (a mock gateway, a proxy); `caFile` anchors trust instead of the system store.
+    public convenience init(endpoint: Endpoint, caFile: String?, authentication: Authentication,
+                            connections: Int = 1, concurrency: Int = 100, policy: RetryPolicy = RetryPolicy()) {
+        self.init(endpoint: endpoint, trust: caFile.map { .caFile($0) } ?? .system, authentication: authentication,
+                  connections: connections, concurrency: concurrency, policy: policy)
+    }
+
+    public init(endpoint: Endpoint, trust: TLSConfiguration.Trust, authentication: Authentication,
+                connections: Int = 1, concurrency: Int = 100, policy: RetryPolicy = RetryPolicy(),
+                connectTimeout: Double = 10, requestTimeout: Double = 30) {
+        self.endpoint = endpoint
+        var identity: Identity?
+        var tokens: ProviderTokenCache?
+        switch authentication {
+        case .certificate(let certificateIdentity):
+            identity = certificateIdentity
+            defaultTopic = certificateIdentity.certificate.subject.first("UID")
+        case .token(let signer):
+            tokens = ProviderTokenCache(signer: signer)
+            defaultTopic = nil
+        }
+        let connector = HTTP2ProviderConnector(endpoint: endpoint, tls: .client(identity: identity, trust: trust),
+                                               connectTimeout: connectTimeout, requestTimeout: requestTimeout)
+        sender = BatchSender(connector: connector, connections: connections, concurrency: concurrency, policy: policy, tokens: tokens)
+    }
+
+    /// Sends one notification; never throws: every failure is in the result.
+    public func send(_ notification: PushNotification) async -> NotificationResult {
+        await sender.send(notification)
+    }
+
+    /// Sends everything `feed` yields, calling `onResult` exactly once per notification.
+    public func send(feed: some NotificationFeed, onResult: @escaping @Sendable (NotificationResult) -> Void) async -> BatchSummary {
+        await sender.send(feed, onResult: onResult)
+    }
+
+    /// Closes the connections (GOAWAY once in-flight requests are answered).
+    public func close() async { await sender.close() }
+}

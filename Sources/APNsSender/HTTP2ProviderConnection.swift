@@ -1,0 +1,80 @@
+import APNsTransport
+import Foundation
+
+/// `ProviderConnection` over a real `HTTP2Client`: the bridge between the transport's error
+/// kinds and the sender's three questions (was it processed? is the connection gone? could we
+/// connect at all?), which decide whether a resend may deliver twice.
+public final class HTTP2ProviderConnection: ProviderConnection {
+    public let client: HTTP2Client
+    /// Seconds a request may wait for its response before it counts as lost: a gateway that
+    /// goes silent must not hang a batch.
+    public let requestTimeout: Double
+
+    public init(client: HTTP2Client, requestTimeout: Double = 30) {
+        self.client = client
+        self.requestTimeout = requestTimeout
+    }
+
+    public func send(_ request: ProviderRequest) async throws(ProviderSendError) -> ProviderResponse {
+        let message = HTTP2Request(method: "POST", path: request.path, headers: request.headers, body: request.body)
+        do {
+            let response = try await client.send(message, timeout: requestTimeout)
+            return ProviderResponse(status: response.status, headers: response.headers, body: response.body)
+        } catch let error as TransportError {
+            throw Self.map(error)
+        } catch {
+            throw .connectionLost("\(error)")
+        }
+    }
+
+    public var isUsable: Bool { client.isOpen }
+    public var maxConcurrentStreams: Int { client.peerMaxConcurrentStreams }
+    public func close() { client.close() }
+
+    /// A failed request: not processed (safe to resend) or lost in flight (a resend may
+    /// duplicate).
+    static func map(_ error: TransportError) -> ProviderSendError {
+        switch error.kind {
+        case .notProcessed, .streamReset(7):  // 7 = REFUSED_STREAM
+            return .notProcessed(error.message)
+        default:
+            return .connectionLost(error.message)
+        }
+    }
+}
+
+/// Opens `HTTP2ProviderConnection`s to one endpoint. A connection counts only once the server's
+/// SETTINGS arrived: with TLS 1.3 a refused client certificate shows up just then, as an alert.
+public struct HTTP2ProviderConnector: ProviderConnector {
+    public let endpoint: Endpoint
+    public let tls: TLSConfiguration
+    public let connectTimeout: Double
+    public let requestTimeout: Double
+    public let loop: EventLoop
+
+    public init(endpoint: Endpoint, tls: TLSConfiguration, connectTimeout: Double = 10, requestTimeout: Double = 30, loop: EventLoop = .shared) {
+        self.endpoint = endpoint
+        self.tls = tls
+        self.connectTimeout = connectTimeout
+        self.requestTimeout = requestTimeout
+        self.loop = loop
+    }
+
+    public func connect() async throws(ProviderSendError) -> any ProviderConnection {
+        do {
+            let client = try await HTTP2Client.connect(to: endpoint, tls: tls, settings: HTTP2Settings(maxConcurrentStreams: 100),
+                                                       timeout: connectTimeout, loop: loop)
+            do {
+                try await client.ready(timeout: connectTimeout)
+            } catch {
+                client.close()
+                throw error
+            }
+            return HTTP2ProviderConnection(client: client, requestTimeout: requestTimeout)
+        } catch let error as TransportError {
+            throw .cannotConnect(error.message)
+        } catch {
+            throw .cannotConnect("Could not connect to \(endpoint): \(error).")
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import APNsCredentials
+import APNsProtocol
+import APNsSender
+import APNsTransport
+import ArgumentParser
+import Foundation
+
+/// `apnskit feedback`: read the legacy feedback service. The client sends nothing; the server
+/// streams `(timestamp, token)` tuples for devices that no longer take notifications, then
+/// closes (and forgets them: the list is read once).
+struct Feedback: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "feedback",
+        abstract: "Read the legacy feedback service: tokens that stopped accepting notifications.",
+        discussion: """
+        Prints one line per tuple, "<ISO date> <hex token>", or JSON with --format json. The service \
+        clears its list once read, so keep the output (-o FILE). \
+        Exit codes: 0 read (also with no tuples), 2 usage, 3 identity unreadable, 4 could not connect \
+        or the TLS handshake failed.
+        """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+    @Argument(help: ArgumentHelp("Identity files: combined PEM, certificate + key, or .p12.", valueName: "IDENTITY"))
+    var identity: [String]
+
+    @Option(help: ArgumentHelp("Passphrase of an encrypted identity: env:VAR, file:PATH, fd:N, stdin, pass:TEXT or empty.", valueName: "SRC"))
+    var passin: String?
+
+    @Option(help: "APNs environment: sandbox or production.")
+    var environment: APNsClient.Environment = .sandbox
+
+    @Option(help: ArgumentHelp("Any other endpoint, e.g. a local mock.", valueName: "HOST:PORT"))
+    var gateway: String?
+
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp("CA certificates (PEM) to trust instead of the system store.", valueName: "FILE"))
+    var caFile: String?
+
+    @Option(help: "Seconds to wait for the connection and for each piece of data.") var timeout: Double = 30
+    @Option(help: "Output format: text or json.") var format: Format = .text
+    @Option(name: [.short, .customLong("out")], help: ArgumentHelp("Write the list here instead of stdout.", valueName: "FILE"))
+    var out: String?
+    @Flag(help: "Replace the output file if it exists.") var force = false
+    @Flag(help: "On errors, also print OpenSSL's error queue.") var verbose = false
+
+    func validate() throws {
+        if identity.isEmpty { throw ValidationError("Give the identity (combined PEM, certificate + key, or .p12).") }
+        if let gateway, (try? Endpoint(parsing: gateway)) == nil { throw ValidationError("--gateway \(gateway) is not HOST:PORT.") }
+        if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds.") }
+    }
+
+    var endpoint: Endpoint {
+        if let gateway, let parsed = try? Endpoint(parsing: gateway) { return parsed }
+        return Endpoint(host: environment.feedbackHost, port: 2196)
+    }
+
+    func run() async throws {
+        Output.verbose = verbose
+        if let out, out != "-" { try SecureFileWriter.preflight(out, force: force) }
+        let passphrases = PassphraseSupplier(source: try PassphraseSources.parse(passin, option: "--passin"), optionName: "--passin")
+        let loaded = try IdentityLoader.load(identity, passphrases: passphrases)
+        var tls = TLSConfiguration.client(identity: loaded, trust: caFile.map { .caFile($0) } ?? .system)
+        tls.applicationProtocols = []
+        let bytes = try await Self.readAll(endpoint: endpoint, tls: tls, timeout: timeout)
+        let (tuples, remainder) = FeedbackTuple.decodeAll(bytes)
+        if remainder > 0 {
+            Output.warning("The feedback service closed the connection in the middle of a tuple; \(remainder) trailing bytes were ignored.")
+        }
+        let text = format == .json ? Self.json(tuples) : Self.text(tuples)
+        if let out, out != "-" {
+            try SecureFileWriter.write(Array(text.utf8), to: out, sensitivity: .public, force: force)
+            Output.note("Wrote \(tuples.count) feedback tuple\(tuples.count == 1 ? "" : "s") to \(out).")
+        } else {
+            FileHandle.standardOutput.write(Data(text.utf8))
+        }
+    }
+
+    /// Everything the server sends until it closes.
+    static func readAll(endpoint: Endpoint, tls: TLSConfiguration, timeout: Double) async throws -> [UInt8] {
+        let client: TLSClient
+        do {
+            client = try await TLSClient.connect(to: endpoint, tls: tls, timeout: timeout)
+        } catch let error as TransportError {
+            throw CommandFailure(message: error.message, status: ExitStatus.network)
+        }
+        defer { client.close() }
+        var bytes: [UInt8] = []
+        while true {
+            do {
+                guard let chunk = try await client.read(timeout: timeout) else { return bytes }
+                bytes += chunk
+            } catch let error as TransportError {
+                switch error.kind {
+                case .connectionClosed, .tls:
+                    // Closed without close_notify: the service is done talking.
+                    return bytes
+                default:
+                    throw CommandFailure(message: "Reading the feedback service at \(endpoint) failed: \(error.message)", status: ExitStatus.network)
+                }
+            }
+        }
+    }
+
+    static func text(_ tuples: [FeedbackTuple]) -> String {
+        let formatter = ISO8601DateFormatter()
+        return tuples.map { "\(formatter.string(from: Date(timeIntervalSince1970: Double($0.timestamp)))) \(Hex.encode($0.token))\n" }.joined()
+    }
+
+    static func json(_ tuples: [FeedbackTuple]) -> String {
+        let formatter = ISO8601DateFormatter()
+        let items: [JSONValue] = tuples.map {
+            .object([("timestamp", .int(Int($0.timestamp))), ("date", .string(formatter.string(from: Date(timeIntervalSince1970: Double($0.timestamp))))),
+                     ("token", .string(Hex.encode($0.token)))])
+        }
+        return String(decoding: JSONValue.object([("count", .int(tuples.count)), ("tuples", .array(items))]).serialized(), as: UTF8.self) + "\n"
+    }
+}

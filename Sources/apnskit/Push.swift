@@ -1,0 +1,284 @@
+import APNsCredentials
+import APNsProtocol
+import APNsSender
+import APNsTransport
+import ArgumentParser
+import Foundation
+
+/// `apnskit push`: one notification (`--token`) or a batch (`--tokens FILE|-`) through the
+/// HTTP/2 provider API (certificate or token auth) or, with `--legacy`, the binary gateway.
+/// Thin: parse, load credentials, build the feed, hand it to `APNsClient`/`LegacySender`, print.
+struct Push: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "push",
+        abstract: "Send one notification or a batch of them.",
+        discussion: """
+        IDENTITY is a combined PEM, a certificate plus its key, or a .p12 (certificate auth); or use \
+        --auth-key AuthKey_KEYID.p8 --team-id T (token auth; --key-id defaults from the file name) \
+        with --topic. The topic defaults to the certificate's bundle id plus the push type's suffix \
+        (.voip, ...). --tokens reads one token per line, optionally followed by a JSON payload for \
+        that token; '#' lines and blank lines are skipped. --results writes one JSON line per \
+        notification, --invalid-tokens the tokens APNs says to remove (Unregistered, ExpiredToken, \
+        BadDeviceToken); both appear only when the batch is over. \
+        With --legacy a notification counts as delivered when no error response came before we \
+        closed the connection after a quiet period: the legacy protocol has no success acks. \
+        Exit codes: 0 all delivered, 1 some rejected or invalid, 2 usage, 3 unreadable input, \
+        4 gateway unreachable, TLS failure or notifications that could not be sent.
+        """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+    @Argument(help: ArgumentHelp("Identity files: combined PEM, certificate + key, or .p12.", valueName: "IDENTITY"))
+    var identity: [String] = []
+
+    @Option(help: ArgumentHelp("Passphrase of an encrypted identity: env:VAR, file:PATH, fd:N, stdin, pass:TEXT or empty.", valueName: "SRC"))
+    var passin: String?
+
+    @Option(name: .customLong("auth-key"), help: ArgumentHelp("Token auth: the AuthKey_KEYID.p8 file.", valueName: "FILE"))
+    var authKey: String?
+
+    @Option(name: .customLong("key-id"), help: "Token auth: the key's 10-character id (default: from the file name).")
+    var keyID: String?
+
+    @Option(name: .customLong("team-id"), help: "Token auth: your 10-character team id.")
+    var teamID: String?
+
+    @Option(help: "APNs environment: sandbox or production.")
+    var environment: APNsClient.Environment = .sandbox
+
+    @Option(help: ArgumentHelp("Any other endpoint, e.g. a local mock gateway.", valueName: "HOST:PORT"))
+    var gateway: String?
+
+    @Option(help: "Port of Apple's provider API: 443 (default) or 2197.")
+    var port: Int?
+
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp("CA certificates (PEM) to trust instead of the system store.", valueName: "FILE"))
+    var caFile: String?
+
+    @Option(help: ArgumentHelp("One device token (hex).", valueName: "TOKEN"))
+    var token: String?
+
+    @Option(help: ArgumentHelp("A file with one token per line (optionally followed by a JSON payload); - for stdin.", valueName: "FILE"))
+    var tokens: String?
+
+    @Option(help: "Alert body text.") var alert: String?
+    @Option(help: "Alert title.") var title: String?
+    @Option(help: "Alert subtitle.") var subtitle: String?
+    @Option(help: "Badge number.") var badge: Int?
+    @Option(help: "Sound name.") var sound: String?
+    @Option(help: "Notification category.") var category: String?
+    @Option(name: .customLong("thread-id"), help: "Thread id for grouping.") var threadID: String?
+    @Flag(name: .customLong("content-available"), help: "Set content-available (background update).") var contentAvailable = false
+    @Flag(name: .customLong("mutable-content"), help: "Set mutable-content (service extension).") var mutableContent = false
+
+    @Option(help: ArgumentHelp("Raw JSON payload from a file, or - for stdin (instead of --alert and friends).", valueName: "FILE"))
+    var payload: String?
+
+    @Option(name: .customLong("push-type"), help: "apns-push-type: alert, background, voip, ... (default alert, background for --content-available alone).")
+    var pushType: PushType?
+
+    @Option(help: "apns-priority: 10, 5 or 1.") var priority: Int?
+    @Option(help: "apns-expiration: UNIX seconds (0 = deliver once, do not store).") var expiration: UInt64?
+    @Option(name: .customLong("collapse-id"), help: "apns-collapse-id (at most 64 bytes).") var collapseID: String?
+    @Option(name: .customLong("apns-id"), help: "apns-id: a canonical UUID (single notification only).") var apnsID: String?
+    @Option(help: "apns-topic (default: the certificate's bundle id plus the push type's suffix).") var topic: String?
+
+    @Option(help: "Connections to open.") var connections = 1
+    @Option(help: "Requests in flight per connection.") var concurrency = 100
+
+    @Option(help: ArgumentHelp("Write one JSON line per notification here.", valueName: "FILE")) var results: String?
+    @Option(name: .customLong("invalid-tokens"), help: ArgumentHelp("Write the tokens to remove here, one per line.", valueName: "FILE"))
+    var invalidTokens: String?
+    @Flag(help: "Replace --results/--invalid-tokens files that exist.") var force = false
+
+    @Flag(help: "Use the legacy binary gateway (gateway[.sandbox].push.apple.com:2195).") var legacy = false
+    @Option(name: .customLong("legacy-format"), help: "Legacy frame format: simple, enhanced or framed.")
+    var legacyFormat: LegacyFormat = .framed
+
+    @Option(help: "Seconds to wait for a connection and its TLS handshake.") var timeout: Double = 10
+    @Option(help: "Summary format: text or json.") var format: Format = .text
+    @Flag(help: "On errors, also print OpenSSL's error queue.") var verbose = false
+
+    func validate() throws {
+        if identity.isEmpty && authKey == nil {
+            throw ValidationError("Give the identity (combined PEM, certificate + key, or .p12) or --auth-key with --team-id.")
+        }
+        if !identity.isEmpty && authKey != nil { throw ValidationError("Give either an identity (certificate auth) or --auth-key (token auth), not both.") }
+        if authKey != nil && teamID == nil { throw ValidationError("--auth-key needs --team-id.") }
+        if authKey != nil && topic == nil { throw ValidationError("Token auth needs --topic (the app's bundle id).") }
+        if authKey != nil && legacy { throw ValidationError("The legacy gateway has no token auth; give a certificate with --legacy.") }
+        if (token == nil) == (tokens == nil) { throw ValidationError("Give exactly one of --token TOKEN or --tokens FILE.") }
+        if let token {
+            do { _ = try DeviceToken(parsing: token) } catch { throw ValidationError("--token: \(error)") }
+        }
+        if tokens != nil && apnsID != nil { throw ValidationError("--apns-id applies to a single notification; drop it with --tokens.") }
+        if payload != nil && (alert != nil || title != nil || subtitle != nil || badge != nil || sound != nil || category != nil
+                              || threadID != nil || contentAvailable || mutableContent) {
+            throw ValidationError("--payload gives the whole payload; drop --alert, --title, --badge and the other payload options.")
+        }
+        if tokens == "-" && payload == "-" { throw ValidationError("--tokens and --payload cannot both read stdin.") }
+        if gateway != nil && port != nil { throw ValidationError("--port applies to Apple's hosts; put the port in --gateway HOST:PORT instead.") }
+        if let port, !legacy, port != 443 && port != 2197 { throw ValidationError("--port must be 443 or 2197.") }
+        if let gateway, (try? Endpoint(parsing: gateway)) == nil { throw ValidationError("--gateway \(gateway) is not HOST:PORT.") }
+        if let priority, Priority(rawValue: priority) == nil { throw ValidationError("--priority must be 10, 5 or 1.") }
+        if connections < 1 || connections > 64 { throw ValidationError("--connections must be between 1 and 64.") }
+        if concurrency < 1 || concurrency > 10_000 { throw ValidationError("--concurrency must be between 1 and 10000.") }
+        if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds.") }
+        if let collapseID, collapseID.utf8.count > 64 { throw ValidationError("--collapse-id is longer than 64 bytes.") }
+        if let apnsID, !RequestValidator.isCanonicalUUID(apnsID) { throw ValidationError("--apns-id must be a canonical lower-case UUID.") }
+    }
+
+    var endpoint: Endpoint {
+        if let gateway, let parsed = try? Endpoint(parsing: gateway) { return parsed }
+        if legacy { return Endpoint(host: environment.legacyHost, port: port ?? 2195) }
+        return Endpoint(host: environment.host, port: port ?? 443)
+    }
+
+    func run() async throws {
+        Output.verbose = verbose
+        // Outputs first: a run that cannot write its results must not send anything.
+        let resultsFile = try results.map { try AtomicFile(path: $0, sensitivity: .public, force: force) }
+        let invalidFile = try invalidTokens.map { try AtomicFile(path: $0, sensitivity: .public, force: force) }
+        let sink = PushSink(results: resultsFile, invalidTokens: invalidFile, legacy: legacy)
+        do {
+            try await send(sink)
+        } catch {
+            sink.discard()
+            throw error
+        }
+    }
+
+    private func send(_ sink: PushSink) async throws {
+        let passphrases = PassphraseSupplier(source: try PassphraseSources.parse(passin, option: "--passin"), optionName: "--passin")
+        let authentication: APNsClient.Authentication
+        var certificateIdentity: Identity?
+        if let authKey, let teamID {
+            authentication = .token(try ProviderTokenSigner.load(authKey: authKey, keyID: keyID, teamID: teamID))
+        } else {
+            let loaded = try IdentityLoader.load(identity, passphrases: passphrases)
+            certificateIdentity = loaded
+            authentication = .certificate(loaded)
+        }
+        let template = try makeTemplate(bundleID: certificateIdentity?.certificate.subject.first("UID"))
+        let trust: TLSConfiguration.Trust = caFile.map { .caFile($0) } ?? .system
+        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw CommandFailure(message: "Cannot read the CA file \(caFile); check the path.", status: ExitStatus.input)
+        }
+
+        let legacySender = certificateIdentity.map {
+            LegacySender(endpoint: endpoint, identity: $0, trust: trust, options: LegacySender.Options(format: legacyFormat, connectTimeout: timeout))
+        }
+        let check: PushFeed.Check
+        if legacy, let legacySender {
+            check = { notification in legacySender.localProblem(notification) }
+        } else {
+            check = { notification in notification.localProblem() }
+        }
+        let feed: PushFeed
+        let onInvalid: @Sendable (Int, String, String) -> Void = { sink.recordInvalid(index: $0, token: $1, reason: $2) }
+        if let token {
+            let parsed: DeviceToken
+            do { parsed = try DeviceToken(parsing: token) } catch {
+                throw ValidationError("--token: \(error)")
+            }
+            var single = template
+            single.token = parsed
+            if let problem = check(single) { throw ValidationError("Cannot send this notification: \(problem).") }
+            feed = PushFeed(token: parsed, template: template, check: check, onInvalid: onInvalid)
+        } else {
+            let reader: LineReader
+            do { reader = try LineReader(path: tokens!) } catch {
+                throw CommandFailure(message: "Cannot read the token file: \(error) Check --tokens.", status: ExitStatus.input)
+            }
+            feed = PushFeed(reader: reader, template: template, check: check, onInvalid: onInvalid)
+        }
+
+        let start = Date()
+        let progress = PushProgress()
+        if tokens != nil { progress.start(sink, since: start) }
+        let summary: BatchSummary
+        if legacy, let legacySender {
+            summary = await legacySender.send(feed) { sink.record($0) }
+        } else {
+            let client = APNsClient(endpoint: endpoint, trust: trust, authentication: authentication,
+                                    connections: connections, concurrency: concurrency, connectTimeout: timeout)
+            summary = await client.send(feed: feed) { sink.record($0) }
+            await client.close()
+        }
+        progress.stop()
+        try sink.commit()
+
+        let report = PushReport(summary: summary, invalid: sink.invalid, seconds: Date().timeIntervalSince(start), legacy: legacy)
+        let single = token != nil
+        switch format {
+        case .json:
+            Output.line(report.json(result: single ? sink.last : nil, invalidLine: nil))
+        case .text:
+            if single, let result = sink.last { Output.line(PushReport.describe(result)) } else { Output.line(report.text) }
+        }
+        if let readError = feed.readError {
+            throw CommandFailure(message: "Reading \(tokens ?? "the tokens") failed after \(report.total) notifications: \(readError)", status: ExitStatus.input)
+        }
+        let status = report.exitStatus
+        if status == ExitStatus.network {
+            let why = summary.connectionFailure.map { "Cannot reach \(endpoint): \($0)" }
+                ?? "\(summary.failed) notification\(summary.failed == 1 ? "" : "s") could not be sent to \(endpoint); see the results."
+            throw CommandFailure(message: why, status: status)
+        }
+        if status != ExitStatus.success { throw ExitCode(status) }
+    }
+
+    /// Headers and default payload every notification of this run shares.
+    private func makeTemplate(bundleID: String?) throws -> PushNotification {
+        var body: [UInt8]
+        if let payload {
+            body = try Self.readPayload(payload)
+        } else {
+            var built = Payload()
+            built.body = alert
+            built.title = title
+            built.subtitle = subtitle
+            built.badge = badge
+            built.sound = sound
+            built.category = category
+            built.threadID = threadID
+            built.contentAvailable = contentAvailable
+            built.mutableContent = mutableContent
+            body = built.json()
+        }
+        let alertless = alert == nil && title == nil && subtitle == nil && badge == nil && sound == nil
+        let type = pushType ?? (payload == nil && contentAvailable && alertless ? .background : .alert)
+        var topic = self.topic
+        if topic == nil, let bundleID {
+            topic = bundleID.hasSuffix(type.topicSuffix) ? bundleID : bundleID + type.topicSuffix
+        }
+        let chosenPriority = priority.flatMap(Priority.init(rawValue:)) ?? (type == .background ? .conservePower : nil)
+        // The token is filled in per notification; a placeholder keeps the template a value.
+        let placeholder = try DeviceToken(bytes: [UInt8](repeating: 0, count: 32))
+        return PushNotification(token: placeholder, payload: body, topic: topic, pushType: type, priority: chosenPriority,
+                                expiration: expiration, collapseID: collapseID, apnsID: apnsID)
+    }
+
+    private static func readPayload(_ path: String) throws -> [UInt8] {
+        let data: Data?
+        if path == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            data = FileManager.default.contents(atPath: path)
+        }
+        guard let data else {
+            throw CommandFailure(message: "Cannot read the payload file \(path); check the path and permissions.", status: ExitStatus.input)
+        }
+        var bytes = [UInt8](data)
+        while let last = bytes.last, last == 0x0A || last == 0x0D || last == 0x20 { bytes.removeLast() }
+        guard JSONSyntax.isObject(bytes) else {
+            throw CommandFailure(message: "The payload \(path == "-" ? "on stdin" : "in \(path)") is not a JSON object; fix the JSON.", status: ExitStatus.input)
+        }
+        return bytes
+    }
+}
+
+extension APNsClient.Environment: ExpressibleByArgument {}
+extension PushType: ExpressibleByArgument {}
+extension LegacyFormat: ExpressibleByArgument {}

@@ -1,0 +1,93 @@
+import APNsProtocol
+import APNsSender
+import Foundation
+
+/// The notifications of one `push` run, pulled lazily so a million-line token file costs the
+/// memory of one read chunk. Lines that cannot be sent (bad token, bad JSON, a payload over the
+/// limit) never reach the sender: they are reported through `onInvalid` and counted as rejected.
+final class PushFeed: NotificationFeed, @unchecked Sendable {
+    typealias Check = @Sendable (PushNotification) -> String?
+
+    private let lock = NSLock()
+    private let template: PushNotification
+    private let defaultPayload: [UInt8]
+    private let check: Check
+    private let onInvalid: @Sendable (_ index: Int, _ token: String, _ reason: String) -> Void
+    private var reader: LineReader?
+    private var single: DeviceToken?
+    /// A read error ends the feed; the command reports it (exit 3) after the batch.
+    private(set) var readError: String?
+    private(set) var produced = 0
+
+    /// One notification to `token`.
+    init(token: DeviceToken, template: PushNotification, check: @escaping Check,
+         onInvalid: @escaping @Sendable (Int, String, String) -> Void) {
+        self.template = template
+        self.defaultPayload = template.payload
+        self.check = check
+        self.onInvalid = onInvalid
+        single = token
+    }
+
+    /// One notification per line of `reader` (token, optionally followed by a JSON payload).
+    init(reader: LineReader, template: PushNotification, check: @escaping Check,
+         onInvalid: @escaping @Sendable (Int, String, String) -> Void) {
+        self.template = template
+        self.defaultPayload = template.payload
+        self.check = check
+        self.onInvalid = onInvalid
+        self.reader = reader
+    }
+
+    func next() -> (index: Int, notification: PushNotification)? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let token = single {
+            single = nil
+            return accept(index: 0, token: token, payload: nil, text: token.hex)
+        }
+        guard let reader, readError == nil else { return nil }
+        while true {
+            let line: LineReader.Line?
+            do {
+                line = try reader.next()
+            } catch {
+                readError = "\(error)"
+                return nil
+            }
+            switch line {
+            case nil:
+                return nil
+            case .tooLong(let number)?:
+                onInvalid(number - 1, "", "Line \(number) is longer than \(reader.maximumLineLength) bytes.")
+            case .text(let bytes, let number)?:
+                switch BatchLine.parse(bytes) {
+                case .skip:
+                    continue
+                case .invalid(let reason):
+                    onInvalid(number - 1, Self.tokenText(bytes), "Line \(number): \(reason)")
+                case .entry(let token, let payload):
+                    if let found = accept(index: number - 1, token: token, payload: payload, text: token.hex) { return found }
+                }
+            }
+        }
+    }
+
+    private func accept(index: Int, token: DeviceToken, payload: [UInt8]?, text: String) -> (index: Int, notification: PushNotification)? {
+        var notification = template
+        notification.token = token
+        notification.payload = payload ?? defaultPayload
+        if let problem = check(notification) {
+            onInvalid(index, text, "Not sent: \(problem).")
+            return nil
+        }
+        produced += 1
+        return (index, notification)
+    }
+
+    /// The token part of a line, for reporting a line that did not parse.
+    private static func tokenText(_ bytes: [UInt8]) -> String {
+        let end = bytes.firstIndex(of: UInt8(ascii: "{")) ?? bytes.count
+        return String(decoding: bytes[..<min(end, 256)], as: UTF8.self).trimmingCharacters(in: .whitespaces)
+    }
+}

@@ -1,0 +1,170 @@
+import APNsCredentials
+import APNsProtocol
+import APNsSender
+import Foundation
+
+/// Where `push` results go, from many sender tasks at once: the `--results` JSON lines, the
+/// `--invalid-tokens` list, and the counters behind progress and the summary. Both files are
+/// `AtomicFile`s: they appear, complete, only when the batch is over.
+final class PushSink: @unchecked Sendable {
+    private let lock = NSLock()
+    private let results: AtomicFile?
+    private let invalidTokens: AtomicFile?
+    private let legacy: Bool
+    private(set) var done = 0
+    private(set) var errors = 0
+    private(set) var invalid = 0
+    private(set) var writeError: String?
+    /// The one result of a single push (printed by the command).
+    private(set) var last: NotificationResult?
+    private(set) var lastInvalid: (token: String, reason: String)?
+
+    init(results: AtomicFile?, invalidTokens: AtomicFile?, legacy: Bool) {
+        self.results = results
+        self.invalidTokens = invalidTokens
+        self.legacy = legacy
+    }
+
+    func record(_ result: NotificationResult) {
+        lock.lock()
+        defer { lock.unlock() }
+        done += 1
+        if !result.isDelivered { errors += 1 }
+        last = result
+        write(result.jsonLine(), to: results)
+        if Self.invalidates(result, legacy: legacy) { write(Array((result.token.hex + "\n").utf8), to: invalidTokens) }
+    }
+
+    func recordInvalid(index: Int, token: String, reason: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        done += 1
+        errors += 1
+        invalid += 1
+        lastInvalid = (token, reason)
+        var line = JSONValue.object([("index", .int(index)), ("token", .string(token)), ("status", .string("invalid")),
+                                     ("reason", .string(reason))]).serialized()
+        line.append(0x0A)
+        write(line, to: results)
+    }
+
+    /// APNs says to stop sending to these: 410 Unregistered/ExpiredToken, BadDeviceToken; on the
+    /// legacy gateway, status 8 (invalid token).
+    static func invalidates(_ result: NotificationResult, legacy: Bool) -> Bool {
+        if result.invalidatesToken { return true }
+        if legacy, case .rejected(let status, _, _) = result.outcome { return status == Int(LegacyStatus.invalidToken.rawValue) }
+        return false
+    }
+
+    private func write(_ bytes: [UInt8], to file: AtomicFile?) {
+        guard let file, writeError == nil else { return }
+        do { try file.append(bytes) } catch { writeError = "\(error)" }
+    }
+
+    var counts: (done: Int, errors: Int) { lock.withLock { (done, errors) } }
+
+    /// Names the files; called once after the batch.
+    func commit() throws {
+        if let writeError { throw CommandFailure(message: "Cannot write the results: \(writeError)", status: ExitStatus.usage) }
+        try results?.commit()
+        try invalidTokens?.commit()
+    }
+
+    func discard() {
+        results?.discard()
+        invalidTokens?.discard()
+    }
+}
+
+/// `done, errors, rate` on stderr, redrawn in place, only when stderr is a terminal.
+final class PushProgress: @unchecked Sendable {
+    private var task: Task<Void, Never>?
+
+    func start(_ sink: PushSink, since start: Date) {
+        guard isatty(STDERR_FILENO) == 1 else { return }
+        task = Task.detached {
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: 500_000_000)
+                let (done, errors) = sink.counts
+                let rate = Double(done) / max(0.001, Date().timeIntervalSince(start))
+                FileHandle.standardError.write(Data("\r\u{1B}[K\(done) done, \(errors) errors, \(Int(rate))/s".utf8))
+            }
+        }
+    }
+
+    func stop() {
+        guard let task else { return }
+        task.cancel()
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}
+
+/// The summary `push` prints at the end (README: push summary JSON).
+struct PushReport {
+    var summary: BatchSummary
+    var invalid: Int
+    var seconds: Double
+    var legacy: Bool
+
+    var rejected: Int { summary.rejected + invalid }
+    var total: Int { summary.total + invalid }
+    var rate: Double { seconds > 0 ? Double(total) / seconds : 0 }
+
+    /// 4 when the gateway could not be reached or notifications failed, 1 when some were
+    /// rejected or invalid, else 0.
+    var exitStatus: Int32 {
+        if summary.connectionFailure != nil || summary.failed > 0 { return ExitStatus.network }
+        if rejected > 0 { return ExitStatus.problem }
+        return ExitStatus.success
+    }
+
+    var text: String {
+        var line = "sent \(total): \(summary.delivered) delivered, \(rejected) rejected"
+        if invalid > 0 { line += " (\(invalid) invalid)" }
+        line += ", \(summary.failed) failed, \(summary.possiblyDuplicated) possibly duplicated, \(summary.retries) retries, \(summary.reconnects) reconnects"
+        line += String(format: " in %.2f s (%.0f/s)", seconds, rate)
+        return line
+    }
+
+    func json(result: NotificationResult?, invalidLine: (token: String, reason: String)?) -> String {
+        var fields: [(String, JSONValue)] = [
+            ("protocol", .string(legacy ? "legacy" : "http2")),
+            ("total", .int(total)), ("delivered", .int(summary.delivered)), ("rejected", .int(rejected)),
+            ("invalid", .int(invalid)), ("failed", .int(summary.failed)),
+            ("possibly_duplicated", .int(summary.possiblyDuplicated)), ("retries", .int(summary.retries)),
+            ("reconnects", .int(summary.reconnects)), ("seconds", .double((seconds * 1000).rounded() / 1000)),
+            ("rate", .double(rate.rounded())), ("exit_code", .int(Int(exitStatus))),
+        ]
+        if let failure = summary.connectionFailure { fields.append(("connection_failure", .string(failure))) }
+        var text = String(decoding: JSONValue.object(fields).serialized(), as: UTF8.self)
+        if let result {
+            // The single notification's result line, as in --results.
+            let line = String(decoding: result.jsonLine().dropLast(), as: UTF8.self)
+            text.removeLast()
+            text += ",\"result\":\(line)}"
+        } else if let invalidLine {
+            let line = String(decoding: JSONValue.object([("index", .int(0)), ("token", .string(invalidLine.token)), ("status", .string("invalid")),
+                                                          ("reason", .string(invalidLine.reason))]).serialized(), as: UTF8.self)
+            text.removeLast()
+            text += ",\"result\":\(line)}"
+        }
+        return text
+    }
+
+    /// One line for a single notification.
+    static func describe(_ result: NotificationResult) -> String {
+        switch result.outcome {
+        case .delivered:
+            return "delivered to \(result.token.hex) (apns-id \(result.apnsID))\(result.possiblyDuplicated ? ", possibly duplicated" : "")"
+        case .rejected(let status, let reason, let timestamp):
+            var text = "rejected \(result.token.hex): \(status) \(reason)"
+            if let timestamp {
+                let date = Date(timeIntervalSince1970: Double(timestamp) / 1000)
+                text += " (token invalid since \(ISO8601DateFormatter().string(from: date)))"
+            }
+            return text
+        case .failed(let why):
+            return "failed \(result.token.hex): \(why)"
+        }
+    }
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Benchmarks apnskit side by side with the reference tools, in the same run, on loopback.
+# Prints a markdown table (also written to bench-out/results.md) with ratios. Timings vary
+# with the machine; the ratios are what the README quotes. Usage: scripts/bench.sh [--quick]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+QUICK=0; [ "${1:-}" = "--quick" ] && QUICK=1
+bash scripts/setup.sh >/dev/null
+export PATH="/opt/swift/usr/bin:$PATH"
+echo "== building apnskit (release)" >&2
+swift build -c release --product apnskit >&2
+BIN="$(swift build -c release --show-bin-path)/apnskit"
+
+OUT=bench-out
+rm -rf "$OUT" && mkdir -p "$OUT" && cd "$OUT"
+PIDS=()
+cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+now_ns() { date +%s%N; }
+seconds_since() { python3 -c "print(f'{($(now_ns)-$1)/1e9:.3f}')"; }
+ratio() { python3 -c "a,b=float('$1'),float('$2'); print(f'{a/b:.2f}' if b else 'n/a')"; }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+ROWS=()
+row() { ROWS+=("| $1 | $2 | $3 | $4 |"); }
+
+# ---- fixtures --------------------------------------------------------------------------
+echo "== fixtures" >&2
+"$BIN" mock ca -o ca >/dev/null
+"$BIN" csr --email bench@example.com --common-name Bench --key-out push.key --csr-out push.csr >/dev/null
+"$BIN" mock issue push.csr --ca ca --bundle-id com.example.app --type universal -o push.cer >/dev/null
+"$BIN" combine push.cer push.key -o apns.pem >/dev/null
+"$BIN" mock issue --auth-key --ca ca --team-id TEAM123456 --key-id BENCH00001 -o . >/dev/null
+CERTS=1000; [ $QUICK = 1 ] && CERTS=200
+mkdir -p certs
+for i in $(seq 1 $CERTS); do
+  "$BIN" mock issue push.csr --ca ca --bundle-id "com.example.app$i" --days $((i % 60 + 1)) -o "certs/c$i.cer" >/dev/null
+done
+
+# ---- 1. check a folder of certificates vs a shell loop of openssl x509 -checkend ----------
+echo "== check: $CERTS certificates" >&2
+start=$(now_ns); "$BIN" check certs --min-days 30 >/dev/null || true; t_ours=$(seconds_since $start)
+start=$(now_ns)
+for f in certs/*.cer; do openssl x509 -inform DER -in "$f" -noout -checkend 2592000 >/dev/null || true; done
+t_ref=$(seconds_since $start)
+row "check $CERTS certificates (expiry horizon 30 days)" "apnskit check: ${t_ours}s" "openssl x509 -checkend loop: ${t_ref}s" "$(ratio "$t_ref" "$t_ours")x faster"
+
+# ---- 2. the mock gateway vs nghttpd under h2load -c 1 -m 100 -------------------------------
+N=200000; [ $QUICK = 1 ] && N=50000
+TOKEN=$(printf 'ab%.0s' $(seq 1 32))
+printf '{"aps":{"alert":"benchmark"}}' > payload.json
+JWT=$(python3 - <<'PY'
+import base64, json, subprocess, time
+b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+head = b64(json.dumps({"alg": "ES256", "kid": "BENCH00001"}, separators=(",", ":")).encode())
+claims = b64(json.dumps({"iss": "TEAM123456", "iat": int(time.time())}, separators=(",", ":")).encode())
+der = subprocess.run(["openssl", "dgst", "-sha256", "-sign", "AuthKey_BENCH00001.p8"], input=f"{head}.{claims}".encode(), capture_output=True, check=True).stdout
+i = 2 + (der[1] & 0x7F if der[1] & 0x80 else 0)
+r = der[i + 2:i + 2 + der[i + 1]]; i += 2 + der[i + 1]
+s = der[i + 2:i + 2 + der[i + 1]]
+print(f"{head}.{claims}.{b64(r[-32:].rjust(32, b'\0') + s[-32:].rjust(32, b'\0'))}")
+PY
+)
+"$BIN" mock serve --ca ca --port 0 --legacy-port -1 --feedback-port -1 --ports-file ports.json -q >/dev/null 2>mock.log &
+PIDS+=($!)
+for _ in $(seq 1 100); do [ -s ports.json ] && break; sleep 0.1; done
+MOCK_PORT=$(python3 -c "import json; print(json.load(open('ports.json'))['provider'])")
+mkdir -p htdocs/3/device && : > "htdocs/3/device/$TOKEN"
+NG_PORT=$(free_port)
+nghttpd -d htdocs "$NG_PORT" ca/server-key.pem ca/server.pem >/dev/null 2>&1 &
+PIDS+=($!)
+sleep 0.5
+rate() { grep -oE 'finished in [0-9.]+m?s, [0-9.]+ req/s' | grep -oE '[0-9.]+ req/s' | cut -d' ' -f1; }
+echo "== h2load: $N requests, 1 connection, 100 streams" >&2
+r_mock=$(h2load -n "$N" -c 1 -m 100 -H "authorization: bearer $JWT" -H "apns-topic: com.example.app" -d payload.json \
+  "https://127.0.0.1:$MOCK_PORT/3/device/$TOKEN" 2>/dev/null | tee h2load-mock.txt | rate)
+r_ng=$(h2load -n "$N" -c 1 -m 100 -d payload.json "https://127.0.0.1:$NG_PORT/3/device/$TOKEN" 2>/dev/null | tee h2load-nghttpd.txt | rate)
+grep -q "$N 2xx" h2load-mock.txt || echo "warning: not every mock answer was 2xx (see bench-out/h2load-mock.txt)" >&2
+row "h2load -c 1 -m 100, $N POSTs, token auth" "apnskit mock: ${r_mock} req/s" "nghttpd: ${r_ng} req/s" "$(ratio "$r_mock" "$r_ng")x nghttpd"
+
+# ---- 3. push: apnskit push --tokens vs h2load, same payload, same servers ----------------
+if "$BIN" push --help >/dev/null 2>&1; then
+  P=200000; [ $QUICK = 1 ] && P=50000
+  python3 -c "
+import sys
+with open('tokens.txt','w') as f:
+    for i in range($P): f.write('%064x\n' % (i+1))
+"
+  for target in "mock:$MOCK_PORT" "nghttpd:$NG_PORT"; do
+    name=${target%%:*}; port=${target##*:}
+    echo "== push: $P notifications to $name" >&2
+    start=$(now_ns)
+    "$BIN" push apns.pem --tokens tokens.txt --payload payload.json --topic com.example.app --gateway "127.0.0.1:$port" \
+      --ca-file ca/ca-bundle.pem --connections 1 --concurrency 100 --format json >"push-$name.json" 2>"push-$name.err" || true
+    t=$(seconds_since $start)
+    ours=$(python3 -c "print(f'{$P/$t:.0f}')")
+    if [ "$name" = mock ]; then ref=$r_mock; else ref=$r_ng; fi
+    row "push $P tokens over 1 connection to $name" "apnskit push: ${ours}/s" "h2load (same server): ${ref} req/s" "$(ratio "$ours" "$ref")x h2load"
+  done
+  M=1000000; [ $QUICK = 1 ] && M=200000
+  python3 -c "
+with open('tokens-big.txt','w') as f:
+    for i in range($M): f.write('%064x\n' % (i+1))
+"
+  echo "== push: peak memory for $M tokens" >&2
+  /usr/bin/time -f "%M" -o push-mem.txt "$BIN" push apns.pem --tokens tokens-big.txt --payload payload.json --topic com.example.app \
+    --gateway "127.0.0.1:$MOCK_PORT" --ca-file ca/ca-bundle.pem --results results-big.jsonl >/dev/null 2>&1 || true
+  kb=$(tail -1 push-mem.txt)
+  row "push $M tokens: peak memory" "$((kb / 1024)) MiB" "target: 64 MiB" "$([ "$kb" -lt 65536 ] && echo within || echo OVER)"
+fi
+
+{
+  echo "| benchmark | apnskit | reference | ratio |"
+  echo "|---|---|---|---|"
+  printf '%s\n' "${ROWS[@]}"
+  echo
+  echo "Machine: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%d); release build; loopback; one run."
+} | tee results.md
