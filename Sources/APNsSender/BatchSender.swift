@@ -38,8 +38,9 @@ public final class BatchSender: Sendable {
             for slot in 0..<slots {
                 for _ in 0..<concurrency {
                     group.addTask {
+                        var cached: (any ProviderConnection)?
                         while let (index, notification) = feed.next() {
-                            let result = await self.deliver(notification, index: index, slot: slot)
+                            let result = await self.deliver(notification, index: index, slot: slot, cached: &cached)
                             totals.record(result)
                             onResult(result)
                         }
@@ -55,13 +56,17 @@ public final class BatchSender: Sendable {
 
     /// Sends one notification.
     public func send(_ notification: PushNotification) async -> NotificationResult {
-        await deliver(notification, index: 0, slot: 0)
+        var cached: (any ProviderConnection)?
+        return await deliver(notification, index: 0, slot: 0, cached: &cached)
     }
 
     /// Closes the pool's connections.
     public func close() async { await pool.closeAll() }
 
-    private func deliver(_ notification: PushNotification, index: Int, slot: Int) async -> NotificationResult {
+    /// `cached` is the worker's last connection: used while it is usable, so the pool (an
+    /// actor hop) is consulted only to replace a connection, not once per notification.
+    private func deliver(_ notification: PushNotification, index: Int, slot: Int,
+                         cached: inout (any ProviderConnection)?) async -> NotificationResult {
         let apnsID = notification.apnsID ?? PushNotification.newID()
         func result(_ outcome: NotificationResult.Outcome, attempts: Int, duplicate: Bool, uniqueID: String? = nil) -> NotificationResult {
             NotificationResult(index: index, token: notification.token, apnsID: apnsID, uniqueID: uniqueID, outcome: outcome,
@@ -79,7 +84,12 @@ public final class BatchSender: Sendable {
             attempts += 1
             let connection: any ProviderConnection
             do {
-                connection = try await pool.connection(slot: slot)
+                if let current = cached, current.isUsable {
+                    connection = current
+                } else {
+                    connection = try await pool.connection(slot: slot)
+                    cached = connection
+                }
             } catch {
                 return result(.failed("Cannot reach the gateway: \(Self.describe(error))"), attempts: attempts - 1, duplicate: possiblyDuplicated)
             }
@@ -97,6 +107,7 @@ public final class BatchSender: Sendable {
                 response = try await connection.send(request)
             } catch {
                 await pool.discard(connection, slot: slot)
+                cached = nil
                 if case .connectionLost = error { possiblyDuplicated = true }
                 if attempts >= policy.maximumAttempts {
                     return result(.failed("Gave up after \(attempts) attempts: \(Self.describe(error))"), attempts: attempts, duplicate: possiblyDuplicated)

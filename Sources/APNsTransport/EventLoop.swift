@@ -75,11 +75,16 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Runs `work` on the loop thread, soon.
+    ///
+    /// Only the first item queued since the loop last took the queue writes to the wake-up
+    /// pipe: the loop takes every queued item at once, so one wake-up covers them all, and a
+    /// batch of 100,000 requests costs one syscall per loop turn instead of one per request.
     public func execute(_ work: @escaping @Sendable () -> Void) {
         lock.lock()
+        let wasEmpty = pending.isEmpty
         pending.append(work)
         lock.unlock()
-        wake()
+        if wasEmpty { wake() }
     }
 
     /// How many `Connection` objects (and so SSL objects and sockets) are alive on this loop.
