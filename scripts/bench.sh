@@ -58,10 +58,12 @@ der = subprocess.run(["openssl", "dgst", "-sha256", "-sign", "AuthKey_BENCH00001
 i = 2 + (der[1] & 0x7F if der[1] & 0x80 else 0)
 r = der[i + 2:i + 2 + der[i + 1]]; i += 2 + der[i + 1]
 s = der[i + 2:i + 2 + der[i + 1]]
-print(f"{head}.{claims}.{b64(r[-32:].rjust(32, b'\0') + s[-32:].rjust(32, b'\0'))}")
+zero = bytes(1)
+signature = b64(r[-32:].rjust(32, zero) + s[-32:].rjust(32, zero))
+print(head + "." + claims + "." + signature)
 PY
 )
-"$BIN" mock serve --ca ca --port 0 --legacy-port -1 --feedback-port -1 --ports-file ports.json -q >/dev/null 2>mock.log &
+"$BIN" mock serve --ca ca --port 0 --no-legacy --no-feedback --ports-file ports.json -q >/dev/null 2>mock.log &
 PIDS+=($!)
 for _ in $(seq 1 100); do [ -s ports.json ] && break; sleep 0.1; done
 MOCK_PORT=$(python3 -c "import json; print(json.load(open('ports.json'))['provider'])")

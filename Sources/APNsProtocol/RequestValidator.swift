@@ -30,7 +30,7 @@ public enum RequestValidator {
         guard path.hasPrefix(pathPrefix) else { return .failure(.init(.badPath)) }
         let tokenText = path.dropFirst(pathPrefix.count)
         guard !tokenText.isEmpty else { return .failure(.init(.missingDeviceToken)) }
-        guard !tokenText.contains("/"), tokenText.utf8.allSatisfy(Self.isHexDigit),
+        guard tokenText.utf8.allSatisfy(Self.isHexDigit),
               let token = try? DeviceToken(parsing: String(tokenText)) else {
             return .failure(.init(.badDeviceToken))
         }

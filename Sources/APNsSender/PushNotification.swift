@@ -47,5 +47,5 @@ public struct PushNotification: Sendable {
         return ProviderRequest(path: RequestValidator.pathPrefix + token.hex, headers: headers, body: payload)
     }
 
-    static func newID() -> String { UUID().uuidString.lowercased() }
+    static func newID() -> String { MessageID.shared.next() }
 }

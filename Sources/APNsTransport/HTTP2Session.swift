@@ -42,6 +42,10 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     var onRequest: ((HTTP2Session, Int32, HTTP2Request) -> Void)?
     /// Server: stamped on every request (`HTTP2Request.connectionID`).
     var connectionID = 0
+    /// True inside `nghttp2_session_mem_recv`: responses submitted by callbacks then are sent
+    /// together by the `produce()` that follows it, one TLS write for a whole read's worth of
+    /// answers instead of one per answer (and nghttp2 is not re-entered from its callbacks).
+    private var receiving = false
 
     /// Called once when the TLS handshake finished (or failed before that).
     var onHandshake: ((Result<TLSHandshakeInfo, TransportError>) -> Void)?
@@ -89,7 +93,9 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
 
     func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer) {
         guard let session, let base = bytes.baseAddress else { return }
+        receiving = true
         let consumed = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        receiving = false
         if consumed < 0 {
             let text = String(cString: nghttp2_strerror(Int32(consumed)))
             connection.fail(TransportError(.protocolError, "HTTP/2 error from \(connection.host ?? connection.remoteAddress): \(text)."))
@@ -443,7 +449,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
                                   : nghttp2_submit_response(session, id, nva, count, &provider)
         }
         if rc != 0 { _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_INTERNAL_ERROR.rawValue) }
-        produce()
+        if !receiving { produce() }
     }
 
     /// Server: answers stream `id` (unless the action says not to), then applies the action.
@@ -456,6 +462,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             goAway(code: code, debug: debug)
         case .close:
             respond(id, response)
+            produce()
             connection.close(error: nil)
         case .dropWithoutResponse:
             connection.close(error: nil)

@@ -33,11 +33,17 @@ struct MockServeCommand: AsyncParsableCommand {
     @Option(help: "HTTP/2 provider API port (0: any free port).")
     var port: Int = 2197
 
-    @Option(name: .customLong("legacy-port"), help: "Legacy binary gateway port (0: any free port, -1: off).")
+    @Option(name: .customLong("legacy-port"), help: "Legacy binary gateway port (0: any free port).")
     var legacyPort: Int = 2195
 
-    @Option(name: .customLong("feedback-port"), help: "Feedback service port (0: any free port, -1: off).")
+    @Option(name: .customLong("feedback-port"), help: "Feedback service port (0: any free port).")
     var feedbackPort: Int = 2196
+
+    @Flag(name: .customLong("no-legacy"), help: "Do not run the legacy binary gateway.")
+    var noLegacy = false
+
+    @Flag(name: .customLong("no-feedback"), help: "Do not run the feedback service.")
+    var noFeedback = false
 
     @Option(name: .customLong("ports-file"), help: "Write the ports actually bound as JSON, for scripts.")
     var portsFile: String?
@@ -79,10 +85,9 @@ struct MockServeCommand: AsyncParsableCommand {
         guard APNsEnvironment(rawValue: environment) != nil else { throw ValidationError("--environment must be sandbox or production.") }
         guard GatewayFaults.DropMode(rawValue: dropMode) != nil else { throw ValidationError("--drop-mode must be accepted, answered or unprocessed.") }
         _ = try parsedRates()
-        for (name, value) in [("--port", port), ("--legacy-port", legacyPort), ("--feedback-port", feedbackPort)] where value < -1 || value > 65_535 {
+        for (name, value) in [("--port", port), ("--legacy-port", legacyPort), ("--feedback-port", feedbackPort)] where value < 0 || value > 65_535 {
             throw ValidationError("\(name) must be a port number (0 for any free port).")
         }
-        if port < 0 { throw ValidationError("--port must be a port number (0 for any free port).") }
     }
 
     func parsedRates() throws -> [Int: Double] {
@@ -103,8 +108,8 @@ struct MockServeCommand: AsyncParsableCommand {
         var configuration = MockGateway.Configuration()
         configuration.host = host
         configuration.port = port
-        configuration.legacyPort = legacyPort < 0 ? nil : legacyPort
-        configuration.feedbackPort = feedbackPort < 0 ? nil : feedbackPort
+        configuration.legacyPort = noLegacy ? nil : legacyPort
+        configuration.feedbackPort = noFeedback ? nil : feedbackPort
         configuration.recordPath = record
         configuration.api.environment = APNsEnvironment(rawValue: environment)!
         configuration.api.registry = try registry.map(DeviceRegistry.load)

@@ -31,3 +31,20 @@ struct DeviceTokenTests {
         #expect(try DeviceToken(parsing: String(repeating: "0a", count: 100)).bytes.count == 100)
     }
 }
+
+@Suite("Message ids")
+struct MessageIDTests {
+    @Test("apns-ids are canonical version-4 UUIDs and do not repeat")
+    func canonical() {
+        var seen = Set<String>()
+        for _ in 0..<10_000 {
+            let id = MessageID.shared.next()
+            #expect(RequestValidator.isCanonicalUUID(id))
+            #expect(id == id.lowercased())
+            #expect(Array(id.utf8)[14] == UInt8(ascii: "4"))
+            #expect("89ab".utf8.contains(Array(id.utf8)[19]))
+            seen.insert(id)
+        }
+        #expect(seen.count == 10_000)
+    }
+}

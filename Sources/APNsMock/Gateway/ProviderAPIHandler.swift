@@ -70,7 +70,7 @@ public final class ProviderAPIHandler: @unchecked Sendable {
         state.lastActivity = Date()
         let faults = settings.faults
         let apnsID = request.header("apns-id").flatMap { RequestValidator.isCanonicalUUID($0) ? $0.lowercased() : nil }
-            ?? UUID().uuidString.lowercased()
+            ?? MessageID.shared.next()
 
         if faults.dropAfter > 0, state.requests == faults.dropAfter, faults.dropMode == .unprocessed {
             var response = HTTP2Response(status: 500)
@@ -106,7 +106,7 @@ public final class ProviderAPIHandler: @unchecked Sendable {
         recorder?.record(apnsID: apnsID, token: validated.token, topic: topic, pushType: validated.pushType?.rawValue,
                          payloadBytes: validated.payloadSize, connection: request.connectionID, protocolName: "h2")
         var response = HTTP2Response(status: 200, headers: [("apns-id", apnsID)])
-        if settings.environment == .sandbox { response.headers.append(("apns-unique-id", UUID().uuidString.lowercased())) }
+        if settings.environment == .sandbox { response.headers.append(("apns-unique-id", MessageID.shared.next())) }
         if faults.dropAfter > 0, state.requests == faults.dropAfter {
             response.afterward = faults.dropMode == .answered ? .close : .dropWithoutResponse
             log("connection #\(request.connectionID): dropping after request \(state.requests) (\(faults.dropMode.rawValue))")
