@@ -177,8 +177,17 @@ public struct GatewayReport: Sendable, Encodable {
         case (400, "TopicDisallowed"), (400, "BadTopic"), (400, "MissingTopic"):
             finish(.rejected, "The gateway accepted the connection but not the topic (\(answer)): use the bundle id the certificate was issued for, or pass --topic.")
         case (403, "BadCertificateEnvironment"):
-            let other = environmentHint.contains("sandbox") ? "production" : "sandbox"
-            finish(.rejected, "The gateway rejected the certificate (403 BadCertificateEnvironment): it is for the other environment; try --environment \(other).")
+            // Name the way out only when the host says which gateway this was; a custom
+            // --gateway (a mock, a proxy) could be either.
+            let fix: String
+            if environmentHint.contains("api.sandbox.push.apple.com") {
+                fix = "the certificate is for production: try --environment production, or use a development certificate for the sandbox"
+            } else if environmentHint.contains("api.push.apple.com") {
+                fix = "the certificate is for the sandbox: try --environment sandbox, or use a production certificate"
+            } else {
+                fix = "use a certificate for this gateway's environment (apnskit inspect shows the certificate's)"
+            }
+            finish(.rejected, "The gateway rejected the certificate (403 BadCertificateEnvironment): it is for the other environment; \(fix).")
         case (403, "BadCertificate"):
             finish(.rejected, "The gateway rejected the certificate (403 BadCertificate): use the push certificate Apple issued for this app, with its key.")
         case (403, "InvalidProviderToken"):

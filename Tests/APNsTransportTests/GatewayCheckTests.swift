@@ -49,7 +49,7 @@ struct GatewayCheckTests {
         let report = try await check(port: server.port).run()
         #expect(report.outcome == .rejected)
         #expect(report.summary.contains("BadCertificateEnvironment"))
-        #expect(report.summary.contains("--environment"))
+        #expect(report.summary.contains("environment"))
     }
 
     @Test func tokenAuthSendsAnES256Token() async throws {
