@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "APNsProtocolTests", dependencies: ["APNsProtocol"]),
         .testTarget(name: "APNsTransportTests", dependencies: ["APNsTransport", "APNsCredentials"]),
         .testTarget(name: "APNsSenderTests", dependencies: ["APNsSender", "APNsProtocol", "APNsTransport", "APNsCredentials", "TestSupport"]),
-        .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "APNsCredentials", "APNsProtocol", "APNsTransport", "TestSupport"]),
+        .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "TestSupport"]),
         // CLI end-to-end tests for inspect/check/mock: run the built apnskit binary.
         .testTarget(name: "InspectCheckTests", dependencies: ["apnskit", "APNsMock", "APNsCredentials"]),
         .testTarget(name: "apnskitTests", dependencies: ["apnskit", "APNsCredentials", "TestSupport"]),

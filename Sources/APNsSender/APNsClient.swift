@@ -11,7 +11,7 @@ import Foundation
 /// ```swift
 /// let identity = try IdentityLoader.load(["apns.pem"], passphrases: .none)
 /// let client = APNsClient(environment: .sandbox, authentication: .certificate(identity))
-/// let result = await client.send(PushNotification(token: token, payload: Payload.alert("Hi").json(),
+/// let result = await client.send(PushNotification(token: token, payload: payload.json(),
 ///                                                 topic: client.defaultTopic))
 /// ```
 public final class APNsClient: Sendable {
