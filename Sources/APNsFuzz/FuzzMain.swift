@@ -1,13 +1,8 @@
 import APNsFuzzHarness
 import Foundation
 
-/// libFuzzer's driver, from the runtime `-sanitize=fuzzer` links in. Calling it from our own
-/// `main` (instead of letting libFuzzer supply `main`) works with SwiftPM's renamed entry
-/// points and lets us handle `APNS_FUZZ_SEED_DIR` before fuzzing starts.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>,
-                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
+// The libFuzzer entry points. libFuzzer (linked by -sanitize=fuzzer) supplies `main`, which is
+// why this target is declared only for scripts/fuzz.sh (APNSKIT_FUZZ=1 in Package.swift).
 
 /// The harness this process runs, named by `APNS_FUZZ_TARGET` (one of `FuzzTarget`'s cases).
 let selectedTarget: FuzzTarget = {
@@ -20,8 +15,31 @@ let selectedTarget: FuzzTarget = {
     return target
 }()
 
+/// Runs once before fuzzing. `APNS_FUZZ_SEED_DIR=DIR` writes the target's seed corpus (valid
+/// fixtures) there and exits; otherwise the fixtures are built now, so their one-time
+/// allocations are neither timed nor reported as leaks of the first input.
+@_cdecl("LLVMFuzzerInitialize")
+public func fuzzerInitialize(_ argc: UnsafeMutablePointer<CInt>?, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> CInt {
+    let target = selectedTarget
+    do {
+        let seeds = try target.seeds()
+        if let folder = ProcessInfo.processInfo.environment["APNS_FUZZ_SEED_DIR"] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            for (index, seed) in seeds.enumerated() {
+                try Data(seed).write(to: URL(fileURLWithPath: "\(folder)/seed-\(index)"))
+            }
+            exit(0)
+        }
+    } catch {
+        FileHandle.standardError.write(Data("APNsFuzz: cannot build the \(target.rawValue) fixtures: \(error)\n".utf8))
+        exit(1)
+    }
+    return 0
+}
+
 /// One input: a harness violation is a crash, so libFuzzer saves the input as an artifact.
-func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
     do {
         try selectedTarget.run(input)
@@ -31,23 +49,16 @@ func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     return 0
 }
 
-@main
-struct FuzzMain {
-    static func main() throws {
-        let target = selectedTarget
-        // `APNS_FUZZ_SEED_DIR=DIR`: write the target's seed corpus there and stop.
-        if let folder = ProcessInfo.processInfo.environment["APNS_FUZZ_SEED_DIR"] {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            for (index, seed) in try target.seeds().enumerated() {
-                try Data(seed).write(to: URL(fileURLWithPath: "\(folder)/seed-\(index)"))
-            }
-            return
-        }
-        // Build the fixtures before fuzzing so their one-time allocations are not timed.
-        _ = try target.seeds()
-        var argc = CommandLine.argc
-        var argv = CommandLine.unsafeArgv
-        let status = LLVMFuzzerRunDriver(&argc, &argv, { testOneInput($0, $1) })
-        exit(status)
-    }
+/// SwiftPM links executables with `--defsym main=APNsFuzz_main`; this hands control straight
+/// to libFuzzer's own driver, with the same entry points libFuzzer's `main` would use.
+@_cdecl("APNsFuzz_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
+    var count = argc
+    var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
+    return LLVMFuzzerRunDriver(&count, &arguments) { fuzzerTestOneInput($0, $1) }
 }
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>,
+                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
