@@ -28,7 +28,7 @@ corpus="fuzz/corpus/$target"
 artifacts="fuzz/artifacts/$target"
 mkdir -p "$corpus" "$artifacts"
 if [ -z "$(ls -A "$corpus")" ]; then
-  APNS_FUZZ_TARGET="$target" APNS_FUZZ_SEED_DIR="$corpus" "$binary"
+  ASAN_OPTIONS=detect_leaks=0 APNS_FUZZ_TARGET="$target" APNS_FUZZ_SEED_DIR="$corpus" "$binary"
 fi
 # One-time global allocations of OpenSSL and the Swift runtime are not leaks of an input.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}"
