@@ -51,6 +51,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Fuzz harnesses for every input parser, shared by the libFuzzer executable and the
+        // deterministic pass in HardeningTests (issue 7).
+        .target(name: "APNsFuzzHarness", dependencies: ["APNsCredentials", "APNsProtocol", "APNsSender", "APNsMock", "COpenSSL"]),
         // Shared test helpers: child processes (openssl, apnskit), temporary folders, fixtures.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "APNsCredentialsTests", dependencies: ["APNsCredentials", "TestSupport"]),
@@ -61,5 +64,15 @@ let package = Package(
         // CLI end-to-end tests for inspect/check/mock: run the built apnskit binary.
         .testTarget(name: "InspectCheckTests", dependencies: ["apnskit", "APNsMock", "APNsCredentials"]),
         .testTarget(name: "apnskitTests", dependencies: ["apnskit", "APNsCredentials", "TestSupport"]),
+        // Issue 7: the fuzz harnesses over fixed-seed mutations, secrets, resource bounds.
+        .testTarget(name: "HardeningTests", dependencies: ["APNsFuzzHarness", "apnskit", "APNsCredentials", "APNsProtocol", "APNsSender", "TestSupport"]),
     ]
 )
+
+// The libFuzzer entry point has no `main` of its own (libFuzzer supplies it), so it links only
+// with -sanitize=fuzzer; it is declared only when scripts/fuzz.sh asks for it, keeping plain
+// `swift build` / `swift test` unaffected.
+if Context.environment["APNSKIT_FUZZ"] != nil {
+    package.targets.append(.executableTarget(name: "APNsFuzz", dependencies: ["APNsFuzzHarness"]))
+    package.products.append(.executable(name: "APNsFuzz", targets: ["APNsFuzz"]))
+}

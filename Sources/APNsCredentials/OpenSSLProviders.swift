@@ -6,16 +6,26 @@ import COpenSSL
 /// loaded together, once per process, before anything reads or writes a PKCS#12 file.
 package enum OpenSSLProviders {
     /// Whether the legacy provider is available (a distribution may ship without it).
-    package static var legacyAvailable: Bool { loaded.legacy }
+    package static var legacyAvailable: Bool { loaded.legacy != nil }
 
     /// Loads the providers the first time it is called; later calls are free.
     package static func ensureLoaded() { _ = loaded }
 
-    private static let loaded: (legacy: Bool, default: Bool) = {
+    /// The handles `OSSL_PROVIDER_load` returns, held for the life of the process (like
+    /// OpenSSL's own CLI holds them). They must be kept, not dropped: each is a reference the
+    /// provider store does not own, and when a provider was already activated implicitly
+    /// (any earlier OpenSSL call does that for "default"), a dropped handle is a block that
+    /// valgrind reports as definitely lost at exit (found by scripts/leakcheck.sh).
+    private struct Handles: @unchecked Sendable {
+        // Written once under Swift's lazy-global lock, then only read.
+        let legacy: OpaquePointer?
+        let standard: OpaquePointer?
+    }
+
+    private static let loaded: Handles = {
         let legacy = OSSL_PROVIDER_load(nil, "legacy")
         let standard = OSSL_PROVIDER_load(nil, "default")
         ERR_clear_error()
-        // The providers stay loaded for the life of the process, like OpenSSL's own CLI does.
-        return (legacy != nil, standard != nil)
+        return Handles(legacy: legacy, standard: standard)
     }()
 }

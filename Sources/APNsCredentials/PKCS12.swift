@@ -28,6 +28,11 @@ public enum PKCS12 {
         case legacy
     }
 
+    /// More certificates than this in one file are refused. Keychain exports hold one to three;
+    /// a 16 MiB file can hold about 10,000, which took seconds and over 100 MB to turn into
+    /// objects and printed a 10,000-line chain, to no use.
+    public static let maximumCertificates = 100
+
     /// Parses a DER PKCS#12 file, asking `passphrases` only when the empty password (in
     /// either of its two encodings) does not open it.
     public static func parse(_ bytes: [UInt8], label: String, passphrases: PassphraseSupplier) throws -> PKCS12Contents {
@@ -93,6 +98,12 @@ public enum PKCS12 {
                 throw CredentialError(.unreadable, "\(label) uses legacy encryption (RC2/3DES) and OpenSSL's legacy provider is not installed; install it (Debian: libssl3) and try again.", details: details)
             }
             throw CredentialError(.unreadable, "\(label) could not be decrypted: its contents are corrupt or use an unsupported algorithm.", details: details)
+        }
+        let count = Int(apns_sk_X509_num(others))
+        guard count <= maximumCertificates else {
+            if let key { EVP_PKEY_free(key) }
+            if let leaf { X509_free(leaf) }
+            throw CredentialError(.unreadable, "\(label) holds \(count + (leaf == nil ? 0 : 1)) certificates; a push certificate export holds a few (at most \(maximumCertificates) are accepted), so this is not one.")
         }
         var chain: [Certificate] = []
         for index in 0..<apns_sk_X509_num(others) {

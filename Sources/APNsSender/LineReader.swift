@@ -44,7 +44,7 @@ public final class LineReader {
     public func next() throws -> Line? {
         while true {
             if chunkStart < chunkEnd {
-                let newline = chunk[chunkStart..<chunkEnd].firstIndex(of: 0x0A)
+                let newline = newlineIndex()
                 let end = newline ?? chunkEnd
                 if !skippingLongLine {
                     if pending.count + (end - chunkStart) > maximumLineLength {
@@ -70,6 +70,16 @@ public final class LineReader {
             if count == 0 { atEnd = true }
             chunkStart = 0
             chunkEnd = count
+        }
+    }
+
+    /// The next newline in the chunk, found with `memchr`: a byte-by-byte Swift search over a
+    /// 1 GB line took minutes in a debug build, memchr takes well under a second.
+    private func newlineIndex() -> Int? {
+        chunk.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress,
+                  let found = memchr(base + chunkStart, 0x0A, chunkEnd - chunkStart) else { return nil }
+            return base.distance(to: UnsafeRawPointer(found))
         }
     }
 

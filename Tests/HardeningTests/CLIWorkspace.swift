@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// A temporary folder with an apnskit test CA, a key and an Apple-like certificate made by the
+/// CLI itself (`mock ca`, `csr`, `mock issue`), and a runner that records every result.
+final class CLIWorkspace: @unchecked Sendable {
+    let dir: TemporaryDirectory
+    private(set) var results: [(command: String, result: ProcessResult)] = []
+
+    init() throws {
+        dir = try TemporaryDirectory("apnskit-hardening")
+        try expectSuccess("mock", "ca", "-o", "ca")
+        try expectSuccess("csr", "--email", "dev@example.com", "--common-name", "Hardening Push", "--key-out", "push.key", "--csr-out", "push.csr")
+        try expectSuccess("mock", "issue", "push.csr", "--ca", "ca", "--bundle-id", "com.example.hardening", "--type", "universal", "-o", "push.cer")
+    }
+
+    /// Runs apnskit in the folder (stdin not a TTY) and keeps the result for later checks.
+    @discardableResult
+    func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> ProcessResult {
+        let result = try Binaries.apnskit(arguments, stdin: stdin.map { Data($0.utf8) } ?? Data(), environment: environment, directory: dir.path)
+        results.append((arguments.joined(separator: " "), result))
+        return result
+    }
+
+    @discardableResult
+    func expectSuccess(_ arguments: String..., stdin: String? = nil, environment: [String: String] = [:],
+                       sourceLocation: SourceLocation = #_sourceLocation) throws -> ProcessResult {
+        try expectSuccess(arguments, stdin: stdin, environment: environment, sourceLocation: sourceLocation)
+    }
+
+    @discardableResult
+    func expectSuccess(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+                       sourceLocation: SourceLocation = #_sourceLocation) throws -> ProcessResult {
+        let result = try run(arguments, stdin: stdin, environment: environment)
+        #expect(result.status == 0, "apnskit \(arguments.joined(separator: " ")): \(result)", sourceLocation: sourceLocation)
+        return result
+    }
+
+    /// Runs apnskit under `sh -c 'umask MASK; exec apnskit ...'`.
+    @discardableResult
+    func runWithUmask(_ mask: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
+        let result = try ProcessRunner.run("/bin/sh", ["-c", "umask \(mask); exec \"$0\" \"$@\"", Binaries.apnskit] + arguments,
+                                           environment: environment, directory: dir.path)
+        results.append((arguments.joined(separator: " "), result))
+        return result
+    }
+
+    /// The base64 lines of every PEM body in `name` (what a leaked key would look like).
+    func pemBodyLines(_ name: String) throws -> [String] {
+        String(decoding: try dir.read(name), as: UTF8.self).split(separator: "\n").map(String.init)
+            .filter { !$0.hasPrefix("-----") && !$0.contains(":") && $0.count >= 24 }
+    }
+}
