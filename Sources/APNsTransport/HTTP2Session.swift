@@ -16,8 +16,9 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     private var session: OpaquePointer?
     let settings: HTTP2Settings
 
-    // Client side.
-    private struct ClientStream {
+    // Client side. Streams are classes: they are updated in place from nghttp2's callbacks
+    // (a header, a chunk at a time), and a struct in a dictionary would be copied each time.
+    private final class ClientStream {
         let continuation: CheckedContinuation<HTTP2Response, Error>
         var status = 0
         var headers: [(name: String, value: String)] = []
@@ -25,6 +26,11 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         var requestBody: [UInt8]
         var offset = 0
         var timer: UInt64?
+
+        init(continuation: CheckedContinuation<HTTP2Response, Error>, requestBody: [UInt8]) {
+            self.continuation = continuation
+            self.requestBody = requestBody
+        }
     }
     private var clientStreams: [Int32: ClientStream] = [:]
     private var pings: [CheckedContinuation<Void, Error>] = []
@@ -32,7 +38,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     private(set) var receivedSettings = false
 
     // Server side.
-    private struct ServerStream {
+    private final class ServerStream {
         var request = HTTP2Request(method: "", path: "")
         var responseBody: [UInt8] = []
         var offset = 0
@@ -220,7 +226,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     private func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         if isServer, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
            frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
-            var stream = ServerStream()
+            let stream = ServerStream()
             stream.request.clientCertificate = connection.handshakeInfo?.peerChain.first
             stream.request.connectionID = connectionID
             stream.request.remoteAddress = connection.remoteAddress
@@ -381,7 +387,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             continuation.resume(throwing: TransportError(.internalFailure, "nghttp2 refused the request: \(String(cString: nghttp2_strerror(id)))."))
             return
         }
-        var stream = ClientStream(continuation: continuation, requestBody: request.body)
+        let stream = ClientStream(continuation: continuation, requestBody: request.body)
         if let timeout {
             stream.timer = connection.loop.schedule(after: timeout) { [weak self] in self?.timeOut(id, after: timeout) }
         }
