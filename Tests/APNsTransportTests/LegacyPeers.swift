@@ -91,6 +91,16 @@ while True:
                 rejected = True
                 conn.sendall(bytes([8, 8]) + struct.pack(">I", identifier))
                 out.write("rejected %d %s\n" % (connection, token))
+                # Drain what the client already sent before closing: closing with unread
+                # input makes the kernel send RST, which can destroy the error response
+                # before the client reads it.
+                conn.settimeout(0.5)
+                deadline = time.time() + 3
+                try:
+                    while time.time() < deadline and conn.recv(65536):
+                        pass
+                except Exception:
+                    pass
                 break
             out.write("%d %s\n" % (connection, token))
     except Exception as error:

@@ -35,7 +35,7 @@ struct LegacyGatewaySession {
                 switch event {
                 case .notification(let notification, let format):
                     if let status = check(notification, topic: info.bundleID) {
-                        fail(connection, status: status, identifier: notification.identifier, format: format)
+                        await fail(connection, status: status, identifier: notification.identifier, format: format)
                         return
                     }
                     accepted += 1
@@ -44,7 +44,7 @@ struct LegacyGatewaySession {
                                      payloadBytes: notification.payload.count, connection: id, protocolName: "legacy",
                                      identifier: format == .simple ? nil : notification.identifier)
                 case .invalid(let status, let identifier, let format):
-                    fail(connection, status: status, identifier: identifier, format: format)
+                    await fail(connection, status: status, identifier: identifier, format: format)
                     return
                 }
             }
@@ -61,10 +61,15 @@ struct LegacyGatewaySession {
         return nil
     }
 
-    private func fail(_ connection: TLSServerConnection, status: LegacyStatus, identifier: UInt32, format: LegacyFormat?) {
+    private func fail(_ connection: TLSServerConnection, status: LegacyStatus, identifier: UInt32, format: LegacyFormat?) async {
         log("legacy connection #\(id): \(status.name) for identifier \(identifier); closing")
         // Command 0 has no identifier and gets no reply: the gateway just drops the connection.
         if format != .simple { connection.write(LegacyErrorResponse(status: status, identifier: identifier).encoded) }
+        // Discard what the client already sent (it is dropped anyway) until it closes or goes
+        // quiet: closing with unread input makes the kernel send RST, which can destroy the
+        // error response before the client reads it.
+        let deadline = Date().addingTimeInterval(3)
+        while Date() < deadline, let bytes = try? await connection.read(timeout: 0.5), !bytes.isEmpty {}
         connection.close()
     }
 }
