@@ -69,9 +69,9 @@ let package = Package(
     ]
 )
 
-// The libFuzzer entry point has no `main` of its own (libFuzzer supplies it), so it links only
-// with -sanitize=fuzzer; it is declared only when scripts/fuzz.sh asks for it, keeping plain
-// `swift build` / `swift test` unaffected.
+// The libFuzzer executable calls LLVMFuzzerRunDriver from libFuzzer's runtime, so it links only
+// with -sanitize=fuzzer; it is declared only when scripts/fuzz.sh asks for it (APNSKIT_FUZZ=1),
+// keeping plain `swift build` / `swift test` unaffected.
 if Context.environment["APNSKIT_FUZZ"] != nil {
     package.targets.append(.executableTarget(name: "APNsFuzz", dependencies: ["APNsFuzzHarness"]))
     package.products.append(.executable(name: "APNsFuzz", targets: ["APNsFuzz"]))

@@ -1,8 +1,8 @@
 import APNsFuzzHarness
 import Foundation
 
-// The libFuzzer entry points. libFuzzer (linked by -sanitize=fuzzer) supplies `main`, which is
-// why this target is declared only for scripts/fuzz.sh (APNSKIT_FUZZ=1 in Package.swift).
+// The libFuzzer entry points. They need libFuzzer's runtime (linked by -sanitize=fuzzer), which
+// is why this target is declared only for scripts/fuzz.sh (APNSKIT_FUZZ=1 in Package.swift).
 
 /// The harness this process runs, named by `APNS_FUZZ_TARGET` (one of `FuzzTarget`'s cases).
 let selectedTarget: FuzzTarget = {
