@@ -48,6 +48,8 @@ final class Connection: PollHandler, @unchecked Sendable {
     private var handshakeWantsWrite = false
     private var writeWantsRead = false
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// Set by `closeAfterPeer`: we sent close_notify and only wait for the peer to close.
+    private var lingering = false
 
     /// Bytes waiting to be encrypted and sent; delegates stop producing above this.
     var pendingOutput: Int { outgoing.count - outgoingHead }
@@ -322,8 +324,15 @@ final class Connection: PollHandler, @unchecked Sendable {
             OpenSSLErrorQueue.clear()
             let count = readBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             if count > 0 {
+                if lingering { continue }  // the session is over: discard until the peer closes
                 readBuffer.withUnsafeBytes { delegate?.connection(self, didRead: UnsafeRawBufferPointer(rebasing: $0[0..<Int(count)])) }
                 continue
+            }
+            if lingering {
+                // Peer closed (or failed): done either way.
+                let error = SSL_get_error(ssl, count)
+                if error != SSL_ERROR_WANT_READ && error != SSL_ERROR_WANT_WRITE { close(error: nil) }
+                return
             }
             let error = SSL_get_error(ssl, count)
             switch error {
@@ -365,6 +374,20 @@ final class Connection: PollHandler, @unchecked Sendable {
     func fail(_ error: TransportError) { close(error: error) }
 
     /// Sends close_notify (best effort), deregisters and tells the delegate.
+    /// Sends what is queued and a TLS close_notify, then keeps reading (and discarding) until
+    /// the peer closes or `timeout` passes, and only then closes the socket. Closing with
+    /// unread input would make the kernel send RST and destroy data the peer has not read yet
+    /// (a server's GOAWAY, a legacy error response).
+    func closeAfterPeer(timeout: Double) {
+        if lingering { return }
+        guard state == .open, let ssl else { close(error: nil); return }
+        lingering = true
+        flushBestEffort(ssl)
+        _ = SSL_shutdown(ssl)
+        OpenSSLErrorQueue.clear()
+        loop.schedule(after: timeout) { [weak self] in self?.close(error: nil) }
+    }
+
     func close(error: TransportError?) {
         guard state != .closed else { return }
         let wasOpen = state == .open

@@ -217,7 +217,11 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         }
         if connection.state == .open, nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0,
            connection.pendingOutput == 0 {
-            connection.close(error: nil)
+            // A server that closed at once could destroy its own GOAWAY: requests the client
+            // sent meanwhile sit unread, and closing with unread input makes the kernel send
+            // RST, which discards what the client has not read yet. So it says close_notify
+            // and waits (bounded) for the client to close first.
+            if isServer { connection.closeAfterPeer(timeout: 2) } else { connection.close(error: nil) }
         }
     }
 
