@@ -46,12 +46,17 @@ public enum IdentityLoader {
 
     /// The single private key in `path`.
     public static func privateKey(_ path: String, passphrases: PassphraseSupplier) throws -> PrivateKey {
+        try privateKeyFile(path, passphrases: passphrases).key
+    }
+
+    /// The single private key in `path`, and whether the file stored it encrypted.
+    public static func privateKeyFile(_ path: String, passphrases: PassphraseSupplier) throws -> (key: PrivateKey, wasEncrypted: Bool) {
         let contents = try CredentialFile.load(path, passphrases: passphrases)
         guard let key = contents.privateKeys.first else { throw wrongKind(path, contents, wanted: "a private key") }
         guard contents.privateKeys.count == 1 else {
             throw CredentialError(.wrongKind, "\(displayName(path)) holds \(contents.privateKeys.count) private keys; give a file with exactly one.")
         }
-        return key
+        return (key, contents.hadEncryptedKey)
     }
 
     /// All certificates in the given chain files, in order.

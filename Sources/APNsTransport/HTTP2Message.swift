@@ -75,8 +75,7 @@ public struct HTTP2Settings: Sendable {
 }
 
 /// What a server does with a connection after answering a request: how the mock gateway
-/// plays a gateway going away, a dropped connection, or a stream limit that rises once
-/// token authentication has succeeded.
+/// plays a gateway going away or a dropped connection.
 public enum ConnectionAction: Sendable, Equatable {
     case keepOpen
     /// Send GOAWAY (APNs puts `{"reason":...}` in the debug data); streams above the last
@@ -86,6 +85,4 @@ public enum ConnectionAction: Sendable, Equatable {
     case close
     /// Close at once without answering: the client cannot know whether it was processed.
     case dropWithoutResponse
-    /// Announce a new SETTINGS_MAX_CONCURRENT_STREAMS.
-    case setMaxConcurrentStreams(UInt32)
 }

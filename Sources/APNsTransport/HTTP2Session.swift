@@ -476,12 +476,6 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             connection.close(error: nil)
         case .dropWithoutResponse:
             connection.close(error: nil)
-        case .setMaxConcurrentStreams(let limit):
-            respond(id, response)
-            guard let session, !closed else { return }
-            var entry = nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: limit)
-            _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1)
-            produce()
         }
     }
 

@@ -38,13 +38,10 @@ struct KeyStrip: ParsableCommand {
     func run() throws {
         common.apply()
         try SecureFileWriter.preflight(out, force: common.force)
-        let contents = try CredentialFile.load(input, passphrases: passin.supplier())
-        guard contents.privateKeys.count == 1, let key = contents.privateKeys.first else {
-            throw IdentityLoaderErrors.notOneKey(input, contents)
-        }
+        let (key, wasEncrypted) = try IdentityLoader.privateKeyFile(input, passphrases: passin.supplier())
         let pem = traditional ? try key.traditionalPEM() : try key.pkcs8PEM()
         try SecureFileWriter.write(pem, to: out, sensitivity: .secret, force: common.force)
-        let note = contents.hadEncryptedKey ? "" : " (the input was not encrypted)"
+        let note = wasEncrypted ? "" : " (the input was not encrypted)"
         Summaries.report("Wrote unencrypted \(key.summary) key to \(displayName(out)) (mode 0600)\(note).", stdoutIsData: out == "-")
     }
 }
@@ -81,21 +78,9 @@ struct KeyEncrypt: ParsableCommand {
     func run() throws {
         common.apply()
         try SecureFileWriter.preflight(out, force: common.force)
-        let contents = try CredentialFile.load(input, passphrases: passin.supplier())
-        guard contents.privateKeys.count == 1, let key = contents.privateKeys.first else {
-            throw IdentityLoaderErrors.notOneKey(input, contents)
-        }
+        let key = try IdentityLoader.privateKey(input, passphrases: passin.supplier())
         let passphrase = try PassphraseSupplier.newPassphrase(source: PassphraseSources.parse(passout, option: "--passout"), for: displayName(out))
         try SecureFileWriter.write(try key.pkcs8PEM(encryptedWith: passphrase), to: out, sensitivity: .secret, force: common.force)
         Summaries.report("Wrote \(key.summary) key to \(displayName(out)) (PKCS#8, AES-256-CBC encrypted, mode 0600).", stdoutIsData: out == "-")
-    }
-}
-
-enum IdentityLoaderErrors {
-    static func notOneKey(_ path: String, _ contents: CredentialContents) -> CredentialError {
-        if contents.privateKeys.count > 1 {
-            return CredentialError(.wrongKind, "\(displayName(path)) holds \(contents.privateKeys.count) private keys; give a file with exactly one.")
-        }
-        return CredentialError(.wrongKind, "\(displayName(path)) holds \(contents.summary), not a private key.")
     }
 }

@@ -33,6 +33,8 @@ public struct GatewayFaults: Sendable, Equatable {
 
     /// The statuses for which rates are accepted.
     public static let injectableStatuses: Set<Int> = [429, 500, 503]
+    /// The same, in the order the failure rates are drawn (fixed, so a seed repeats a run).
+    static let injectableStatusesInOrder = injectableStatuses.sorted()
 }
 
 /// A small deterministic PRNG (SplitMix64): fault draws must be repeatable across runs.

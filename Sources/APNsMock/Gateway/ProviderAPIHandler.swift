@@ -52,6 +52,7 @@ public final class ProviderAPIHandler: @unchecked Sendable {
     /// The HTTP2Server loop handler.
     public func handle(_ request: HTTP2Request) -> HTTP2Server.Reply {
         var response = lock.withLock { decide(request) }
+        response.headers.append(("server", "apnskit-mock"))
         if settings.faults.delayMilliseconds > 0 {
             let delay = UInt64(settings.faults.delayMilliseconds) * 1_000_000
             let ready = response
@@ -60,7 +61,6 @@ public final class ProviderAPIHandler: @unchecked Sendable {
                 return ready
             }
         }
-        response.headers.append(("server", "apnskit-mock"))
         return .now(response)
     }
 
@@ -97,7 +97,7 @@ public final class ProviderAPIHandler: @unchecked Sendable {
             }
             return finish(state, response)
         }
-        for status in GatewayFaults.injectableStatuses.sorted() {
+        for status in GatewayFaults.injectableStatusesInOrder {
             if let rate = faults.failureRates[status], rate > 0, Double.random(in: 0..<1, using: &random) < rate {
                 let reason: APNsReason = status == 429 ? .tooManyRequests : (status == 500 ? .internalServerError : .serviceUnavailable)
                 return finish(state, reject(reason, apnsID: apnsID))
