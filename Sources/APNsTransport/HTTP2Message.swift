@@ -58,7 +58,7 @@ public struct HTTP2Response: Sendable {
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 }
 
-/// HTTP/2 settings we announce.
+/// HTTP/2 settings we announce, and how we encode our headers.
 public struct HTTP2Settings: Sendable {
     /// How many streams the peer may open towards us at once.
     public var maxConcurrentStreams: UInt32
@@ -66,6 +66,10 @@ public struct HTTP2Settings: Sendable {
     public var initialWindowSize: UInt32
     /// Connection-level receive window.
     public var connectionWindowSize: Int32
+    /// Server: response headers (lower case) whose values differ on every response, such as
+    /// ids. They are sent as HPACK literals that are never indexed: indexing them would only
+    /// push reusable entries out of both peers' tables and cost both sides time.
+    public var uniqueResponseHeaders: [String] = []
 
     public init(maxConcurrentStreams: UInt32 = 1000, initialWindowSize: UInt32 = 1 << 20, connectionWindowSize: Int32 = 16 << 20) {
         self.maxConcurrentStreams = maxConcurrentStreams

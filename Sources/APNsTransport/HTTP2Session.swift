@@ -37,13 +37,10 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     private var readyWaiters: [(continuation: CheckedContinuation<Void, Error>, timer: UInt64)] = []
     private(set) var receivedSettings = false
 
-    // Server side.
-    private final class ServerStream {
-        var request = HTTP2Request(method: "", path: "")
-        var responseBody: [UInt8] = []
-        var offset = 0
-    }
-    private var serverStreams: [Int32: ServerStream] = [:]
+    // Server side: made once the handshake is done (it knows the client's certificate).
+    private var serverStreams: HTTP2ServerStreams?
+    /// Server: refilled for every response (swapped into a local meanwhile).
+    private var responseScratch = NameValueBuffer()
     /// Server: called on the loop thread with each complete request; answer with `respond`.
     var onRequest: ((HTTP2Session, Int32, HTTP2Request) -> Void)?
     /// Server: stamped on every request (`HTTP2Request.connectionID`).
@@ -84,6 +81,10 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         if !isServer, connection.context.configuration.verification != .reportOnly, info.alpn != "h2" {
             connection.fail(TransportError(.protocolError, "The server \(connection.host ?? connection.remoteAddress) does not speak HTTP/2: it did not agree to ALPN h2."))
             return
+        }
+        if isServer {
+            serverStreams = HTTP2ServerStreams(clientCertificate: info.peerChain.first, connectionID: connectionID,
+                                               remoteAddress: connection.remoteAddress)
         }
         do {
             try startSession()
@@ -136,7 +137,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             waiter.continuation.resume(throwing: failure)
         }
         readyWaiters.removeAll()
-        serverStreams.removeAll()
+        serverStreams?.removeAll()
         onRequest = nil
         let close = onClose
         onClose = nil
@@ -157,9 +158,16 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, user in
             guard let frame, let name, let value, let user else { return 0 }
+            let session = Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue()
+            if let server = session.serverStreams {
+                // Bytes straight into the request: no String for a name it already knows.
+                server.header(frame.pointee.hd.stream_id, name: UnsafeBufferPointer(start: name, count: nameLength),
+                              value: UnsafeBufferPointer(start: value, count: valueLength))
+                return 0
+            }
             let n = String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self)
             let v = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
-            return Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue().header(frame, n, v)
+            return session.header(frame, n, v)
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, user in
             guard let user, let data else { return 0 }
@@ -228,30 +236,17 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     // MARK: callbacks (loop thread, inside nghttp2_session_mem_recv / mem_send)
 
     private func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
-        if isServer, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
-           frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
-            let stream = ServerStream()
-            stream.request.clientCertificate = connection.handshakeInfo?.peerChain.first
-            stream.request.connectionID = connectionID
-            stream.request.remoteAddress = connection.remoteAddress
-            serverStreams[frame.pointee.hd.stream_id] = stream
+        if let serverStreams, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) {
+            serverStreams.beginHeaders(frame.pointee.hd.stream_id, newRequest: frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST)
         }
         return 0
     }
 
+    /// Client: a response header (the server's go to `HTTP2ServerStreams`).
     private func header(_ frame: UnsafePointer<nghttp2_frame>, _ name: String, _ value: String) -> Int32 {
         let id = frame.pointee.hd.stream_id
         guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
-        if isServer {
-            guard serverStreams[id] != nil else { return 0 }
-            switch name {
-            case ":method": serverStreams[id]!.request.method = value
-            case ":path": serverStreams[id]!.request.path = value
-            case ":authority": serverStreams[id]!.request.authority = value
-            case ":scheme": serverStreams[id]!.request.scheme = value
-            default: serverStreams[id]!.request.headers.append((name, value))
-            }
-        } else if clientStreams[id] != nil {
+        if clientStreams[id] != nil {
             if name == ":status" {
                 clientStreams[id]!.status = Int(value) ?? 0
             } else {
@@ -262,8 +257,8 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     }
 
     private func dataChunk(_ id: Int32, _ data: UnsafeBufferPointer<UInt8>) {
-        if isServer {
-            serverStreams[id]?.request.body.append(contentsOf: data)
+        if let serverStreams {
+            serverStreams.data(id, data)
         } else {
             clientStreams[id]?.body.append(contentsOf: data)
         }
@@ -284,8 +279,8 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             }
             readyWaiters.removeAll()
         case NGHTTP2_HEADERS.rawValue, NGHTTP2_DATA.rawValue:
-            if isServer, endStream, let stream = serverStreams[header.stream_id] {
-                onRequest?(self, header.stream_id, stream.request)
+            if endStream, let request = serverStreams?.request(header.stream_id) {
+                onRequest?(self, header.stream_id, request)
             }
         case NGHTTP2_GOAWAY.rawValue:
             let goawayFrame = frame.pointee.goaway
@@ -305,7 +300,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
 
     private func streamClosed(_ id: Int32, _ errorCode: UInt32) {
         if isServer {
-            serverStreams[id] = nil
+            serverStreams?.streamClosed(id)
             return
         }
         guard let stream = clientStreams.removeValue(forKey: id) else { return }
@@ -348,10 +343,10 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             if offset + count >= body.count { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
             return count
         }
-        if isServer {
-            guard let stream = serverStreams[id] else { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue; return 0 }
-            let count = copy(stream.responseBody, stream.offset)
-            serverStreams[id]!.offset += count
+        if let serverStreams {
+            var end = false
+            let count = serverStreams.readBody(id, into: UnsafeMutableBufferPointer(start: buffer, count: length), end: &end)
+            if end { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
             return count
         }
         guard let stream = clientStreams[id] else { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue; return 0 }
@@ -448,13 +443,18 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
 
     /// Answers stream `id` with `response`.
     func respond(_ id: Int32, _ response: HTTP2Response) {
-        guard let session, !closed, serverStreams[id] != nil else { return }
-        var headers: [(String, String)] = [(":status", String(response.status))]
-        headers += response.headers.map { ($0.name.lowercased(), $0.value) }
-        serverStreams[id]!.responseBody = response.body
+        guard let session, !closed, serverStreams?.setResponseBody(id, response.body) == true else { return }
+        var headers = NameValueBuffer()
+        swap(&headers, &responseScratch)
+        defer { swap(&headers, &responseScratch) }
+        headers.removeAll()
+        headers.appendStatus(response.status)
+        for header in response.headers {
+            headers.append(name: header.name, value: header.value, indexed: !settings.uniqueResponseHeaders.contains(header.name))
+        }
         var provider = nghttp2_data_provider()
         provider.read_callback = Self.readCallback
-        let rc = Self.withNameValues(headers) { nva, count in
+        let rc = headers.withNameValues { nva, count in
             response.body.isEmpty ? nghttp2_submit_response(session, id, nva, count, nil)
                                   : nghttp2_submit_response(session, id, nva, count, &provider)
         }
@@ -489,22 +489,8 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
 
     /// Calls `body` with an nghttp2_nv array over `headers`, valid only during the call.
     static func withNameValues<R>(_ headers: [(String, String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
-        var storage: [UInt8] = []
-        var ranges: [(Int, Int, Int, Int)] = []
-        for (name, value) in headers {
-            let nameStart = storage.count
-            storage += name.utf8
-            let valueStart = storage.count
-            storage += value.utf8
-            ranges.append((nameStart, name.utf8.count, valueStart, value.utf8.count))
-        }
-        storage.append(0)
-        return storage.withUnsafeMutableBufferPointer { buffer in
-            let base = buffer.baseAddress!
-            let nvs = ranges.map {
-                nghttp2_nv(name: base + $0.0, value: base + $0.2, namelen: $0.1, valuelen: $0.3, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
-            }
-            return nvs.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
-        }
+        var buffer = NameValueBuffer()
+        for (name, value) in headers { buffer.append(name: name, value: value) }
+        return buffer.withNameValues(body)
     }
 }

@@ -38,6 +38,31 @@ struct HTTP2ServerInteropTests {
         #expect(result.output.contains("hello POST 22"))
     }
 
+    /// The server reuses a header value equal to the previous request's: a changed value, a
+    /// known name in upper case and an unknown name must still arrive exactly as sent.
+    @Test func headerValuesArriveAsSentAcrossRequestsOnOneConnection() async throws {
+        let server = try HTTP2Server.start(tls: .server(identity: try fixtures.serverIdentity)) { request in
+            let seen = request.headers.map { "\($0.name)=\($0.value)" }.joined(separator: ";")
+            return HTTP2Response(status: 200, headers: [("X-Seen", seen), ("x-path", request.path)])
+        }
+        defer { server.stop() }
+        let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: server.port),
+                                                   tls: .client(identity: nil, trust: .caFile(fixtures.caCert)), timeout: 10)
+        defer { client.close() }
+        let sent: [(path: String, token: String, extra: String)] = [
+            ("/3/device/aa", "bearer one", "x"), ("/3/device/aa", "bearer one", "x"), ("/3/device/bb", "bearer two", "y"),
+            ("/3/device/b", "bearer tw", ""), ("/3/device/aa", "bearer one", "x"),
+        ]
+        for request in sent {
+            let response = try await client.send(HTTP2Request(path: request.path, headers: [
+                ("Authorization", request.token), ("apns-topic", "t"), ("x-extra", request.extra),
+            ], body: [1]), timeout: 10)
+            #expect(response.header("x-path") == request.path)
+            #expect(response.header("x-seen")?.hasPrefix("authorization=\(request.token);apns-topic=t;x-extra=\(request.extra);") == true,
+                    "\(response.headers)")
+        }
+    }
+
     @Test func h2loadCompletesAllRequests() async throws {
         let server = try startServer()
         defer { server.stop() }
