@@ -53,6 +53,32 @@ public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
         try self.init(bytes: bytes)
     }
 
+    /// Plain hex digits only (the provider API's path), nil for anything else: one pass and
+    /// one allocation, for the mock gateway, which reads a token per request.
+    public init?(hex text: Substring.UTF8View) {
+        // Read through a buffer pointer: indexing a Substring's UTF-8 view one byte at a time
+        // costs a function call per byte.
+        guard let bytes = text.withContiguousStorageIfAvailable(Self.decodeHex) ?? Array(text).withUnsafeBufferPointer(Self.decodeHex) else {
+            return nil
+        }
+        try? self.init(bytes: bytes)
+    }
+
+    private static func decodeHex(_ digits: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        guard digits.count % 2 == 0 else { return nil }
+        var valid = true
+        let length = digits.count / 2
+        let bytes = [UInt8](unsafeUninitializedCapacity: length) { out, count in
+            for index in 0..<length {
+                let high = digits[2 * index], low = digits[2 * index + 1]
+                guard RequestValidator.isHexDigit(high), RequestValidator.isHexDigit(low) else { valid = false; break }
+                out[index] = nibble(high) << 4 | nibble(low)
+            }
+            count = valid ? length : 0
+        }
+        return valid ? bytes : nil
+    }
+
     /// `{length = 32, bytes = 0xc9d4c07c ... a1f0e5d4 }`: what `description` of `NSData`
     /// prints since iOS 13, with the middle cut out.
     static func isIOS13Description(_ text: String) -> Bool {

@@ -20,17 +20,21 @@ public final class MessageID: @unchecked Sendable {
         let (high, low) = lock.withLock { (nextWord(), nextWord()) }
         let a = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
         let b = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        var out = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
-        var position = 0
-        for (word, count) in [(a, 16), (b, 16)] {
-            for shift in stride(from: (count - 1) * 4, through: 0, by: -4) {
-                if position == 8 || position == 13 || position == 18 || position == 23 { position += 1 }
-                out[position] = digits[Int((word >> UInt64(shift)) & 0xF)]
+        // Written straight into the String's storage: one allocation per id.
+        return String(unsafeUninitializedCapacity: 36) { out in
+            var position = 0
+            for digit in 0..<32 {
+                if position == 8 || position == 13 || position == 18 || position == 23 {
+                    out[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                let word = digit < 16 ? a : b
+                let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * (digit % 16))) & 0xF
+                out[position] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
                 position += 1
             }
+            return 36
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     private func nextWord() -> UInt64 {

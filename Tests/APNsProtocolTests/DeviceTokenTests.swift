@@ -26,6 +26,16 @@ struct DeviceTokenTests {
         #expect(throws: DeviceTokenError.self) { try DeviceToken(parsing: text) }
     }
 
+    @Test("The provider API's path form: plain hex only, either case")
+    func pathForm() {
+        #expect(DeviceToken(hex: Substring(hex).utf8)?.hex == hex)
+        #expect(DeviceToken(hex: Substring(hex.uppercased()).utf8)?.hex == hex)
+        #expect(DeviceToken(hex: "/3/device/\(hex)".dropFirst(10).utf8)?.hex == hex)
+        for text in ["xyz0", "abc", "abcd", String(repeating: "ab", count: 101), "", "<\(hex)>", hex + " ", hex.dropLast(1) + "g"] {
+            #expect(DeviceToken(hex: Substring(text).utf8) == nil, "\(text)")
+        }
+    }
+
     @Test("Longer tokens than 32 bytes are accepted (Apple: do not hard-code the size)")
     func longTokens() throws {
         #expect(try DeviceToken(parsing: String(repeating: "0a", count: 100)).bytes.count == 100)

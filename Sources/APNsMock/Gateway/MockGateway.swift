@@ -41,8 +41,9 @@ public final class MockGateway: @unchecked Sendable {
         tls.requireClientCertificate = false
         tls.requestClientCertificate = true
         let handler = self.handler
-        let http2 = try HTTP2Server.start(host: configuration.host, port: configuration.port, tls: tls,
-                                          settings: HTTP2Settings(maxConcurrentStreams: settings.faults.maxConcurrentStreams),
+        var http2Settings = HTTP2Settings(maxConcurrentStreams: settings.faults.maxConcurrentStreams)
+        http2Settings.uniqueResponseHeaders = ["apns-id", "apns-unique-id"]
+        let http2 = try HTTP2Server.start(host: configuration.host, port: configuration.port, tls: tls, settings: http2Settings,
                                           loopHandler: { handler.handle($0) })
         let required = TLSConfiguration.server(identity: identity, clientCA: bundle)
         let recorder = self.recorder

@@ -28,7 +28,9 @@ public final class ProviderAPIHandler: @unchecked Sendable {
     private final class ConnectionState {
         var requests = 0
         var certificateInfo: APNsCertificateInfo?
-        var token: (value: String, claims: ProviderTokenClaims, since: Date)?
+        /// The provider token in use: the whole `authorization` value it came in, so the next
+        /// request's header is compared as it is, without cutting the token out of it again.
+        var token: (authorization: String, claims: ProviderTokenClaims, since: Date)?
         var goneAway = false
         var lastActivity = Date()
     }
@@ -51,8 +53,7 @@ public final class ProviderAPIHandler: @unchecked Sendable {
 
     /// The HTTP2Server loop handler.
     public func handle(_ request: HTTP2Request) -> HTTP2Server.Reply {
-        var response = lock.withLock { decide(request) }
-        response.headers.append(("server", "apnskit-mock"))
+        let response = lock.withLock { decide(request) }
         if settings.faults.delayMilliseconds > 0 {
             let delay = UInt64(settings.faults.delayMilliseconds) * 1_000_000
             let ready = response
@@ -67,10 +68,10 @@ public final class ProviderAPIHandler: @unchecked Sendable {
     private func decide(_ request: HTTP2Request) -> HTTP2Response {
         let state = connection(request)
         state.requests += 1
-        state.lastActivity = Date()
+        let now = Date()
+        state.lastActivity = now
         let faults = settings.faults
-        let apnsID = request.header("apns-id").flatMap { RequestValidator.isCanonicalUUID($0) ? $0.lowercased() : nil }
-            ?? MessageID.shared.next()
+        let apnsID = Self.echoedID(request) ?? MessageID.shared.next()
 
         if faults.dropAfter > 0, state.requests == faults.dropAfter, faults.dropMode == .unprocessed {
             var response = HTTP2Response(status: 500)
@@ -83,7 +84,7 @@ public final class ProviderAPIHandler: @unchecked Sendable {
         case .success(let value): validated = value
         }
         let topic: String
-        switch authorize(request, validated, state) {
+        switch authorize(validated, state, now: now) {
         case .failure(let error): return finish(state, reject(error.reason, apnsID: apnsID))
         case .success(let resolved): topic = resolved
         }
@@ -105,14 +106,27 @@ public final class ProviderAPIHandler: @unchecked Sendable {
         }
         recorder?.record(apnsID: apnsID, token: validated.token, topic: topic, pushType: validated.pushType?.rawValue,
                          payloadBytes: validated.payloadSize, connection: request.connectionID, protocolName: "h2")
-        var response = HTTP2Response(status: 200, headers: [("apns-id", apnsID)])
-        if settings.environment == .sandbox { response.headers.append(("apns-unique-id", MessageID.shared.next())) }
+        var response = HTTP2Response(status: 200, headers: settings.environment == .sandbox
+            ? [("apns-id", apnsID), ("apns-unique-id", MessageID.shared.next()), Self.serverHeader]
+            : [("apns-id", apnsID), Self.serverHeader])
         if faults.dropAfter > 0, state.requests == faults.dropAfter {
             response.afterward = faults.dropMode == .answered ? .close : .dropWithoutResponse
             log("connection #\(request.connectionID): dropping after request \(state.requests) (\(faults.dropMode.rawValue))")
             return response
         }
         return finish(state, response)
+    }
+
+    /// On every answer, as APNs identifies itself.
+    private static let serverHeader = (name: "server", value: "apnskit-mock")
+
+    /// The client's `apns-id` when it is a canonical UUID, in lower case as APNs echoes it.
+    /// Names in an `HTTP2Request` are already lower case, so no lowercased copy per lookup.
+    private static func echoedID(_ request: HTTP2Request) -> String? {
+        guard let id = request.headers.first(where: { $0.name == "apns-id" })?.value, RequestValidator.isCanonicalUUID(id) else {
+            return nil
+        }
+        return id.utf8.contains { $0 &- UInt8(ascii: "A") < 26 } ? id.lowercased() : id
     }
 
     /// Applies GOAWAY-after-N to any answer.
@@ -141,7 +155,7 @@ public final class ProviderAPIHandler: @unchecked Sendable {
     }
 
     /// Credentials and topic: the topic to deliver to, or APNs' reason for refusing.
-    private func authorize(_ request: HTTP2Request, _ validated: ValidatedRequest, _ state: ConnectionState) -> Result<String, APNsReasonError> {
+    private func authorize(_ validated: ValidatedRequest, _ state: ConnectionState, now: Date) -> Result<String, APNsReasonError> {
         if let info = state.certificateInfo {
             guard info.isAPNs else { return .failure(.init(.badCertificate)) }
             guard info.environments.contains(settings.environment) else { return .failure(.init(.badCertificateEnvironment)) }
@@ -163,11 +177,10 @@ public final class ProviderAPIHandler: @unchecked Sendable {
         }
         guard let authorization = validated.authorization else { return .failure(.init(.missingProviderToken)) }
         guard authorization.hasPrefix("bearer ") else { return .failure(.init(.invalidProviderToken)) }
-        let token = String(authorization.dropFirst("bearer ".count))
-        let now = Date()
-        if let current = state.token, current.value == token {
+        if let current = state.token, current.authorization == authorization {
             if now.timeIntervalSince1970 - Double(current.claims.issuedAt) > 3600 { return .failure(.init(.expiredProviderToken)) }
         } else {
+            let token = String(authorization.dropFirst("bearer ".count))
             switch ProviderTokenVerifier.verify(token, keys: settings.authKeys.publicKeys, now: now) {
             case .failure(.expired): return .failure(.init(.expiredProviderToken))
             case .failure: return .failure(.init(.invalidProviderToken))
@@ -182,7 +195,7 @@ public final class ProviderAPIHandler: @unchecked Sendable {
                 if let previous = state.token, now.timeIntervalSince(previous.since) < settings.minimumTokenUpdateInterval {
                     return .failure(.init(.tooManyProviderTokenUpdates))
                 }
-                state.token = (token, claims, now)
+                state.token = (authorization, claims, now)
             }
         }
         guard let topic = validated.topic else { return .failure(.init(.missingTopic)) }
@@ -208,7 +221,7 @@ public final class ProviderAPIHandler: @unchecked Sendable {
     }
 
     private func reject(_ reason: APNsReason, apnsID: String) -> HTTP2Response {
-        HTTP2Response(status: reason.status, headers: [("apns-id", apnsID), ("content-type", "application/json")],
+        HTTP2Response(status: reason.status, headers: [("apns-id", apnsID), ("content-type", "application/json"), Self.serverHeader],
                       body: JSONValue.object([("reason", .string(reason.rawValue))]).serialized())
     }
 
