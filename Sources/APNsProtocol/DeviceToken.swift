@@ -66,17 +66,23 @@ public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
 
     private static func decodeHex(_ digits: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         guard digits.count % 2 == 0 else { return nil }
-        var valid = true
+        let values = hexValues
         let length = digits.count / 2
+        var valid = true
         let bytes = [UInt8](unsafeUninitializedCapacity: length) { out, count in
             for index in 0..<length {
-                let high = digits[2 * index], low = digits[2 * index + 1]
-                guard RequestValidator.isHexDigit(high), RequestValidator.isHexDigit(low) else { valid = false; break }
-                out[index] = nibble(high) << 4 | nibble(low)
+                let high = values[Int(digits[2 * index])], low = values[Int(digits[2 * index + 1])]
+                guard high | low < 16 else { valid = false; break }
+                out[index] = high << 4 | low
             }
             count = valid ? length : 0
         }
         return valid ? bytes : nil
+    }
+
+    /// Each byte's value as a hex digit, 0xFF for bytes that are not hex digits.
+    private static let hexValues: [UInt8] = (0...255).map { byte in
+        RequestValidator.isHexDigit(UInt8(byte)) ? nibble(UInt8(byte)) : 0xFF
     }
 
     /// `{length = 32, bytes = 0xc9d4c07c ... a1f0e5d4 }`: what `description` of `NSData`

@@ -8,6 +8,7 @@ public final class MessageID: @unchecked Sendable {
     public static let shared = MessageID()
 
     private let lock = NSLock()
+    private let digits = Array("0123456789abcdef".utf8)
     private var state: (UInt64, UInt64, UInt64, UInt64)
 
     public init() {
@@ -21,17 +22,19 @@ public final class MessageID: @unchecked Sendable {
         let a = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
         let b = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
         // Written straight into the String's storage: one allocation per id.
+        let digits = self.digits
         return String(unsafeUninitializedCapacity: 36) { out in
             var position = 0
-            for digit in 0..<32 {
-                if position == 8 || position == 13 || position == 18 || position == 23 {
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
                     out[position] = UInt8(ascii: "-")
                     position += 1
                 }
-                let word = digit < 16 ? a : b
-                let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * (digit % 16))) & 0xF
-                out[position] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
-                position += 1
+                let word = index < 8 ? a : b
+                let byte = Int(truncatingIfNeeded: word >> UInt64(56 - 8 * (index % 8)))
+                out[position] = digits[byte >> 4 & 0xF]
+                out[position + 1] = digits[byte & 0xF]
+                position += 2
             }
             return 36
         }

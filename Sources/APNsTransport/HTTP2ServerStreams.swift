@@ -40,8 +40,13 @@ final class HTTP2ServerStreams {
         "content-length", "content-type", "user-agent", "accept", "accept-encoding", "te",
     ]
     private static let knownBytes: [[UInt8]] = knownNames.map { Array($0.utf8) }
+    /// For each name length, the known names that long: most lengths have one or none.
+    private static let knownByLength: [[Int]] = (0...knownBytes.map(\.count).max()!).map { length in
+        knownBytes.indices.filter { knownBytes[$0].count == length }
+    }
     private let names = knownNames
     private let bytes = knownBytes
+    private let byLength = knownByLength
 
     init(clientCertificate: Certificate?, connectionID: Int, remoteAddress: String) {
         var request = HTTP2Request(method: "", path: "")
@@ -125,10 +130,9 @@ final class HTTP2ServerStreams {
     // MARK: names and values
 
     private func knownIndex(_ name: UnsafeBufferPointer<UInt8>) -> Int? {
-        for index in bytes.indices where bytes[index].count == name.count {
-            if bytes[index].withUnsafeBufferPointer({ memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 }) {
-                return index
-            }
+        guard name.count < byLength.count else { return nil }
+        for index in byLength[name.count] where bytes[index].withUnsafeBufferPointer({ memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 }) {
+            return index
         }
         return nil
     }

@@ -185,7 +185,15 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         }
         let user = Unmanaged.passUnretained(self).toOpaque()
         var created: OpaquePointer?
-        let rc = isServer ? nghttp2_session_server_new(&created, callbacks, user) : nghttp2_session_client_new(&created, callbacks, user)
+        // Server: closed streams are not kept. nghttp2 keeps them only to maintain RFC 7540
+        // priority trees, which no APNs client uses; keeping them cost about 0.5 us per request.
+        var option: OpaquePointer?
+        guard nghttp2_option_new(&option) == 0, let option else {
+            throw TransportError(.internalFailure, "nghttp2 could not allocate its options.")
+        }
+        defer { nghttp2_option_del(option) }
+        nghttp2_option_set_no_closed_streams(option, 1)
+        let rc = isServer ? nghttp2_session_server_new2(&created, callbacks, user, option) : nghttp2_session_client_new(&created, callbacks, user)
         guard rc == 0, let created else { throw TransportError(.internalFailure, "nghttp2 could not create a session.") }
         session = created
         var entries = [

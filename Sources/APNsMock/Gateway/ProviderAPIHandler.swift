@@ -41,6 +41,9 @@ public final class ProviderAPIHandler: @unchecked Sendable {
     private let lock = NSLock()
     private var connections: [Int: ConnectionState] = [:]
     private var random: SplitMix64
+    /// The injected failure rates that are not zero, in draw order (worked out once: most
+    /// runs have none, and then no request looks any up).
+    private let failureDraws: [(status: Int, rate: Double)]
     /// Tokens answered 410 since start, handed to the feedback service.
     private var unregisteredSeen: [FeedbackTuple] = []
 
@@ -49,6 +52,9 @@ public final class ProviderAPIHandler: @unchecked Sendable {
         self.recorder = recorder
         self.log = log
         random = SplitMix64(seed: settings.faults.seed)
+        failureDraws = GatewayFaults.injectableStatusesInOrder.compactMap { status in
+            settings.faults.failureRates[status].flatMap { $0 > 0 ? (status, $0) : nil }
+        }
     }
 
     /// The HTTP2Server loop handler.
@@ -98,8 +104,8 @@ public final class ProviderAPIHandler: @unchecked Sendable {
             }
             return finish(state, response)
         }
-        for status in GatewayFaults.injectableStatusesInOrder {
-            if let rate = faults.failureRates[status], rate > 0, Double.random(in: 0..<1, using: &random) < rate {
+        for (status, rate) in failureDraws {
+            if Double.random(in: 0..<1, using: &random) < rate {
                 let reason: APNsReason = status == 429 ? .tooManyRequests : (status == 500 ? .internalServerError : .serviceUnavailable)
                 return finish(state, reject(reason, apnsID: apnsID))
             }
