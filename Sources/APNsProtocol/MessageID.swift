@@ -4,11 +4,10 @@ import Foundation
 /// each: Foundation's `UUID()` reads the kernel's random source per call, which at a hundred
 /// thousand notifications a second is most of the work. A xoshiro256** generator seeded once
 /// from the system's random source is plenty for identifiers (they are not secrets).
-public final class MessageID: @unchecked Sendable {
-    public static let shared = MessageID()
-
-    private let lock = NSLock()
-    private let digits = Array("0123456789abcdef".utf8)
+///
+/// A value for callers that already serialise their work (the mock gateway's handler makes
+/// two ids per request under its own lock); everyone else uses `MessageID.shared`.
+public struct MessageIDGenerator: Sendable {
     private var state: (UInt64, UInt64, UInt64, UInt64)
 
     public init() {
@@ -17,12 +16,11 @@ public final class MessageID: @unchecked Sendable {
     }
 
     /// A new `xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx` string.
-    public func next() -> String {
-        let (high, low) = lock.withLock { (nextWord(), nextWord()) }
-        let a = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
-        let b = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+    public mutating func next() -> String {
+        let a = (nextWord() & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
+        let b = (nextWord() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
         // Written straight into the String's storage: one allocation per id.
-        let digits = self.digits
+        let digits = Self.digits
         return String(unsafeUninitializedCapacity: 36) { out in
             var position = 0
             for index in 0..<16 {
@@ -40,7 +38,9 @@ public final class MessageID: @unchecked Sendable {
         }
     }
 
-    private func nextWord() -> UInt64 {
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    private mutating func nextWord() -> UInt64 {
         let result = rotate(state.1 &* 5, 7) &* 9
         let t = state.1 << 17
         state.2 ^= state.0
@@ -53,4 +53,17 @@ public final class MessageID: @unchecked Sendable {
     }
 
     private func rotate(_ value: UInt64, _ count: UInt64) -> UInt64 { (value << count) | (value >> (64 - count)) }
+}
+
+/// A `MessageIDGenerator` behind a lock, for any thread.
+public final class MessageID: @unchecked Sendable {
+    public static let shared = MessageID()
+
+    private let lock = NSLock()
+    private var generator = MessageIDGenerator()
+
+    public init() {}
+
+    /// A new `xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx` string.
+    public func next() -> String { lock.withLock { generator.next() } }
 }

@@ -32,15 +32,18 @@ public enum RequestValidator {
         // The headers APNs reads, each allowed at most once.
         var fields = Fields()
         for header in headers {
+            // Lengths first: a String comparison that fails is an out-of-line call, and
+            // most names (user-agent, content-length) are none of these.
+            let name = header.name
             let fresh: Bool
-            switch header.name {
-            case "authorization": fresh = Self.fill(&fields.authorization, header.value)
-            case "apns-id": fresh = Self.fill(&fields.apnsID, header.value)
-            case "apns-expiration": fresh = Self.fill(&fields.expiration, header.value)
-            case "apns-priority": fresh = Self.fill(&fields.priority, header.value)
-            case "apns-topic": fresh = Self.fill(&fields.topic, header.value)
-            case "apns-push-type": fresh = Self.fill(&fields.pushType, header.value)
-            case "apns-collapse-id": fresh = Self.fill(&fields.collapseID, header.value)
+            switch name.utf8.count {
+            case 13 where name == "authorization": fresh = Self.fill(&fields.authorization, header.value)
+            case 7 where name == "apns-id": fresh = Self.fill(&fields.apnsID, header.value)
+            case 15 where name == "apns-expiration": fresh = Self.fill(&fields.expiration, header.value)
+            case 13 where name == "apns-priority": fresh = Self.fill(&fields.priority, header.value)
+            case 10 where name == "apns-topic": fresh = Self.fill(&fields.topic, header.value)
+            case 14 where name == "apns-push-type": fresh = Self.fill(&fields.pushType, header.value)
+            case 16 where name == "apns-collapse-id": fresh = Self.fill(&fields.collapseID, header.value)
             default: continue
             }
             guard fresh else { return .failure(.init(.duplicateHeaders)) }

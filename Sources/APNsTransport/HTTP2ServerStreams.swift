@@ -1,13 +1,15 @@
 import APNsCredentials
 import Foundation
 
-/// The server half of an `HTTP2Session`: the request being received on each stream, and the
-/// body of the answer being sent on it.
+/// The server half of an `HTTP2Session`: the requests being received, and the bodies of the
+/// answers being sent.
 ///
 /// nghttp2 calls back once per header, about ten times per request, so at 100,000 requests a
-/// second every String, dictionary lookup and array growth here shows in profiles. Hence:
-/// - the stream whose HEADERS block is being decoded is kept at hand (its header callbacks
-///   come in a row), instead of a dictionary lookup per header;
+/// second every String, dictionary lookup, allocation and array growth here shows in
+/// profiles. Hence:
+/// - the request whose HEADERS block is being decoded is a field of its own (a block's header
+///   callbacks come in a row), not looked up per header; only a request still waiting for its
+///   DATA is parked in a dictionary, and no object is made per stream;
 /// - header names a request usually carries are the same String constants every time, found
 ///   by their bytes, so no String is made for them and they compare equal by their bits;
 /// - a value equal to what the previous request sent for the same known header is reused
@@ -16,18 +18,15 @@ import Foundation
 ///
 /// Loop-thread only; owned by its session.
 final class HTTP2ServerStreams {
-    private final class Stream {
-        var request: HTTP2Request
-        var responseBody: [UInt8] = []
-        var offset = 0
-        init(_ request: HTTP2Request) { self.request = request }
-    }
-
-    private var streams: [Int32: Stream] = [:]
-    /// The stream the current HEADERS block belongs to.
-    private var decoding: (id: Int32, stream: Stream)?
-    /// A new stream's request: the connection's fields already set.
-    private let template: HTTP2Request
+    /// The request whose HEADERS block is being decoded, on stream `currentID` (0: none).
+    private var current = HTTP2Request(method: "", path: "")
+    private var currentID: Int32 = 0
+    /// Requests whose headers are complete, waiting for the rest of their body.
+    private var waiting: [Int32: HTTP2Request] = [:]
+    /// Answers with a body, until nghttp2 has read all of it.
+    private var answers: [Int32: (body: [UInt8], offset: Int)] = [:]
+    /// A new stream's request: the connection's fields already set (`connectionOpened`).
+    private var template = HTTP2Request(method: "", path: "")
     /// Regular headers the previous request had: the next one reserves that much at once.
     private var lastHeaderCount = 4
     /// Per known name (same index as `knownNames`): the value the previous request sent.
@@ -39,108 +38,135 @@ final class HTTP2ServerStreams {
         "authorization", "apns-id", "apns-expiration", "apns-priority", "apns-topic", "apns-push-type", "apns-collapse-id",
         "content-length", "content-type", "user-agent", "accept", "accept-encoding", "te",
     ]
-    private static let knownBytes: [[UInt8]] = knownNames.map { Array($0.utf8) }
-    /// For each name length, the known names that long: most lengths have one or none.
-    private static let knownByLength: [[Int]] = (0...knownBytes.map(\.count).max()!).map { length in
-        knownBytes.indices.filter { knownBytes[$0].count == length }
-    }
     private let names = knownNames
-    private let bytes = knownBytes
-    private let byLength = knownByLength
+    /// The known names' bytes one after the other, and where each starts (index `count` ends
+    /// the last): one contiguous table, compared with memcmp.
+    private let nameBytes: [UInt8] = knownNames.flatMap { Array($0.utf8) }
+    private let nameStarts: [Int] = knownNames.reduce(into: [0]) { $0.append($0.last! + $1.utf8.count) }
+    /// By name length: the first known name that long, and for each name the next one as long
+    /// (-1: none), so a name is compared only with the one or two of its length.
+    private let firstOfLength: [Int] = (0...knownNames.map(\.utf8.count).max()!).map { length in knownNames.firstIndex { $0.utf8.count == length } ?? -1 }
+    private let nextOfLength: [Int] = knownNames.indices.map { index in
+        knownNames.indices.first { $0 > index && knownNames[$0].utf8.count == knownNames[index].utf8.count } ?? -1
+    }
 
-    init(clientCertificate: Certificate?, connectionID: Int, remoteAddress: String) {
-        var request = HTTP2Request(method: "", path: "")
-        request.clientCertificate = clientCertificate
-        request.connectionID = connectionID
-        request.remoteAddress = remoteAddress
-        template = request
+    init() {
         lastValues = Array(repeating: nil, count: Self.knownNames.count)
     }
 
-    /// A HEADERS block starts: a new request, or trailers of one in progress.
+    /// The TLS handshake is done: every request on this connection carries these.
+    func connectionOpened(clientCertificate: Certificate?, connectionID: Int, remoteAddress: String) {
+        template.clientCertificate = clientCertificate
+        template.connectionID = connectionID
+        template.remoteAddress = remoteAddress
+    }
+
+    /// A HEADERS block starts: a new request, or trailers of one waiting for its end.
     func beginHeaders(_ id: Int32, newRequest: Bool) {
         if newRequest {
-            let stream = Stream(template)
-            stream.request.headers.reserveCapacity(lastHeaderCount)
-            streams[id] = stream
-            decoding = (id, stream)
+            current = template
+            current.headers.reserveCapacity(lastHeaderCount)
+            currentID = id
+        } else if let request = waiting.removeValue(forKey: id) {
+            current = request
+            currentID = id
         } else {
-            decoding = streams[id].map { (id, $0) }
+            currentID = 0
         }
     }
 
     func header(_ id: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard let stream = decoding?.id == id ? decoding?.stream : streams[id] else { return }
+        guard id == currentID else { return }
         guard let known = knownIndex(name) else {
-            stream.request.headers.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+            current.headers.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
             return
         }
         let text = reusedValue(known, value)
         switch known {
-        case 0: stream.request.method = text
-        case 1: stream.request.scheme = text
-        case 2: stream.request.authority = text
-        case 3: stream.request.path = text
-        default: stream.request.headers.append((names[known], text))
+        case 0: current.method = text
+        case 1: current.scheme = text
+        case 2: current.authority = text
+        case 3: current.path = text
+        default: current.headers.append((names[known], text))
         }
     }
 
+    /// Stream `id`'s HEADERS block is complete: its request if the client ended the stream
+    /// with it, else nil (the request waits for its DATA).
+    func headersEnded(_ id: Int32, endStream: Bool) -> HTTP2Request? {
+        guard id == currentID else { return nil }
+        currentID = 0
+        var request = template
+        swap(&request, &current)  // moved out, not copied
+        if endStream { return finished(request) }
+        waiting[id] = request
+        return nil
+    }
+
     func data(_ id: Int32, _ chunk: UnsafeBufferPointer<UInt8>) {
-        streams[id]?.request.body.append(contentsOf: chunk)
+        waiting[id]?.body.append(contentsOf: chunk)
     }
 
-    /// The request on stream `id`, once the client ended it.
-    func request(_ id: Int32) -> HTTP2Request? {
-        guard let stream = decoding?.id == id ? decoding?.stream : streams[id] else { return nil }
-        lastHeaderCount = stream.request.headers.count
-        return stream.request
+    /// The client ended stream `id` with a DATA frame: its request.
+    func dataEnded(_ id: Int32) -> HTTP2Request? {
+        waiting.removeValue(forKey: id).map(finished)
     }
 
-    /// Whether stream `id` is still open (its answer can be sent); keeps `body` for `readBody`.
-    func setResponseBody(_ id: Int32, _ body: [UInt8]) -> Bool {
-        guard let stream = streams[id] else { return false }
-        if !body.isEmpty { stream.responseBody = body }
-        return true
+    private func finished(_ request: HTTP2Request) -> HTTP2Request {
+        lastHeaderCount = request.headers.count
+        return request
+    }
+
+    /// Keeps a non-empty answer body for `readBody`.
+    func setResponseBody(_ id: Int32, _ body: [UInt8]) {
+        if !body.isEmpty { answers[id] = (body, 0) }
     }
 
     /// nghttp2's data provider: copies the next part of stream `id`'s answer into `buffer`.
     func readBody(_ id: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>, end: inout Bool) -> Int {
-        guard let stream = streams[id] else { end = true; return 0 }
-        let count = min(buffer.count, stream.responseBody.count - stream.offset)
+        guard let answer = answers[id] else { end = true; return 0 }
+        let count = min(buffer.count, answer.body.count - answer.offset)
         if count > 0 {
-            stream.responseBody.withUnsafeBufferPointer {
-                buffer.baseAddress!.update(from: $0.baseAddress! + stream.offset, count: count)
+            answer.body.withUnsafeBufferPointer {
+                buffer.baseAddress!.update(from: $0.baseAddress! + answer.offset, count: count)
             }
         }
-        stream.offset += count
-        end = stream.offset >= stream.responseBody.count
+        answers[id]!.offset += count
+        end = answer.offset + count >= answer.body.count
         return count
     }
 
     func streamClosed(_ id: Int32) {
-        streams[id] = nil
-        if decoding?.id == id { decoding = nil }
+        if currentID == id { currentID = 0 }
+        if !waiting.isEmpty { waiting[id] = nil }
+        if !answers.isEmpty { answers[id] = nil }
     }
 
     func removeAll() {
-        streams.removeAll()
-        decoding = nil
+        currentID = 0
+        current = template
+        waiting.removeAll()
+        answers.removeAll()
     }
 
     // MARK: names and values
 
     private func knownIndex(_ name: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard name.count < byLength.count else { return nil }
-        for index in byLength[name.count] where bytes[index].withUnsafeBufferPointer({ memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 }) {
-            return index
+        guard name.count < firstOfLength.count else { return nil }
+        return nameBytes.withUnsafeBufferPointer { table in
+            var index = firstOfLength[name.count]
+            while index >= 0 {
+                if memcmp(table.baseAddress! + nameStarts[index], name.baseAddress!, name.count) == 0 { return index }
+                index = nextOfLength[index]
+            }
+            return nil
         }
-        return nil
     }
 
     private func reusedValue(_ known: Int, _ value: UnsafeBufferPointer<UInt8>) -> String {
-        if var last = lastValues[known] {
-            let same = last.withUTF8 { $0.count == value.count && (value.isEmpty || memcmp($0.baseAddress!, value.baseAddress!, value.count) == 0) }
-            if same { return last }
+        if let last = lastValues[known],
+           last.utf8.withContiguousStorageIfAvailable({ $0.count == value.count && (value.isEmpty || memcmp($0.baseAddress!, value.baseAddress!, value.count) == 0) }) == true {
+            return last
         }
         let text = String(decoding: value, as: UTF8.self)
         lastValues[known] = text

@@ -37,8 +37,9 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     private var readyWaiters: [(continuation: CheckedContinuation<Void, Error>, timer: UInt64)] = []
     private(set) var receivedSettings = false
 
-    // Server side: made once the handshake is done (it knows the client's certificate).
-    private var serverStreams: HTTP2ServerStreams?
+    // Server side. A `let`: nghttp2 calls back into it for every header, and reading a
+    // constant needs neither an exclusivity check nor a retain.
+    private let serverStreams: HTTP2ServerStreams?
     /// Server: refilled for every response (swapped into a local meanwhile).
     private var responseScratch = NameValueBuffer()
     /// Server: called on the loop thread with each complete request; answer with `respond`.
@@ -66,6 +67,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     init(connection: Connection, server: Bool, settings: HTTP2Settings) {
         self.connection = connection
         self.isServer = server
+        serverStreams = server ? HTTP2ServerStreams() : nil
         self.settings = settings
         connection.delegate = self
     }
@@ -82,10 +84,8 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             connection.fail(TransportError(.protocolError, "The server \(connection.host ?? connection.remoteAddress) does not speak HTTP/2: it did not agree to ALPN h2."))
             return
         }
-        if isServer {
-            serverStreams = HTTP2ServerStreams(clientCertificate: info.peerChain.first, connectionID: connectionID,
-                                               remoteAddress: connection.remoteAddress)
-        }
+        serverStreams?.connectionOpened(clientCertificate: info.peerChain.first, connectionID: connectionID,
+                                        remoteAddress: connection.remoteAddress)
         do {
             try startSession()
         } catch {
@@ -286,8 +286,12 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
                 waiter.continuation.resume()
             }
             readyWaiters.removeAll()
-        case NGHTTP2_HEADERS.rawValue, NGHTTP2_DATA.rawValue:
-            if endStream, let request = serverStreams?.request(header.stream_id) {
+        case NGHTTP2_HEADERS.rawValue:
+            if let request = serverStreams?.headersEnded(header.stream_id, endStream: endStream) {
+                onRequest?(self, header.stream_id, request)
+            }
+        case NGHTTP2_DATA.rawValue:
+            if endStream, let request = serverStreams?.dataEnded(header.stream_id) {
                 onRequest?(self, header.stream_id, request)
             }
         case NGHTTP2_GOAWAY.rawValue:
@@ -451,14 +455,20 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
 
     /// Answers stream `id` with `response`.
     func respond(_ id: Int32, _ response: HTTP2Response) {
-        guard let session, !closed, serverStreams?.setResponseBody(id, response.body) == true else { return }
+        // nghttp2 knows whether the stream is still open (a client may have reset it while a
+        // delayed answer was on its way).
+        guard let session, !closed, let serverStreams, nghttp2_session_find_stream(session, id) != nil else { return }
+        serverStreams.setResponseBody(id, response.body)
         var headers = NameValueBuffer()
         swap(&headers, &responseScratch)
         defer { swap(&headers, &responseScratch) }
         headers.removeAll()
         headers.appendStatus(response.status)
         for header in response.headers {
-            headers.append(name: header.name, value: header.value, indexed: !settings.uniqueResponseHeaders.contains(header.name))
+            let name = header.name
+            // Lengths first: a String comparison that fails is an out-of-line call.
+            let unique = settings.uniqueResponseHeaders.contains { $0.utf8.count == name.utf8.count && $0 == name }
+            headers.append(name: name, value: header.value, indexed: !unique)
         }
         var provider = nghttp2_data_provider()
         provider.read_callback = Self.readCallback

@@ -25,20 +25,26 @@ struct NameValueBuffer {
     /// message (ids), which would only push reusable entries out of both peers' tables.
     mutating func append(name: String, value: String, indexed: Bool = true) {
         let nameStart = bytes.count
-        bytes.append(contentsOf: name.utf8)
+        appendUTF8(name)
         for index in nameStart..<bytes.count where bytes[index] &- UInt8(ascii: "A") < 26 {
             bytes[index] |= 0x20
         }
         let valueStart = bytes.count
-        bytes.append(contentsOf: value.utf8)
+        appendUTF8(value)
         let flags = indexed ? NGHTTP2_NV_FLAG_NONE : NGHTTP2_NV_FLAG_NO_INDEX
         entries.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart, UInt8(flags.rawValue)))
+    }
+
+    /// One copy of the text's bytes (appending a String's UTF-8 view goes a byte at a time).
+    private mutating func appendUTF8(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     /// Appends `:status` (three digits) without formatting a String.
     mutating func appendStatus(_ status: Int) {
         let nameStart = bytes.count
-        bytes.append(contentsOf: ":status".utf8)
+        appendUTF8(":status")
         let valueStart = bytes.count
         let code = min(max(status, 100), 999)
         bytes.append(UInt8(ascii: "0") + UInt8(code / 100))

@@ -121,11 +121,19 @@ struct TransportBehaviourTests {
         }
     }
 
+    /// A timed-out request resets only its stream; the server's late answer to it is
+    /// dropped, and the connection goes on serving.
     @Test func requestTimeoutResetsOnlyThatStream() async throws {
         try await onOwnLoop("test.timeout") { loop in
+            let (answered, signal) = AsyncStream<Void>.makeStream()
+            let (release, gate) = AsyncStream<Void>.makeStream()
             let server = try HTTP2Server.start(tls: .server(identity: try fixtures.serverIdentity), loop: loop) { request in
-                if request.path == "/slow" { try? await Task.sleep(nanoseconds: 1_500_000_000) }
-                return HTTP2Response(status: 200)
+                if request.path == "/slow" {
+                    for await _ in release { break }
+                    signal.yield()
+                    return HTTP2Response(status: 200, headers: [("x-late", "1")], body: Array("late".utf8))
+                }
+                return HTTP2Response(status: 200, body: Array(request.path.utf8))
             }
             defer { server.stop() }
             let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: server.port), tls: try clientTLS(), loop: loop)
@@ -134,7 +142,11 @@ struct TransportBehaviourTests {
                 _ = try await client.send(HTTP2Request(method: "GET", path: "/slow"), timeout: 0.2)
             } throws: { ($0 as? TransportError)?.kind == .timeout }
             let fast = try await client.send(HTTP2Request(method: "GET", path: "/fast"), timeout: 10)
-            #expect(fast.status == 200)
+            #expect(fast.status == 200 && fast.bodyText == "/fast")
+            gate.yield()
+            for await _ in answered { break }
+            let after = try await client.send(HTTP2Request(method: "GET", path: "/after"), timeout: 10)
+            #expect(after.status == 200 && after.bodyText == "/after")
             try await client.ping()
         }
     }

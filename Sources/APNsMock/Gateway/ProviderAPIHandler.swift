@@ -41,6 +41,8 @@ public final class ProviderAPIHandler: @unchecked Sendable {
     private let lock = NSLock()
     private var connections: [Int: ConnectionState] = [:]
     private var random: SplitMix64
+    /// apns-id and apns-unique-id values, made under `lock` (no second lock per id).
+    private var ids = MessageIDGenerator()
     /// The injected failure rates that are not zero, in draw order (worked out once: most
     /// runs have none, and then no request looks any up).
     private let failureDraws: [(status: Int, rate: Double)]
@@ -77,7 +79,7 @@ public final class ProviderAPIHandler: @unchecked Sendable {
         let now = Date()
         state.lastActivity = now
         let faults = settings.faults
-        let apnsID = Self.echoedID(request) ?? MessageID.shared.next()
+        let apnsID = Self.echoedID(request) ?? ids.next()
 
         if faults.dropAfter > 0, state.requests == faults.dropAfter, faults.dropMode == .unprocessed {
             var response = HTTP2Response(status: 500)
@@ -113,7 +115,7 @@ public final class ProviderAPIHandler: @unchecked Sendable {
         recorder?.record(apnsID: apnsID, token: validated.token, topic: topic, pushType: validated.pushType?.rawValue,
                          payloadBytes: validated.payloadSize, connection: request.connectionID, protocolName: "h2")
         var response = HTTP2Response(status: 200, headers: settings.environment == .sandbox
-            ? [("apns-id", apnsID), ("apns-unique-id", MessageID.shared.next()), Self.serverHeader]
+            ? [("apns-id", apnsID), ("apns-unique-id", ids.next()), Self.serverHeader]
             : [("apns-id", apnsID), Self.serverHeader])
         if faults.dropAfter > 0, state.requests == faults.dropAfter {
             response.afterward = faults.dropMode == .answered ? .close : .dropWithoutResponse
@@ -129,7 +131,8 @@ public final class ProviderAPIHandler: @unchecked Sendable {
     /// The client's `apns-id` when it is a canonical UUID, in lower case as APNs echoes it.
     /// Names in an `HTTP2Request` are already lower case, so no lowercased copy per lookup.
     private static func echoedID(_ request: HTTP2Request) -> String? {
-        guard let id = request.headers.first(where: { $0.name == "apns-id" })?.value, RequestValidator.isCanonicalUUID(id) else {
+        guard let id = request.headers.first(where: { $0.name.utf8.count == 7 && $0.name == "apns-id" })?.value,
+              RequestValidator.isCanonicalUUID(id) else {
             return nil
         }
         return id.utf8.contains { $0 &- UInt8(ascii: "A") < 26 } ? id.lowercased() : id
