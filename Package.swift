@@ -65,7 +65,8 @@ let package = Package(
         .testTarget(name: "InspectCheckTests", dependencies: ["apnskit", "APNsMock", "APNsCredentials"]),
         .testTarget(name: "apnskitTests", dependencies: ["apnskit", "APNsCredentials", "TestSupport"]),
         // Issue 7: the fuzz harnesses over fixed-seed mutations, secrets, resource bounds.
-        .testTarget(name: "HardeningTests", dependencies: ["APNsFuzzHarness", "apnskit", "APNsCredentials", "APNsProtocol", "APNsSender", "TestSupport"]),
+        .testTarget(name: "HardeningTests", dependencies: ["APNsFuzzHarness", "apnskit", "APNsCredentials", "APNsProtocol", "APNsSender",
+                                                           "APNsTransport", "APNsMock", "TestSupport"]),
     ]
 )
 

@@ -26,6 +26,8 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         var requestBody: [UInt8]
         var offset = 0
         var timer: UInt64?
+        /// Header list bytes received so far (see `HTTP2Settings.maxHeaderListSize`).
+        var headerBytes = 0
 
         init(continuation: CheckedContinuation<HTTP2Response, Error>, requestBody: [UInt8]) {
             self.continuation = continuation
@@ -42,6 +44,8 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         var request = HTTP2Request(method: "", path: "")
         var responseBody: [UInt8] = []
         var offset = 0
+        /// Header list bytes received so far (see `HTTP2Settings.maxHeaderListSize`).
+        var headerBytes = 0
     }
     private var serverStreams: [Int32: ServerStream] = [:]
     /// Server: called on the loop thread with each complete request; answer with `respond`.
@@ -59,6 +63,10 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     var onClose: ((TransportError?) -> Void)?
     private(set) var closeError: TransportError?
     private(set) var closed = false
+    /// Set when the peer broke one of our limits (a header list over `maxHeaderListSize`): the
+    /// session is being terminated, and this is why, for the server's log and the client's
+    /// callers, instead of a bare "connection closed".
+    private(set) var violation: TransportError?
     /// GOAWAY from the peer: error code and debug data (APNs sends `{"reason":...}`).
     private(set) var goaway: (code: UInt32, debug: String, lastStreamID: Int32)?
     /// Client: told when the peer's SETTINGS arrive (its MAX_CONCURRENT_STREAMS) and when a
@@ -103,10 +111,10 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         let consumed = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
         receiving = false
         if consumed < 0 {
-            let text = String(cString: nghttp2_strerror(Int32(consumed)))
-            connection.fail(TransportError(.protocolError, "HTTP/2 error from \(connection.host ?? connection.remoteAddress): \(text)."))
+            connection.fail(violation ?? receiveError(Int32(consumed)))
             return
         }
+        if violation != nil { _ = nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue) }
         produce()
     }
 
@@ -114,8 +122,8 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
 
     func connection(_ connection: Connection, didCloseWith error: TransportError?) {
         closed = true
-        var failure = error ?? TransportError(.connectionClosed, "The connection to \(connection.host ?? connection.remoteAddress) was closed.")
-        if error == nil, let goaway {
+        var failure = error ?? violation ?? TransportError(.connectionClosed, "The connection to \(connection.host ?? connection.remoteAddress) was closed.")
+        if error == nil, violation == nil, let goaway {
             failure = TransportError(.connectionClosed, "The server closed the connection with GOAWAY \(Self.errorName(goaway.code))\(goaway.debug.isEmpty ? "" : " (\(goaway.debug))").")
         }
         closeError = error
@@ -140,7 +148,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         onRequest = nil
         let close = onClose
         onClose = nil
-        close?(error ?? (goaway != nil ? failure : nil))
+        close?(error ?? violation ?? (goaway != nil ? failure : nil))
     }
 
     // MARK: session
@@ -175,14 +183,22 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue().streamClosed(streamID, errorCode)
             return 0
         }
+        var option: OpaquePointer?
+        guard nghttp2_option_new(&option) == 0, let option else {
+            throw TransportError(.internalFailure, "nghttp2 could not allocate its options.")
+        }
+        defer { nghttp2_option_del(option) }
+        nghttp2_option_set_max_continuations(option, Self.maxContinuations)
         let user = Unmanaged.passUnretained(self).toOpaque()
         var created: OpaquePointer?
-        let rc = isServer ? nghttp2_session_server_new(&created, callbacks, user) : nghttp2_session_client_new(&created, callbacks, user)
+        let rc = isServer ? nghttp2_session_server_new2(&created, callbacks, user, option)
+                          : nghttp2_session_client_new2(&created, callbacks, user, option)
         guard rc == 0, let created else { throw TransportError(.internalFailure, "nghttp2 could not create a session.") }
         session = created
         var entries = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: settings.maxConcurrentStreams),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: settings.initialWindowSize),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: settings.maxHeaderListSize),
         ]
         if !isServer {
             entries.append(nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0))
@@ -242,8 +258,12 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     private func header(_ frame: UnsafePointer<nghttp2_frame>, _ name: String, _ value: String) -> Int32 {
         let id = frame.pointee.hd.stream_id
         guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
+        if violation != nil { return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue }
+        let size = name.utf8.count + value.utf8.count + 32  // RFC 9113 section 6.5.2
         if isServer {
-            guard serverStreams[id] != nil else { return 0 }
+            guard let stream = serverStreams[id] else { return 0 }
+            stream.headerBytes += size
+            if stream.headerBytes > Int(settings.maxHeaderListSize) { return refuseHeaderList(id) }
             switch name {
             case ":method": serverStreams[id]!.request.method = value
             case ":path": serverStreams[id]!.request.path = value
@@ -251,7 +271,9 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             case ":scheme": serverStreams[id]!.request.scheme = value
             default: serverStreams[id]!.request.headers.append((name, value))
             }
-        } else if clientStreams[id] != nil {
+        } else if let stream = clientStreams[id] {
+            stream.headerBytes += size
+            if stream.headerBytes > Int(settings.maxHeaderListSize) { return refuseHeaderList(id) }
             if name == ":status" {
                 clientStreams[id]!.status = Int(value) ?? 0
             } else {
@@ -259,6 +281,29 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             }
         }
         return 0
+    }
+
+    /// A peer over `maxHeaderListSize` on stream `id`. Resetting only the stream would leave
+    /// the peer free to try again on the next one, so the whole session ends: `didRead`
+    /// terminates it (GOAWAY ENHANCE_YOUR_CALM) once nghttp2 returns, and `violation` is the
+    /// reason the close reports. nghttp2 still decodes the rest of the block, to keep HPACK in
+    /// step, but nothing more of it is stored.
+    private func refuseHeaderList(_ id: Int32) -> Int32 {
+        let limit = settings.maxHeaderListSize
+        let peer = connection.host ?? connection.remoteAddress
+        violation = TransportError(.protocolError, isServer
+            ? "The client \(peer) sent more than \(limit) bytes of headers on stream \(id) (our SETTINGS_MAX_HEADER_LIST_SIZE); the connection was closed with GOAWAY ENHANCE_YOUR_CALM."
+            : "The server \(peer) sent more than \(limit) bytes of response headers on stream \(id) (our SETTINGS_MAX_HEADER_LIST_SIZE; an APNs answer has a few hundred); the connection was closed.")
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
+    }
+
+    /// One sentence for an error `nghttp2_session_mem_recv` returned: the peer broke HTTP/2.
+    private func receiveError(_ code: Int32) -> TransportError {
+        let peer = "\(isServer ? "client" : "server") \(connection.host ?? connection.remoteAddress)"
+        if code == NGHTTP2_ERR_TOO_MANY_CONTINUATIONS.rawValue {
+            return TransportError(.protocolError, "The \(peer) sent more than \(Self.maxContinuations) CONTINUATION frames after one HEADERS frame (a header block without end); the connection was closed.")
+        }
+        return TransportError(.protocolError, "HTTP/2 error from the \(peer): \(String(cString: nghttp2_strerror(code))).")
     }
 
     private func dataChunk(_ id: Int32, _ data: UnsafeBufferPointer<UInt8>) {
@@ -310,7 +355,9 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         }
         guard let stream = clientStreams.removeValue(forKey: id) else { return }
         connection.loop.cancelTimer(stream.timer)
-        if errorCode == 0 && stream.status != 0 {
+        if let violation {
+            stream.continuation.resume(throwing: violation)
+        } else if errorCode == 0 && stream.status != 0 {
             stream.continuation.resume(returning: HTTP2Response(status: stream.status, headers: stream.headers, body: stream.body))
         } else if let goaway, errorCode == NGHTTP2_REFUSED_STREAM.rawValue || stream.status == 0 {
             let unprocessed = errorCode == NGHTTP2_REFUSED_STREAM.rawValue || id > goaway.lastStreamID
@@ -331,6 +378,13 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         guard let session else { return true }
         return nghttp2_session_find_stream(session, id) == nil
     }
+
+    /// CONTINUATION frames accepted after one HEADERS frame. nghttp2's default since its fix
+    /// for CVE-2024-28182 (Debian backported it to 1.52.0), set here so the bound does not
+    /// depend on the library's patch level: without it a peer can keep one header block open
+    /// forever and make us decode HPACK for nothing. 8 frames of 16 KB hold far more than
+    /// `maxHeaderListSize`.
+    static let maxContinuations = 8
 
     static func errorName(_ code: UInt32) -> String { String(cString: nghttp2_http2_strerror(code)) }
 

@@ -45,5 +45,7 @@ struct MockServeCLITests {
         #expect(notCA.status == 3, "\(notCA)")
         #expect(try f.run("mock", "serve", "--ca", "x", "--fail-rate", "404:0.5").status == 2)
         #expect(try f.run("mock", "serve", "--ca", "x", "--drop-mode", "sometimes").status == 2)
+        let noConnections = try f.run("mock", "serve", "--ca", "x", "--max-connections", "0")
+        #expect(noConnections.status == 2 && noConnections.stderr.contains("--max-connections must be at least 1."), "\(noConnections)")
     }
 }
