@@ -556,19 +556,20 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     /// Calls `body` with an nghttp2_nv array over `headers`, valid only during the call.
     static func withNameValues<R>(_ headers: [(String, String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
         var storage: [UInt8] = []
-        var ranges: [(Int, Int, Int, Int)] = []
+        var ranges: [(Int, Int, Int, Int, UInt8)] = []
         for (name, value) in headers {
             let nameStart = storage.count
             storage += name.utf8
             let valueStart = storage.count
             storage += value.utf8
-            ranges.append((nameStart, name.utf8.count, valueStart, value.utf8.count))
+            let unique = name == ":path" || name == "apns-id"
+            ranges.append((nameStart, name.utf8.count, valueStart, value.utf8.count, UInt8(unique ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue)))
         }
         storage.append(0)
         return storage.withUnsafeMutableBufferPointer { buffer in
             let base = buffer.baseAddress!
             let nvs = ranges.map {
-                nghttp2_nv(name: base + $0.0, value: base + $0.2, namelen: $0.1, valuelen: $0.3, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                nghttp2_nv(name: base + $0.0, value: base + $0.2, namelen: $0.1, valuelen: $0.3, flags: $0.4)
             }
             return nvs.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
         }
