@@ -18,23 +18,35 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
 
     // Client side. Streams are classes: they are updated in place from nghttp2's callbacks
     // (a header, a chunk at a time), and a struct in a dictionary would be copied each time.
+    /// What a client request's submitter is told, exactly once, on the loop thread.
+    typealias ClientCompletion = (Result<HTTP2Response, TransportError>) -> Void
+
     private final class ClientStream {
-        let continuation: CheckedContinuation<HTTP2Response, Error>
+        let completion: ClientCompletion
         var status = 0
         var headers: [(name: String, value: String)] = []
         var body: [UInt8] = []
         var requestBody: [UInt8]
         var offset = 0
-        var timer: UInt64?
+        /// `EventLoop.nowMillis()` after which the request counts as unanswered (nil: never).
+        let deadline: UInt64?
+        let timeout: Double
         /// Header list bytes received so far (see `HTTP2Settings.maxHeaderListSize`).
         var headerBytes = 0
 
-        init(continuation: CheckedContinuation<HTTP2Response, Error>, requestBody: [UInt8]) {
-            self.continuation = continuation
+        init(completion: @escaping ClientCompletion, requestBody: [UInt8], timeout: Double?) {
+            self.completion = completion
             self.requestBody = requestBody
+            self.timeout = timeout ?? 0
+            deadline = timeout.map { EventLoop.nowMillis() + UInt64(max(0, $0) * 1000) }
         }
     }
     private var clientStreams: [Int32: ClientStream] = [:]
+    /// One timer per session sweeps the streams for missed deadlines (armed while any stream
+    /// has one), instead of one timer per request: at 100,000 requests a second the loop's
+    /// timer table would otherwise churn on every request.
+    private var sweepTimer: UInt64?
+    private var sweepDeadline: UInt64 = .max
     private var pings: [CheckedContinuation<Void, Error>] = []
     private var readyWaiters: [(continuation: CheckedContinuation<Void, Error>, timer: UInt64)] = []
     private(set) var receivedSettings = false
@@ -105,17 +117,33 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         produce()
     }
 
+    /// A client feeds nghttp2 what it read in slices of this many bytes and sends after each:
+    /// a 16 KB TLS record holds about a hundred responses, and a sender that refills streams
+    /// from their completions would otherwise hold the new requests back until all hundred are
+    /// handled, leaving the server idle meanwhile.
+    static let clientReceiveSlice = 2048
+
     func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer) {
         guard let session, let base = bytes.baseAddress else { return }
-        receiving = true
-        let consumed = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
-        receiving = false
-        if consumed < 0 {
-            connection.fail(violation ?? receiveError(Int32(consumed)))
-            return
+        let slice = isServer ? bytes.count : Self.clientReceiveSlice
+        var offset = 0
+        while offset < bytes.count, !closed {
+            let count = min(slice, bytes.count - offset)
+            receiving = true
+            let consumed = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self) + offset, count)
+            receiving = false
+            if consumed < 0 {
+                connection.fail(violation ?? receiveError(Int32(consumed)))
+                return
+            }
+            if violation != nil {
+                _ = nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+                produce()
+                return
+            }
+            offset += count
+            produce()
         }
-        if violation != nil { _ = nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue) }
-        produce()
     }
 
     func connectionCanWrite(_ connection: Connection) { produce() }
@@ -133,9 +161,10 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         }
         let streams = clientStreams
         clientStreams.removeAll()
+        connection.loop.cancelTimer(sweepTimer)
+        sweepTimer = nil
         for (id, stream) in streams {
-            connection.loop.cancelTimer(stream.timer)
-            stream.continuation.resume(throwing: wasNotProcessed(id) ? TransportError(.notProcessed, "\(failure.message) The request was not processed and may be resent.") : failure)
+            stream.completion(.failure(wasNotProcessed(id) ? TransportError(.notProcessed, "\(failure.message) The request was not processed and may be resent.") : failure))
         }
         for ping in pings { ping.resume(throwing: failure) }
         pings.removeAll()
@@ -354,21 +383,27 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             return
         }
         guard let stream = clientStreams.removeValue(forKey: id) else { return }
-        connection.loop.cancelTimer(stream.timer)
-        if let violation {
-            stream.continuation.resume(throwing: violation)
-        } else if errorCode == 0 && stream.status != 0 {
-            stream.continuation.resume(returning: HTTP2Response(status: stream.status, headers: stream.headers, body: stream.body))
-        } else if let goaway, errorCode == NGHTTP2_REFUSED_STREAM.rawValue || stream.status == 0 {
-            let unprocessed = errorCode == NGHTTP2_REFUSED_STREAM.rawValue || id > goaway.lastStreamID
-            stream.continuation.resume(throwing: unprocessed
-                ? TransportError(.notProcessed, "The server sent GOAWAY \(Self.errorName(goaway.code)) before answering\(goaway.debug.isEmpty ? "" : " (\(goaway.debug))"); the request was not processed and may be retried.")
-                : TransportError(.connectionClosed, "The server sent GOAWAY \(Self.errorName(goaway.code)) while the request was in flight\(goaway.debug.isEmpty ? "" : " (\(goaway.debug))"); it may have been processed."))
-        } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
-            stream.continuation.resume(throwing: TransportError(.notProcessed, "The server refused the request's stream (REFUSED_STREAM); it was not processed and may be retried."))
-        } else {
-            stream.continuation.resume(throwing: TransportError(.streamReset(errorCode), "The server reset the request's stream with \(Self.errorName(errorCode))."))
+        stream.completion(violation.map { .failure($0) } ?? Self.outcome(of: stream, id: id, closedWith: errorCode, goaway: goaway))
+    }
+
+    /// A closed client stream's result: its response, or why there is none (and whether the
+    /// server can have processed it, which decides whether a resend may duplicate).
+    private static func outcome(of stream: ClientStream, id: Int32, closedWith errorCode: UInt32,
+                                goaway: (code: UInt32, debug: String, lastStreamID: Int32)?) -> Result<HTTP2Response, TransportError> {
+        if errorCode == 0 && stream.status != 0 {
+            return .success(HTTP2Response(status: stream.status, headers: stream.headers, body: stream.body))
         }
+        let refused = errorCode == NGHTTP2_REFUSED_STREAM.rawValue
+        if let goaway, refused || stream.status == 0 {
+            let detail = goaway.debug.isEmpty ? "" : " (\(goaway.debug))"
+            return .failure(refused || id > goaway.lastStreamID
+                ? TransportError(.notProcessed, "The server sent GOAWAY \(errorName(goaway.code)) before answering\(detail); the request was not processed and may be retried.")
+                : TransportError(.connectionClosed, "The server sent GOAWAY \(errorName(goaway.code)) while the request was in flight\(detail); it may have been processed."))
+        }
+        if refused {
+            return .failure(TransportError(.notProcessed, "The server refused the request's stream (REFUSED_STREAM); it was not processed and may be retried."))
+        }
+        return .failure(TransportError(.streamReset(errorCode), "The server reset the request's stream with \(errorName(errorCode))."))
     }
 
     /// Whether stream `id` certainly never reached the server's processing: above GOAWAY's
@@ -416,22 +451,26 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
 
     // MARK: client API (loop thread)
 
-    /// Submits `request`; the continuation gets the response, a reset, or the connection's end.
-    func submit(_ request: HTTP2Request, timeout: Double?, continuation: CheckedContinuation<HTTP2Response, Error>) {
+    /// Submits `request`; `completion` gets the response, a reset, the connection's end, or a
+    /// timeout, exactly once, on the loop thread (perhaps before `submit` returns). Callable
+    /// from inside this session's callbacks: a sender submits the next request from the
+    /// previous one's completion, and the bytes go out with the `produce()` after the read.
+    func submit(_ request: HTTP2Request, timeout: Double?, completion: @escaping ClientCompletion) {
         if let goaway {
-            continuation.resume(throwing: TransportError(.notProcessed, "The server sent GOAWAY \(Self.errorName(goaway.code))\(goaway.debug.isEmpty ? "" : " (\(goaway.debug))"); the request was not sent: open a new connection."))
+            completion(.failure(TransportError(.notProcessed, "The server sent GOAWAY \(Self.errorName(goaway.code))\(goaway.debug.isEmpty ? "" : " (\(goaway.debug))"); the request was not sent: open a new connection.")))
             return
         }
         guard let session, !closed else {
             let why = closeError?.message ?? "The connection to \(connection.host ?? connection.remoteAddress) is closed."
-            continuation.resume(throwing: TransportError(.notProcessed, "\(why) The request was not sent."))
+            completion(.failure(TransportError(.notProcessed, "\(why) The request was not sent.")))
             return
         }
         var headers: [(String, String)] = [
             (":method", request.method), (":scheme", request.scheme),
             (":authority", request.authority ?? connection.host ?? ""), (":path", request.path),
         ]
-        headers += request.headers.map { ($0.name.lowercased(), $0.value) }
+        headers.reserveCapacity(5 + request.headers.count)
+        for header in request.headers { headers.append((Self.lowercased(header.name), header.value)) }
         if !request.body.isEmpty, request.header("content-length") == nil {
             headers.append(("content-length", String(request.body.count)))
         }
@@ -442,21 +481,50 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
                                  : nghttp2_submit_request(session, nil, nva, count, &provider, nil)
         }
         guard id > 0 else {
-            continuation.resume(throwing: TransportError(.internalFailure, "nghttp2 refused the request: \(String(cString: nghttp2_strerror(id)))."))
+            completion(.failure(TransportError(.internalFailure, "nghttp2 refused the request: \(String(cString: nghttp2_strerror(id))).")))
             return
         }
-        let stream = ClientStream(continuation: continuation, requestBody: request.body)
-        if let timeout {
-            stream.timer = connection.loop.schedule(after: timeout) { [weak self] in self?.timeOut(id, after: timeout) }
-        }
+        let stream = ClientStream(completion: completion, requestBody: request.body, timeout: timeout)
         clientStreams[id] = stream
-        produce()
+        if let deadline = stream.deadline { armSweep(at: deadline) }
+        if !receiving { produce() }
     }
 
-    private func timeOut(_ id: Int32, after seconds: Double) {
+    /// `name` in lower case, without allocating when it already is (HTTP/2 requires lower-case
+    /// names; callers almost always pass them so).
+    static func lowercased(_ name: String) -> String {
+        name.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } ? name.lowercased() : name
+    }
+
+    /// Makes sure the sweep runs by `deadline`.
+    private func armSweep(at deadline: UInt64) {
+        guard sweepTimer == nil || deadline < sweepDeadline else { return }
+        connection.loop.cancelTimer(sweepTimer)
+        sweepDeadline = deadline
+        let now = EventLoop.nowMillis()
+        let delay = deadline > now ? Double(deadline - now) / 1000 : 0
+        sweepTimer = connection.loop.schedule(after: delay) { [weak self] in self?.sweepDeadlines() }
+    }
+
+    /// Times out every stream past its deadline, then re-arms for the earliest one left.
+    private func sweepDeadlines() {
+        sweepTimer = nil
+        sweepDeadline = .max
+        let now = EventLoop.nowMillis()
+        var earliest: UInt64 = .max
+        var expired: [Int32] = []
+        for (id, stream) in clientStreams {
+            guard let deadline = stream.deadline else { continue }
+            if deadline <= now { expired.append(id) } else { earliest = min(earliest, deadline) }
+        }
+        for id in expired { timeOut(id) }
+        if earliest != .max { armSweep(at: earliest) }
+    }
+
+    private func timeOut(_ id: Int32) {
         guard let stream = clientStreams.removeValue(forKey: id), let session else { return }
         _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue)
-        stream.continuation.resume(throwing: TransportError(.timeout, "\(connection.host ?? connection.remoteAddress) did not answer the request within \(Self.seconds(seconds))."))
+        stream.completion(.failure(TransportError(.timeout, "\(connection.host ?? connection.remoteAddress) did not answer the request within \(Self.seconds(stream.timeout)).")))
         produce()
     }
 
@@ -544,19 +612,20 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     /// Calls `body` with an nghttp2_nv array over `headers`, valid only during the call.
     static func withNameValues<R>(_ headers: [(String, String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
         var storage: [UInt8] = []
-        var ranges: [(Int, Int, Int, Int)] = []
+        var ranges: [(Int, Int, Int, Int, UInt8)] = []
         for (name, value) in headers {
             let nameStart = storage.count
             storage += name.utf8
             let valueStart = storage.count
             storage += value.utf8
-            ranges.append((nameStart, name.utf8.count, valueStart, value.utf8.count))
+            let unique = name == ":path" || name == "apns-id"
+            ranges.append((nameStart, name.utf8.count, valueStart, value.utf8.count, UInt8(unique ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue)))
         }
         storage.append(0)
         return storage.withUnsafeMutableBufferPointer { buffer in
             let base = buffer.baseAddress!
             let nvs = ranges.map {
-                nghttp2_nv(name: base + $0.0, value: base + $0.2, namelen: $0.1, valuelen: $0.3, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                nghttp2_nv(name: base + $0.0, value: base + $0.2, namelen: $0.1, valuelen: $0.3, flags: $0.4)
             }
             return nvs.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
         }
