@@ -56,6 +56,8 @@ let package = Package(
         .target(name: "APNsFuzzHarness", dependencies: ["APNsCredentials", "APNsProtocol", "APNsSender", "APNsMock", "COpenSSL"]),
         // Shared test helpers: child processes (openssl, apnskit), temporary folders, fixtures.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Fixtures only OpenSSL's C API can make (crafted PKCS#12 layouts), for HardeningTests.
+        .target(name: "CTestFixtures", dependencies: ["COpenSSL"], path: "Tests/CTestFixtures"),
         .testTarget(name: "APNsCredentialsTests", dependencies: ["APNsCredentials", "TestSupport"]),
         .testTarget(name: "APNsProtocolTests", dependencies: ["APNsProtocol"]),
         .testTarget(name: "APNsTransportTests", dependencies: ["APNsTransport", "APNsCredentials"]),
@@ -65,7 +67,8 @@ let package = Package(
         .testTarget(name: "InspectCheckTests", dependencies: ["apnskit", "APNsMock", "APNsCredentials"]),
         .testTarget(name: "apnskitTests", dependencies: ["apnskit", "APNsCredentials", "TestSupport"]),
         // Issue 7: the fuzz harnesses over fixed-seed mutations, secrets, resource bounds.
-        .testTarget(name: "HardeningTests", dependencies: ["APNsFuzzHarness", "apnskit", "APNsCredentials", "APNsProtocol", "APNsSender", "TestSupport"]),
+        .testTarget(name: "HardeningTests", dependencies: ["APNsFuzzHarness", "apnskit", "APNsCredentials", "APNsProtocol", "APNsSender",
+                                                           "APNsTransport", "APNsMock", "TestSupport", "CTestFixtures"]),
     ]
 )
 

@@ -9,6 +9,9 @@ public struct CredentialError: Error, CustomStringConvertible, Sendable, Equatab
         case unreadable
         /// Readable, but not the kind of object needed here (a CSR given as a certificate).
         case wrongKind
+        /// The input asks for more key-derivation work than apnskit allows
+        /// (`KeyDerivationCost`): damaged, or made to stall its reader.
+        case excessiveCost
         /// A passphrase was given and it does not decrypt the input.
         case wrongPassphrase
         /// The input is encrypted and no passphrase source was given (and no TTY to ask on).

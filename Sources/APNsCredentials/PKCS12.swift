@@ -34,10 +34,12 @@ public enum PKCS12 {
     public static let maximumCertificates = 100
 
     /// Parses a DER PKCS#12 file, asking `passphrases` only when the empty password (in
-    /// either of its two encodings) does not open it.
+    /// either of its two encodings) does not open it. A file that asks for more key-derivation
+    /// work than `KeyDerivationCost` allows is refused before any passphrase is tried.
     public static func parse(_ bytes: [UInt8], label: String, passphrases: PassphraseSupplier) throws -> PKCS12Contents {
         OpenSSLProviders.ensureLoaded()
         let archive = try decode(bytes, label: label)
+        try checkCost(archive, password: nil, label: label)
         var password: [CChar]
         if PKCS12_mac_present(archive.pointer) == 1 {
             if PKCS12_verify_mac(archive.pointer, nil, 0) == 1 || PKCS12_verify_mac(archive.pointer, "", 0) == 1 {
@@ -51,12 +53,15 @@ public enum PKCS12 {
                     throw CredentialError.openssl(.wrongPassphrase, "The passphrase does not open \(label) (its integrity check failed); check the value given to --passin.")
                 }
             }
+            try checkCost(archive, password: password, label: label)
             return try extract(archive, password: password, label: label)
         }
         // No MAC: the only test of a password is whether the bags decrypt.
+        try checkCost(archive, password: [0], label: label)
         if let contents = try? extract(archive, password: [0], label: label) { return contents }
         let given = try passphrases.passphrase(for: label)
         password = given.bytes.map { CChar(bitPattern: $0) } + [0]
+        try checkCost(archive, password: password, label: label)
         do {
             return try extract(archive, password: password, label: label)
         } catch {
@@ -69,6 +74,22 @@ public enum PKCS12 {
         let result = (try? decode(bytes, label: "")) != nil
         OpenSSLErrorQueue.clear()
         return result
+    }
+
+    /// Refuses `archive` if it asks for more than `KeyDerivationCost` allows. Without a
+    /// password it reads what is in the clear: the MAC, the encrypted contents' algorithms,
+    /// the key bags of the plain contents. With the (NUL-terminated) password, which only
+    /// follows a check without one, it also decrypts the encrypted contents to reach key bags
+    /// hidden inside them, which `PKCS12_parse` would otherwise derive keys for unchecked.
+    private static func checkCost(_ archive: PKCS12Object, password: [CChar]?, label: String) throws {
+        var cost = apns_kdf_cost()
+        if let password {
+            _ = password.withUnsafeBufferPointer { apns_kdf_cost_add_pkcs12(archive.pointer, 1, $0.baseAddress, Int32($0.count - 1), &cost) }
+        } else {
+            _ = apns_kdf_cost_add_pkcs12(archive.pointer, 0, nil, 0, &cost)
+        }
+        OpenSSLErrorQueue.clear()
+        try KeyDerivationCost.check(cost, label: label)
     }
 
     static func decode(_ bytes: [UInt8], label: String) throws -> PKCS12Object {

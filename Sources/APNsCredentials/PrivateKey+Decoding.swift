@@ -8,7 +8,15 @@ extension PrivateKey {
     ///
     /// The passphrase is asked for only if OpenSSL asks for one, so an unencrypted key never
     /// prompts; a passphrase that does not decrypt is reported as such, not as corruption.
+    /// An encrypted PKCS#8 key that asks for more work than `KeyDerivationCost` allows is
+    /// refused before any passphrase is asked for or tried.
     public static func decode(_ bytes: [UInt8], label: String, passphrases: PassphraseSupplier) throws -> PrivateKey {
+        var cost = apns_kdf_cost()
+        let encrypted = bytes.withUnsafeBufferPointer {
+            apns_kdf_cost_add_pkcs8($0.baseAddress, $0.count, PEMScanner.looksLikePEM(bytes) ? 1 : 0, &cost)
+        }
+        OpenSSLErrorQueue.clear()
+        if encrypted == 1 { try KeyDerivationCost.check(cost, label: label) }
         let first = try attempt(bytes, passphrase: nil)
         if let key = first.key { return key }
         guard first.requested else {

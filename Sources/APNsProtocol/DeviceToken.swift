@@ -22,67 +22,68 @@ public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses any of the text forms described above.
     public init(parsing text: String) throws {
-        // One pass over the bytes, no String searching: the mock gateway parses a token per
-        // request, the sender one per line, so this is on the hot path of both.
-        var hexDigits: [UInt8] = []
-        hexDigits.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
+        if let parsed = try text.utf8.withContiguousStorageIfAvailable({ try DeviceToken(parsingUTF8: $0) }) {
+            self = parsed
+        } else {
+            self = try Array(text.utf8).withUnsafeBufferPointer { try DeviceToken(parsingUTF8: $0) }
+        }
+    }
+
+    /// `init(parsingUTF8:)` over an array slice (a line of a token file).
+    public init(parsingUTF8 text: ArraySlice<UInt8>) throws {
+        self = try text.withUnsafeBufferPointer { try DeviceToken(parsingUTF8: $0) }
+    }
+
+    /// Parses the UTF-8 bytes of a token in any of the text forms described above, in one pass
+    /// and with one allocation: the mock gateway parses a token per request and the sender one
+    /// per line, so this is on the hot path of both (a batch line's bytes need no String).
+    public init(parsingUTF8 text: UnsafeBufferPointer<UInt8>) throws {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.count / 2)
+        var high: UInt8?
+        var digitCount = 0
+        for byte in text {
+            let nibble: UInt8
             switch byte {
             case UInt8(ascii: " "), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
                 continue
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"):
-                hexDigits.append(byte)
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10
             default:
-                if Self.isIOS13Description(text) {
+                if Self.isIOS13Description(String(decoding: text, as: UTF8.self)) {
                     throw DeviceTokenError("is in the iOS 13 description form ({length = ..., bytes = 0x...}), which is truncated; send the token as hex from the app (map each byte to %02x)")
                 }
                 throw DeviceTokenError("contains '\(Character(Unicode.Scalar(byte)))', which is not a hex digit")
             }
+            digitCount += 1
+            if let first = high {
+                bytes.append(first << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
         }
-        guard !hexDigits.isEmpty else { throw DeviceTokenError("is empty") }
-        guard hexDigits.count % 2 == 0 else {
-            throw DeviceTokenError("has an odd number of hex digits (\(hexDigits.count)); a digit is missing")
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(hexDigits.count / 2)
-        var index = 0
-        while index < hexDigits.count {
-            bytes.append(Self.nibble(hexDigits[index]) << 4 | Self.nibble(hexDigits[index + 1]))
-            index += 2
+        guard digitCount > 0 else { throw DeviceTokenError("is empty") }
+        guard high == nil else {
+            throw DeviceTokenError("has an odd number of hex digits (\(digitCount)); a digit is missing")
         }
         try self.init(bytes: bytes)
     }
 
-    /// Plain hex digits only (the provider API's path), nil for anything else: one pass and
-    /// one allocation, for the mock gateway, which reads a token per request.
+    /// Plain hex digits only (the provider API's path), nil for anything else; for the mock
+    /// gateway, which reads a token per request.
     public init?(hex text: Substring.UTF8View) {
         // Read through a buffer pointer: indexing a Substring's UTF-8 view one byte at a time
         // costs a function call per byte.
-        guard let bytes = text.withContiguousStorageIfAvailable(Self.decodeHex) ?? Array(text).withUnsafeBufferPointer(Self.decodeHex) else {
+        func parse(_ digits: UnsafeBufferPointer<UInt8>) -> DeviceToken? {
+            guard digits.allSatisfy(RequestValidator.isHexDigit) else { return nil }
+            return try? DeviceToken(parsingUTF8: digits)
+        }
+        guard let token = text.withContiguousStorageIfAvailable(parse) ?? Array(text).withUnsafeBufferPointer(parse) else {
             return nil
         }
-        try? self.init(bytes: bytes)
-    }
-
-    private static func decodeHex(_ digits: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        guard digits.count % 2 == 0 else { return nil }
-        let values = hexValues
-        let length = digits.count / 2
-        var valid = true
-        let bytes = [UInt8](unsafeUninitializedCapacity: length) { out, count in
-            for index in 0..<length {
-                let high = values[Int(digits[2 * index])], low = values[Int(digits[2 * index + 1])]
-                guard high | low < 16 else { valid = false; break }
-                out[index] = high << 4 | low
-            }
-            count = valid ? length : 0
-        }
-        return valid ? bytes : nil
-    }
-
-    /// Each byte's value as a hex digit, 0xFF for bytes that are not hex digits.
-    private static let hexValues: [UInt8] = (0...255).map { byte in
-        RequestValidator.isHexDigit(UInt8(byte)) ? nibble(UInt8(byte)) : 0xFF
+        self = token
     }
 
     /// `{length = 32, bytes = 0xc9d4c07c ... a1f0e5d4 }`: what `description` of `NSData`
@@ -96,14 +97,6 @@ public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
     public var hex: String { Hex.encode(bytes) }
 
     public var description: String { hex }
-
-    private static func nibble(_ digit: UInt8) -> UInt8 {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
-        default: return digit - UInt8(ascii: "A") + 10
-        }
-    }
 }
 
 /// Why a token was refused; `description` completes "the device token ...".
@@ -117,13 +110,18 @@ public struct DeviceTokenError: Error, Sendable, Equatable, CustomStringConverti
 public enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
-    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        var out: [UInt8] = []
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
+    public static func encode(_ bytes: [UInt8]) -> String {
+        // Written straight into the String's storage: one allocation, no UTF-8 validation
+        // (every byte is an ASCII digit). A path and a results line per notification use it.
+        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            var position = 0
+            for byte in bytes {
+                buffer[position] = digits[Int(byte >> 4)]
+                buffer[position + 1] = digits[Int(byte & 0x0F)]
+                position += 2
+            }
+            return position
         }
-        return String(decoding: out, as: UTF8.self)
     }
 }
 

@@ -17,10 +17,9 @@ public enum BatchLine {
         // The token is everything up to the first '{' (tokens may contain spaces and <>).
         let brace = bytes[start...].firstIndex(of: UInt8(ascii: "{"))
         let tokenBytes = bytes[start..<(brace ?? bytes.count)]
-        let tokenText = String(decoding: tokenBytes, as: UTF8.self)
         let token: DeviceToken
         do {
-            token = try DeviceToken(parsing: tokenText)
+            token = try DeviceToken(parsingUTF8: tokenBytes)
         } catch let error as DeviceTokenError {
             return .invalid(error.description)
         } catch {

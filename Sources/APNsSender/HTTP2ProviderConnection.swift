@@ -16,14 +16,16 @@ public final class HTTP2ProviderConnection: ProviderConnection {
     }
 
     public func send(_ request: ProviderRequest) async throws(ProviderSendError) -> ProviderResponse {
+        let result = await withCheckedContinuation { continuation in
+            submit(request) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    public func submit(_ request: ProviderRequest, completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void) {
         let message = HTTP2Request(method: "POST", path: request.path, headers: request.headers, body: request.body)
-        do {
-            let response = try await client.send(message, timeout: requestTimeout)
-            return ProviderResponse(status: response.status, headers: response.headers, body: response.body)
-        } catch let error as TransportError {
-            throw Self.map(error)
-        } catch {
-            throw .connectionLost("\(error)")
+        client.submit(message, timeout: requestTimeout) { result in
+            completion(result.map { ProviderResponse(status: $0.status, headers: $0.headers, body: $0.body) }.mapError(Self.map))
         }
     }
 

@@ -41,12 +41,29 @@ public enum ProviderSendError: Error, Sendable, Equatable {
 
 public protocol ProviderConnection: AnyObject, Sendable {
     func send(_ request: ProviderRequest) async throws(ProviderSendError) -> ProviderResponse
+    /// `send` with a completion instead of a suspension: what `BatchSender` uses, so a
+    /// transport that can answer on its own thread (HTTP/2 on the event loop) costs no task and
+    /// no thread hop per notification. `completion` runs exactly once and must not block.
+    func submit(_ request: ProviderRequest, completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void)
     /// False once the connection has failed or is going away; the pool then replaces it.
     var isUsable: Bool { get }
     /// The server's SETTINGS_MAX_CONCURRENT_STREAMS as last seen (APNs: 1 until a token-auth
     /// request succeeds, then hundreds).
     var maxConcurrentStreams: Int { get }
     func close()
+}
+
+extension ProviderConnection {
+    /// Runs `send` in a task: right for connections that are async at heart (test fakes).
+    public func submit(_ request: ProviderRequest, completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void) {
+        Task {
+            do throws(ProviderSendError) {
+                completion(.success(try await send(request)))
+            } catch {
+                completion(.failure(error))
+            }
+        }
+    }
 }
 
 /// Makes connections for the pool.

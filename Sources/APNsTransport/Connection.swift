@@ -50,6 +50,13 @@ final class Connection: PollHandler, @unchecked Sendable {
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     /// Set by `closeAfterPeer`: we sent close_notify and only wait for the peer to close.
     private var lingering = false
+    /// True while `readAvailable` hands a burst of input to the delegate. Writes asked for
+    /// meanwhile wait for the burst's end, so the answers to everything a burst brought leave
+    /// in one TLS record and one write() rather than one each (two busy peers otherwise settle
+    /// into a syscall pair per message), unless `burstFlushThreshold` bytes pile up first.
+    private var inReadBurst = false
+    private var flushDeferred = false
+    static let burstFlushThreshold = 4096
 
     /// Bytes waiting to be encrypted and sent; delegates stop producing above this.
     var pendingOutput: Int { outgoing.count - outgoingHead }
@@ -286,8 +293,17 @@ final class Connection: PollHandler, @unchecked Sendable {
 
     func enqueue(_ bytes: [UInt8]) { outgoing += bytes }
 
-    /// Writes as much as the socket takes. Never calls back into the delegate.
+    /// Writes as much as the socket takes (inside a read burst, perhaps only at its end).
+    /// Never calls back into the delegate.
     func flush() {
+        if inReadBurst && pendingOutput < Self.burstFlushThreshold {
+            flushDeferred = pendingOutput > 0
+            return
+        }
+        writeQueued()
+    }
+
+    private func writeQueued() {
         guard state == .open, let ssl else { return }
         while pendingOutput > 0 {
             OpenSSLErrorQueue.clear()
@@ -319,6 +335,19 @@ final class Connection: PollHandler, @unchecked Sendable {
     }
 
     private func readAvailable() {
+        inReadBurst = true
+        readBurst()
+        inReadBurst = false
+        if flushDeferred, state == .open {
+            flushDeferred = false
+            writeQueued()
+            // The delegate held back whatever waits for the output to drain (a session that
+            // closes once both sides are done): let it look again.
+            if state == .open { delegate?.connectionCanWrite(self) }
+        }
+    }
+
+    private func readBurst() {
         guard let ssl else { return }
         while state == .open {
             OpenSSLErrorQueue.clear()

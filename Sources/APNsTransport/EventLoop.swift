@@ -194,7 +194,9 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private func runDueTimers() {
+        guard !timers.isEmpty else { return }
         let now = Self.nowMillis()
+        guard timers.values.contains(where: { $0.deadline <= now }) else { return }
         let due = timers.filter { $0.value.deadline <= now }.sorted { $0.value.deadline < $1.value.deadline }
         for (id, timer) in due {
             timers[id] = nil

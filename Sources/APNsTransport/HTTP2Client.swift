@@ -85,9 +85,22 @@ public final class HTTP2Client: @unchecked Sendable {
     /// Sends one request and returns its response. Throws on reset, GOAWAY, connection loss,
     /// or when `timeout` seconds pass without a complete response.
     public func send(_ request: HTTP2Request, timeout: Double? = nil) async throws -> HTTP2Response {
+        try await withCheckedThrowingContinuation { continuation in
+            submit(request, timeout: timeout) { continuation.resume(with: $0) }
+        }
+    }
+
+    /// Sends one request; `completion` runs exactly once, on the event loop thread, with the
+    /// response or the `TransportError` (`send`'s outcomes). No task and no thread hop per
+    /// request: a sender that submits its next request from the completion keeps the whole
+    /// pipeline on the loop thread. The completion must not block.
+    public func submit(_ request: HTTP2Request, timeout: Double? = nil,
+                       completion: @escaping @Sendable (Result<HTTP2Response, TransportError>) -> Void) {
         let session = self.session
-        return try await withCheckedThrowingContinuation { continuation in
-            loop.execute { session.submit(request, timeout: timeout, continuation: continuation) }
+        if loop.inLoop {
+            session.submit(request, timeout: timeout, completion: completion)
+        } else {
+            loop.execute { session.submit(request, timeout: timeout, completion: completion) }
         }
     }
 

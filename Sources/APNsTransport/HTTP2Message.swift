@@ -66,15 +66,25 @@ public struct HTTP2Settings: Sendable {
     public var initialWindowSize: UInt32
     /// Connection-level receive window.
     public var connectionWindowSize: Int32
+    /// The largest header list (RFC 9113 size: name + value + 32 per field) one request or
+    /// response may carry; announced as SETTINGS_MAX_HEADER_LIST_SIZE and enforced, since
+    /// nghttp2 leaves that to the application. Without it, HPACK lets a peer send one 4 KB
+    /// header and then reference it with one byte each: a 150 KB header block decoded to over
+    /// 500 MB in the mock. APNs requests and answers carry a few hundred bytes of headers
+    /// (the longest is a provider token, about 200), so 16 KiB is generous; a peer going over
+    /// it gets GOAWAY ENHANCE_YOUR_CALM and the connection closes.
+    public var maxHeaderListSize: UInt32
     /// Server: response headers (lower case) whose values differ on every response, such as
     /// ids. They are sent as HPACK literals that are never indexed: indexing them would only
     /// push reusable entries out of both peers' tables and cost both sides time.
     public var uniqueResponseHeaders: [String] = []
 
-    public init(maxConcurrentStreams: UInt32 = 1000, initialWindowSize: UInt32 = 1 << 20, connectionWindowSize: Int32 = 16 << 20) {
+    public init(maxConcurrentStreams: UInt32 = 1000, initialWindowSize: UInt32 = 1 << 20, connectionWindowSize: Int32 = 16 << 20,
+                maxHeaderListSize: UInt32 = 16 << 10) {
         self.maxConcurrentStreams = maxConcurrentStreams
         self.initialWindowSize = initialWindowSize
         self.connectionWindowSize = connectionWindowSize
+        self.maxHeaderListSize = maxHeaderListSize
     }
 }
 

@@ -54,16 +54,19 @@ public final class HTTP2Server: @unchecked Sendable {
                   loopHandler: { request in .later { await handler(request) } })
     }
 
-    /// Listens on `host:port`; `loopHandler` decides on the loop thread.
+    /// Listens on `host:port`; `loopHandler` decides on the loop thread. `limit` caps the
+    /// connections open at once; `log` hears of refused connections, accept() failures
+    /// (out of file descriptors) and clients closed for breaking HTTP/2 or our limits.
     public static func start(host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration,
                              settings: HTTP2Settings = HTTP2Settings(), loop: EventLoop = .shared,
+                             limit: ConnectionLimit? = nil, log: @escaping @Sendable (String) -> Void = { _ in },
                              loopHandler handler: @escaping LoopHandler) throws -> HTTP2Server {
         guard tls.identity != nil else {
             throw TransportError(.configuration, "A TLS server needs a certificate and key.")
         }
         let context = try SSLContext(tls, server: true)
         let (socket, boundPort) = try Socket.listen(host: host, port: port)
-        let listener = Listener(socket: socket, port: boundPort)
+        let listener = Listener(socket: socket, port: boundPort, loop: loop, limit: limit, log: log)
         let state = ServerState()
         listener.onAccept = { client, peer in
             let connection = Connection(loop: loop, context: context, accepted: client, peer: peer)
@@ -74,9 +77,10 @@ public final class HTTP2Server: @unchecked Sendable {
             session.connectionID = connectionID
             state.nextConnectionID += 1
             state.byConnectionID[connectionID] = session
-            session.onClose = { _ in
+            session.onClose = { error in
                 state.sessions[key] = nil
                 state.byConnectionID[connectionID] = nil
+                if let error, error.kind == .protocolError { log("connection #\(connectionID): \(error.message)") }
             }
             session.onRequest = { session, streamID, request in
                 switch handler(request) {

@@ -18,11 +18,16 @@ import Foundation
 ///
 /// Loop-thread only; owned by its session.
 final class HTTP2ServerStreams {
-    /// The request whose HEADERS block is being decoded, on stream `currentID` (0: none).
+    /// The request whose HEADERS block is being decoded, on stream `currentID` (0: none), and
+    /// its header list size so far (RFC 9113: name + value + 32 per field).
     private var current = HTTP2Request(method: "", path: "")
     private var currentID: Int32 = 0
-    /// Requests whose headers are complete, waiting for the rest of their body.
-    private var waiting: [Int32: HTTP2Request] = [:]
+    private var currentHeaderBytes = 0
+    /// The largest header list a stream may send (`HTTP2Settings.maxHeaderListSize`).
+    private let maxHeaderListSize: Int
+    /// Requests whose headers are complete, waiting for the rest of their body (and the
+    /// header list size they used, which trailers add to).
+    private var waiting: [Int32: (request: HTTP2Request, headerBytes: Int)] = [:]
     /// Answers with a body, until nghttp2 has read all of it.
     private var answers: [Int32: (body: [UInt8], offset: Int)] = [:]
     /// A new stream's request: the connection's fields already set (`connectionOpened`).
@@ -50,7 +55,8 @@ final class HTTP2ServerStreams {
         knownNames.indices.first { $0 > index && knownNames[$0].utf8.count == knownNames[index].utf8.count } ?? -1
     }
 
-    init() {
+    init(maxHeaderListSize: Int) {
+        self.maxHeaderListSize = maxHeaderListSize
         lastValues = Array(repeating: nil, count: Self.knownNames.count)
     }
 
@@ -67,19 +73,25 @@ final class HTTP2ServerStreams {
             current = template
             current.headers.reserveCapacity(lastHeaderCount)
             currentID = id
-        } else if let request = waiting.removeValue(forKey: id) {
-            current = request
+            currentHeaderBytes = 0
+        } else if let parked = waiting.removeValue(forKey: id) {
+            current = parked.request
             currentID = id
+            currentHeaderBytes = parked.headerBytes
         } else {
             currentID = 0
         }
     }
 
-    func header(_ id: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard id == currentID else { return }
+    /// Adds one header to stream `id`'s request; false when the stream's header list has gone
+    /// over `maxHeaderListSize` (the header is not stored; the session ends the connection).
+    func header(_ id: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard id == currentID else { return true }
+        currentHeaderBytes += name.count + value.count + 32
+        guard currentHeaderBytes <= maxHeaderListSize else { return false }
         guard let known = knownIndex(name) else {
             current.headers.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
-            return
+            return true
         }
         let text = reusedValue(known, value)
         switch known {
@@ -89,6 +101,7 @@ final class HTTP2ServerStreams {
         case 3: current.path = text
         default: current.headers.append((names[known], text))
         }
+        return true
     }
 
     /// Stream `id`'s HEADERS block is complete: its request if the client ended the stream
@@ -99,17 +112,17 @@ final class HTTP2ServerStreams {
         var request = template
         swap(&request, &current)  // moved out, not copied
         if endStream { return finished(request) }
-        waiting[id] = request
+        waiting[id] = (request, currentHeaderBytes)
         return nil
     }
 
     func data(_ id: Int32, _ chunk: UnsafeBufferPointer<UInt8>) {
-        waiting[id]?.body.append(contentsOf: chunk)
+        waiting[id]?.request.body.append(contentsOf: chunk)
     }
 
     /// The client ended stream `id` with a DATA frame: its request.
     func dataEnded(_ id: Int32) -> HTTP2Request? {
-        waiting.removeValue(forKey: id).map(finished)
+        waiting.removeValue(forKey: id).map { finished($0.request) }
     }
 
     private func finished(_ request: HTTP2Request) -> HTTP2Request {

@@ -18,21 +18,35 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
 
     // Client side. Streams are classes: they are updated in place from nghttp2's callbacks
     // (a header, a chunk at a time), and a struct in a dictionary would be copied each time.
+    /// What a client request's submitter is told, exactly once, on the loop thread.
+    typealias ClientCompletion = (Result<HTTP2Response, TransportError>) -> Void
+
     private final class ClientStream {
-        let continuation: CheckedContinuation<HTTP2Response, Error>
+        let completion: ClientCompletion
         var status = 0
         var headers: [(name: String, value: String)] = []
         var body: [UInt8] = []
         var requestBody: [UInt8]
         var offset = 0
-        var timer: UInt64?
+        /// `EventLoop.nowMillis()` after which the request counts as unanswered (nil: never).
+        let deadline: UInt64?
+        let timeout: Double
+        /// Header list bytes received so far (see `HTTP2Settings.maxHeaderListSize`).
+        var headerBytes = 0
 
-        init(continuation: CheckedContinuation<HTTP2Response, Error>, requestBody: [UInt8]) {
-            self.continuation = continuation
+        init(completion: @escaping ClientCompletion, requestBody: [UInt8], timeout: Double?) {
+            self.completion = completion
             self.requestBody = requestBody
+            self.timeout = timeout ?? 0
+            deadline = timeout.map { EventLoop.nowMillis() + UInt64(max(0, $0) * 1000) }
         }
     }
     private var clientStreams: [Int32: ClientStream] = [:]
+    /// One timer per session sweeps the streams for missed deadlines (armed while any stream
+    /// has one), instead of one timer per request: at 100,000 requests a second the loop's
+    /// timer table would otherwise churn on every request.
+    private var sweepTimer: UInt64?
+    private var sweepDeadline: UInt64 = .max
     private var pings: [CheckedContinuation<Void, Error>] = []
     private var readyWaiters: [(continuation: CheckedContinuation<Void, Error>, timer: UInt64)] = []
     private(set) var receivedSettings = false
@@ -57,6 +71,10 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     var onClose: ((TransportError?) -> Void)?
     private(set) var closeError: TransportError?
     private(set) var closed = false
+    /// Set when the peer broke one of our limits (a header list over `maxHeaderListSize`): the
+    /// session is being terminated, and this is why, for the server's log and the client's
+    /// callers, instead of a bare "connection closed".
+    private(set) var violation: TransportError?
     /// GOAWAY from the peer: error code and debug data (APNs sends `{"reason":...}`).
     private(set) var goaway: (code: UInt32, debug: String, lastStreamID: Int32)?
     /// Client: told when the peer's SETTINGS arrive (its MAX_CONCURRENT_STREAMS) and when a
@@ -67,7 +85,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     init(connection: Connection, server: Bool, settings: HTTP2Settings) {
         self.connection = connection
         self.isServer = server
-        serverStreams = server ? HTTP2ServerStreams() : nil
+        serverStreams = server ? HTTP2ServerStreams(maxHeaderListSize: Int(settings.maxHeaderListSize)) : nil
         self.settings = settings
         connection.delegate = self
     }
@@ -98,25 +116,41 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         produce()
     }
 
+    /// A client feeds nghttp2 what it read in slices of this many bytes and sends after each:
+    /// a 16 KB TLS record holds about a hundred responses, and a sender that refills streams
+    /// from their completions would otherwise hold the new requests back until all hundred are
+    /// handled, leaving the server idle meanwhile.
+    static let clientReceiveSlice = 2048
+
     func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer) {
         guard let session, let base = bytes.baseAddress else { return }
-        receiving = true
-        let consumed = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
-        receiving = false
-        if consumed < 0 {
-            let text = String(cString: nghttp2_strerror(Int32(consumed)))
-            connection.fail(TransportError(.protocolError, "HTTP/2 error from \(connection.host ?? connection.remoteAddress): \(text)."))
-            return
+        let slice = isServer ? bytes.count : Self.clientReceiveSlice
+        var offset = 0
+        while offset < bytes.count, !closed {
+            let count = min(slice, bytes.count - offset)
+            receiving = true
+            let consumed = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self) + offset, count)
+            receiving = false
+            if consumed < 0 {
+                connection.fail(violation ?? receiveError(Int32(consumed)))
+                return
+            }
+            if violation != nil {
+                _ = nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+                produce()
+                return
+            }
+            offset += count
+            produce()
         }
-        produce()
     }
 
     func connectionCanWrite(_ connection: Connection) { produce() }
 
     func connection(_ connection: Connection, didCloseWith error: TransportError?) {
         closed = true
-        var failure = error ?? TransportError(.connectionClosed, "The connection to \(connection.host ?? connection.remoteAddress) was closed.")
-        if error == nil, let goaway {
+        var failure = error ?? violation ?? TransportError(.connectionClosed, "The connection to \(connection.host ?? connection.remoteAddress) was closed.")
+        if error == nil, violation == nil, let goaway {
             failure = TransportError(.connectionClosed, "The server closed the connection with GOAWAY \(Self.errorName(goaway.code))\(goaway.debug.isEmpty ? "" : " (\(goaway.debug))").")
         }
         closeError = error
@@ -126,9 +160,10 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         }
         let streams = clientStreams
         clientStreams.removeAll()
+        connection.loop.cancelTimer(sweepTimer)
+        sweepTimer = nil
         for (id, stream) in streams {
-            connection.loop.cancelTimer(stream.timer)
-            stream.continuation.resume(throwing: wasNotProcessed(id) ? TransportError(.notProcessed, "\(failure.message) The request was not processed and may be resent.") : failure)
+            stream.completion(.failure(wasNotProcessed(id) ? TransportError(.notProcessed, "\(failure.message) The request was not processed and may be resent.") : failure))
         }
         for ping in pings { ping.resume(throwing: failure) }
         pings.removeAll()
@@ -141,7 +176,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         onRequest = nil
         let close = onClose
         onClose = nil
-        close?(error ?? (goaway != nil ? failure : nil))
+        close?(error ?? violation ?? (goaway != nil ? failure : nil))
     }
 
     // MARK: session
@@ -161,9 +196,11 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             let session = Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue()
             if let server = session.serverStreams {
                 // Bytes straight into the request: no String for a name it already knows.
-                server.header(frame.pointee.hd.stream_id, name: UnsafeBufferPointer(start: name, count: nameLength),
-                              value: UnsafeBufferPointer(start: value, count: valueLength))
-                return 0
+                if session.violation != nil { return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue }
+                let id = frame.pointee.hd.stream_id
+                let withinLimit = server.header(id, name: UnsafeBufferPointer(start: name, count: nameLength),
+                                                value: UnsafeBufferPointer(start: value, count: valueLength))
+                return withinLimit ? 0 : session.refuseHeaderList(id)
             }
             let n = String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self)
             let v = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
@@ -183,22 +220,25 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue().streamClosed(streamID, errorCode)
             return 0
         }
-        let user = Unmanaged.passUnretained(self).toOpaque()
-        var created: OpaquePointer?
-        // Server: closed streams are not kept. nghttp2 keeps them only to maintain RFC 7540
-        // priority trees, which no APNs client uses; keeping them cost about 0.5 us per request.
         var option: OpaquePointer?
         guard nghttp2_option_new(&option) == 0, let option else {
             throw TransportError(.internalFailure, "nghttp2 could not allocate its options.")
         }
         defer { nghttp2_option_del(option) }
-        nghttp2_option_set_no_closed_streams(option, 1)
-        let rc = isServer ? nghttp2_session_server_new2(&created, callbacks, user, option) : nghttp2_session_client_new(&created, callbacks, user)
+        nghttp2_option_set_max_continuations(option, Self.maxContinuations)
+        let user = Unmanaged.passUnretained(self).toOpaque()
+        var created: OpaquePointer?
+        // Server: closed streams are not kept. nghttp2 keeps them only to maintain RFC 7540
+        // priority trees, which no APNs client uses; keeping them cost about 0.5 us per request.
+        if isServer { nghttp2_option_set_no_closed_streams(option, 1) }
+        let rc = isServer ? nghttp2_session_server_new2(&created, callbacks, user, option)
+                          : nghttp2_session_client_new2(&created, callbacks, user, option)
         guard rc == 0, let created else { throw TransportError(.internalFailure, "nghttp2 could not create a session.") }
         session = created
         var entries = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: settings.maxConcurrentStreams),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: settings.initialWindowSize),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: settings.maxHeaderListSize),
         ]
         if !isServer {
             entries.append(nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0))
@@ -254,7 +294,10 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     private func header(_ frame: UnsafePointer<nghttp2_frame>, _ name: String, _ value: String) -> Int32 {
         let id = frame.pointee.hd.stream_id
         guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
-        if clientStreams[id] != nil {
+        if violation != nil { return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue }
+        if let stream = clientStreams[id] {
+            stream.headerBytes += name.utf8.count + value.utf8.count + 32  // RFC 9113 section 6.5.2
+            if stream.headerBytes > Int(settings.maxHeaderListSize) { return refuseHeaderList(id) }
             if name == ":status" {
                 clientStreams[id]!.status = Int(value) ?? 0
             } else {
@@ -262,6 +305,29 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             }
         }
         return 0
+    }
+
+    /// A peer over `maxHeaderListSize` on stream `id`. Resetting only the stream would leave
+    /// the peer free to try again on the next one, so the whole session ends: `didRead`
+    /// terminates it (GOAWAY ENHANCE_YOUR_CALM) once nghttp2 returns, and `violation` is the
+    /// reason the close reports. nghttp2 still decodes the rest of the block, to keep HPACK in
+    /// step, but nothing more of it is stored.
+    private func refuseHeaderList(_ id: Int32) -> Int32 {
+        let limit = settings.maxHeaderListSize
+        let peer = connection.host ?? connection.remoteAddress
+        violation = TransportError(.protocolError, isServer
+            ? "The client \(peer) sent more than \(limit) bytes of headers on stream \(id) (our SETTINGS_MAX_HEADER_LIST_SIZE); the connection was closed with GOAWAY ENHANCE_YOUR_CALM."
+            : "The server \(peer) sent more than \(limit) bytes of response headers on stream \(id) (our SETTINGS_MAX_HEADER_LIST_SIZE; an APNs answer has a few hundred); the connection was closed.")
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
+    }
+
+    /// One sentence for an error `nghttp2_session_mem_recv` returned: the peer broke HTTP/2.
+    private func receiveError(_ code: Int32) -> TransportError {
+        let peer = "\(isServer ? "client" : "server") \(connection.host ?? connection.remoteAddress)"
+        if code == NGHTTP2_ERR_TOO_MANY_CONTINUATIONS.rawValue {
+            return TransportError(.protocolError, "The \(peer) sent more than \(Self.maxContinuations) CONTINUATION frames after one HEADERS frame (a header block without end); the connection was closed.")
+        }
+        return TransportError(.protocolError, "HTTP/2 error from the \(peer): \(String(cString: nghttp2_strerror(code))).")
     }
 
     private func dataChunk(_ id: Int32, _ data: UnsafeBufferPointer<UInt8>) {
@@ -316,19 +382,27 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             return
         }
         guard let stream = clientStreams.removeValue(forKey: id) else { return }
-        connection.loop.cancelTimer(stream.timer)
+        stream.completion(violation.map { .failure($0) } ?? Self.outcome(of: stream, id: id, closedWith: errorCode, goaway: goaway))
+    }
+
+    /// A closed client stream's result: its response, or why there is none (and whether the
+    /// server can have processed it, which decides whether a resend may duplicate).
+    private static func outcome(of stream: ClientStream, id: Int32, closedWith errorCode: UInt32,
+                                goaway: (code: UInt32, debug: String, lastStreamID: Int32)?) -> Result<HTTP2Response, TransportError> {
         if errorCode == 0 && stream.status != 0 {
-            stream.continuation.resume(returning: HTTP2Response(status: stream.status, headers: stream.headers, body: stream.body))
-        } else if let goaway, errorCode == NGHTTP2_REFUSED_STREAM.rawValue || stream.status == 0 {
-            let unprocessed = errorCode == NGHTTP2_REFUSED_STREAM.rawValue || id > goaway.lastStreamID
-            stream.continuation.resume(throwing: unprocessed
-                ? TransportError(.notProcessed, "The server sent GOAWAY \(Self.errorName(goaway.code)) before answering\(goaway.debug.isEmpty ? "" : " (\(goaway.debug))"); the request was not processed and may be retried.")
-                : TransportError(.connectionClosed, "The server sent GOAWAY \(Self.errorName(goaway.code)) while the request was in flight\(goaway.debug.isEmpty ? "" : " (\(goaway.debug))"); it may have been processed."))
-        } else if errorCode == NGHTTP2_REFUSED_STREAM.rawValue {
-            stream.continuation.resume(throwing: TransportError(.notProcessed, "The server refused the request's stream (REFUSED_STREAM); it was not processed and may be retried."))
-        } else {
-            stream.continuation.resume(throwing: TransportError(.streamReset(errorCode), "The server reset the request's stream with \(Self.errorName(errorCode))."))
+            return .success(HTTP2Response(status: stream.status, headers: stream.headers, body: stream.body))
         }
+        let refused = errorCode == NGHTTP2_REFUSED_STREAM.rawValue
+        if let goaway, refused || stream.status == 0 {
+            let detail = goaway.debug.isEmpty ? "" : " (\(goaway.debug))"
+            return .failure(refused || id > goaway.lastStreamID
+                ? TransportError(.notProcessed, "The server sent GOAWAY \(errorName(goaway.code)) before answering\(detail); the request was not processed and may be retried.")
+                : TransportError(.connectionClosed, "The server sent GOAWAY \(errorName(goaway.code)) while the request was in flight\(detail); it may have been processed."))
+        }
+        if refused {
+            return .failure(TransportError(.notProcessed, "The server refused the request's stream (REFUSED_STREAM); it was not processed and may be retried."))
+        }
+        return .failure(TransportError(.streamReset(errorCode), "The server reset the request's stream with \(errorName(errorCode))."))
     }
 
     /// Whether stream `id` certainly never reached the server's processing: above GOAWAY's
@@ -338,6 +412,13 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         guard let session else { return true }
         return nghttp2_session_find_stream(session, id) == nil
     }
+
+    /// CONTINUATION frames accepted after one HEADERS frame. nghttp2's default since its fix
+    /// for CVE-2024-28182 (Debian backported it to 1.52.0), set here so the bound does not
+    /// depend on the library's patch level: without it a peer can keep one header block open
+    /// forever and make us decode HPACK for nothing. 8 frames of 16 KB hold far more than
+    /// `maxHeaderListSize`.
+    static let maxContinuations = 8
 
     static func errorName(_ code: UInt32) -> String { String(cString: nghttp2_http2_strerror(code)) }
 
@@ -369,22 +450,26 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
 
     // MARK: client API (loop thread)
 
-    /// Submits `request`; the continuation gets the response, a reset, or the connection's end.
-    func submit(_ request: HTTP2Request, timeout: Double?, continuation: CheckedContinuation<HTTP2Response, Error>) {
+    /// Submits `request`; `completion` gets the response, a reset, the connection's end, or a
+    /// timeout, exactly once, on the loop thread (perhaps before `submit` returns). Callable
+    /// from inside this session's callbacks: a sender submits the next request from the
+    /// previous one's completion, and the bytes go out with the `produce()` after the read.
+    func submit(_ request: HTTP2Request, timeout: Double?, completion: @escaping ClientCompletion) {
         if let goaway {
-            continuation.resume(throwing: TransportError(.notProcessed, "The server sent GOAWAY \(Self.errorName(goaway.code))\(goaway.debug.isEmpty ? "" : " (\(goaway.debug))"); the request was not sent: open a new connection."))
+            completion(.failure(TransportError(.notProcessed, "The server sent GOAWAY \(Self.errorName(goaway.code))\(goaway.debug.isEmpty ? "" : " (\(goaway.debug))"); the request was not sent: open a new connection.")))
             return
         }
         guard let session, !closed else {
             let why = closeError?.message ?? "The connection to \(connection.host ?? connection.remoteAddress) is closed."
-            continuation.resume(throwing: TransportError(.notProcessed, "\(why) The request was not sent."))
+            completion(.failure(TransportError(.notProcessed, "\(why) The request was not sent.")))
             return
         }
         var headers: [(String, String)] = [
             (":method", request.method), (":scheme", request.scheme),
             (":authority", request.authority ?? connection.host ?? ""), (":path", request.path),
         ]
-        headers += request.headers.map { ($0.name.lowercased(), $0.value) }
+        headers.reserveCapacity(5 + request.headers.count)
+        for header in request.headers { headers.append((Self.lowercased(header.name), header.value)) }
         if !request.body.isEmpty, request.header("content-length") == nil {
             headers.append(("content-length", String(request.body.count)))
         }
@@ -395,21 +480,50 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
                                  : nghttp2_submit_request(session, nil, nva, count, &provider, nil)
         }
         guard id > 0 else {
-            continuation.resume(throwing: TransportError(.internalFailure, "nghttp2 refused the request: \(String(cString: nghttp2_strerror(id)))."))
+            completion(.failure(TransportError(.internalFailure, "nghttp2 refused the request: \(String(cString: nghttp2_strerror(id))).")))
             return
         }
-        let stream = ClientStream(continuation: continuation, requestBody: request.body)
-        if let timeout {
-            stream.timer = connection.loop.schedule(after: timeout) { [weak self] in self?.timeOut(id, after: timeout) }
-        }
+        let stream = ClientStream(completion: completion, requestBody: request.body, timeout: timeout)
         clientStreams[id] = stream
-        produce()
+        if let deadline = stream.deadline { armSweep(at: deadline) }
+        if !receiving { produce() }
     }
 
-    private func timeOut(_ id: Int32, after seconds: Double) {
+    /// `name` in lower case, without allocating when it already is (HTTP/2 requires lower-case
+    /// names; callers almost always pass them so).
+    static func lowercased(_ name: String) -> String {
+        name.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } ? name.lowercased() : name
+    }
+
+    /// Makes sure the sweep runs by `deadline`.
+    private func armSweep(at deadline: UInt64) {
+        guard sweepTimer == nil || deadline < sweepDeadline else { return }
+        connection.loop.cancelTimer(sweepTimer)
+        sweepDeadline = deadline
+        let now = EventLoop.nowMillis()
+        let delay = deadline > now ? Double(deadline - now) / 1000 : 0
+        sweepTimer = connection.loop.schedule(after: delay) { [weak self] in self?.sweepDeadlines() }
+    }
+
+    /// Times out every stream past its deadline, then re-arms for the earliest one left.
+    private func sweepDeadlines() {
+        sweepTimer = nil
+        sweepDeadline = .max
+        let now = EventLoop.nowMillis()
+        var earliest: UInt64 = .max
+        var expired: [Int32] = []
+        for (id, stream) in clientStreams {
+            guard let deadline = stream.deadline else { continue }
+            if deadline <= now { expired.append(id) } else { earliest = min(earliest, deadline) }
+        }
+        for id in expired { timeOut(id) }
+        if earliest != .max { armSweep(at: earliest) }
+    }
+
+    private func timeOut(_ id: Int32) {
         guard let stream = clientStreams.removeValue(forKey: id), let session else { return }
         _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue)
-        stream.continuation.resume(throwing: TransportError(.timeout, "\(connection.host ?? connection.remoteAddress) did not answer the request within \(Self.seconds(seconds))."))
+        stream.completion(.failure(TransportError(.timeout, "\(connection.host ?? connection.remoteAddress) did not answer the request within \(Self.seconds(stream.timeout)).")))
         produce()
     }
 
@@ -508,7 +622,11 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     /// Calls `body` with an nghttp2_nv array over `headers`, valid only during the call.
     static func withNameValues<R>(_ headers: [(String, String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
         var buffer = NameValueBuffer()
-        for (name, value) in headers { buffer.append(name: name, value: value) }
+        for (name, value) in headers {
+            // :path and apns-id are new on every request: never indexed, so they do not push
+            // the provider token and topic out of both peers' HPACK tables.
+            buffer.append(name: name, value: value, indexed: !(name == ":path" || name == "apns-id"))
+        }
         return buffer.withNameValues(body)
     }
 }

@@ -30,7 +30,13 @@ final class SSLContext: @unchecked Sendable {
         if let max = configuration.maximumVersion {
             _ = apns_SSL_CTX_set_max_proto_version(ctx, max.openssl)
         }
-        _ = apns_SSL_CTX_set_mode(ctx, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS))
+        // Servers may hold a thousand mostly idle connections: their buffers are released while
+        // empty. A client has a few busy ones, where that would cost an allocation per record.
+        let release = server ? SSL_MODE_RELEASE_BUFFERS : 0
+        _ = apns_SSL_CTX_set_mode(ctx, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | release))
+        // Every read drains OpenSSL's buffer until it wants more (Connection.readAvailable), so
+        // records read ahead are never left waiting for a poll() that will not come.
+        apns_SSL_CTX_set_read_ahead(ctx, 1)
         apns_SSL_CTX_install_observers(ctx)
 
         if let identity = configuration.identity {

@@ -100,6 +100,8 @@ struct SocketAddress: Sendable, CustomStringConvertible {
 /// Owns one socket file descriptor and closes it exactly once.
 final class Socket {
     let fd: Int32
+    /// An accepted socket's place under its server's `ConnectionLimit`, freed with the fd.
+    var slot: ConnectionLimit.Slot?
 
     init(fd: Int32) { self.fd = fd }
 
@@ -160,8 +162,20 @@ final class Socket {
         return (socket, boundPort)
     }
 
-    /// Accepts one pending connection, non-blocking; nil when none is waiting.
-    func accept() -> (Socket, String)? {
+    /// What one non-blocking accept() gave.
+    enum AcceptResult {
+        case accepted(Socket, String)
+        /// Nothing is waiting.
+        case wouldBlock
+        /// A connection went away before we took it (ECONNABORTED), or a signal: try again.
+        case retry
+        /// No descriptor or memory for it (EMFILE, ENFILE, ENOBUFS, ENOMEM) or anything else
+        /// unexpected: it may persist, and the connection stays queued, so back off.
+        case failed(Int32)
+    }
+
+    /// Accepts one pending connection, non-blocking.
+    func accept() -> AcceptResult {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let fd = withUnsafeMutablePointer(to: &storage) {
@@ -169,7 +183,14 @@ final class Socket {
                 systemAccept(self.fd, $0, &length)
             }
         }
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else {
+            let code = errno
+            switch code {
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            case ECONNABORTED, EINTR, EPROTO: return .retry
+            default: return .failed(code)
+            }
+        }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         var one: Int32 = 1
@@ -177,7 +198,7 @@ final class Socket {
         let peer = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SocketAddress($0, length: length).description }
         }
-        return (Socket(fd: fd), peer)
+        return .accepted(Socket(fd: fd), peer)
     }
 }
 

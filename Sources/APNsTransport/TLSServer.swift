@@ -19,14 +19,17 @@ public final class TLSServer: @unchecked Sendable {
         self.listener = listener
     }
 
+    /// `limit` caps the connections open at once; `log` hears of refused connections and
+    /// accept() failures (out of file descriptors).
     public static func start(host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration, loop: EventLoop = .shared,
+                             limit: ConnectionLimit? = nil, log: @escaping @Sendable (String) -> Void = { _ in },
                              handler: @escaping Handler) throws -> TLSServer {
         guard tls.identity != nil else {
             throw TransportError(.configuration, "A TLS server needs a certificate and key.")
         }
         let context = try SSLContext(tls, server: true)
         let (socket, boundPort) = try Socket.listen(host: host, port: port)
-        let listener = Listener(socket: socket, port: boundPort)
+        let listener = Listener(socket: socket, port: boundPort, loop: loop, limit: limit, log: log)
         listener.onAccept = { client, peer in
             let connection = Connection(loop: loop, context: context, accepted: client, peer: peer)
             let stream = RawStream(connection: connection)

@@ -15,59 +15,36 @@ struct Feedback: AsyncParsableCommand {
         discussion: """
         Prints one line per tuple, "<ISO date> <hex token>", or JSON with --format json. The service \
         clears its list once read, so keep the output (-o FILE). \
-        Exit codes: 0 read (also with no tuples), 2 usage, 3 identity unreadable, 4 could not connect \
-        or the TLS handshake failed.
+        Exit codes: 0 read (also with no tuples), 2 usage, 3 identity or CA file unreadable, 4 could \
+        not connect or the TLS handshake failed.
         """
     )
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
+    @OptionGroup var identity: IdentityOptions
+    @OptionGroup var gateway: GatewayOptions
 
-    @Argument(help: ArgumentHelp("Identity files: combined PEM, certificate + key, or .p12.", valueName: "IDENTITY"))
-    var identity: [String]
-
-    @Option(help: ArgumentHelp("Passphrase of an encrypted identity: env:VAR, file:PATH, fd:N, stdin, pass:TEXT or empty.", valueName: "SRC"))
-    var passin: String?
-
-    @Option(help: "APNs environment: sandbox or production.")
-    var environment: APNsClient.Environment = .sandbox
-
-    @Option(help: ArgumentHelp("Any other endpoint, e.g. a local mock.", valueName: "HOST:PORT"))
-    var gateway: String?
-
-    @Option(name: .customLong("ca-file"), help: ArgumentHelp("CA certificates (PEM) to trust instead of the system store.", valueName: "FILE"))
-    var caFile: String?
-
-    @Option(help: "Seconds to wait for the connection and for each piece of data.") var timeout: Double = 30
-    @Option(help: "Output format: text or json.") var format: Format = .text
     @Option(name: [.short, .customLong("out")], help: ArgumentHelp("Write the list here instead of stdout.", valueName: "FILE"))
     var out: String?
     @Flag(help: "Replace the output file if it exists.") var force = false
-    @Flag(help: "On errors, also print OpenSSL's error queue.") var verbose = false
+    @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        if identity.isEmpty { throw ValidationError("Give the identity (combined PEM, certificate + key, or .p12).") }
-        if let gateway, (try? Endpoint(parsing: gateway)) == nil { throw ValidationError("--gateway \(gateway) is not HOST:PORT.") }
-        if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds.") }
-    }
-
-    var endpoint: Endpoint {
-        if let gateway, let parsed = try? Endpoint(parsing: gateway) { return parsed }
-        return Endpoint(host: environment.feedbackHost, port: 2196)
+        if identity.files.isEmpty { throw ValidationError("Give the identity (combined PEM, certificate + key, or .p12).") }
+        try gateway.validate(for: .feedback)
     }
 
     func run() async throws {
-        Output.verbose = verbose
+        output.apply()
         if let out, out != "-" { try SecureFileWriter.preflight(out, force: force) }
-        let passphrases = PassphraseSupplier(source: try PassphraseSources.parse(passin, option: "--passin"), optionName: "--passin")
-        let loaded = try IdentityLoader.load(identity, passphrases: passphrases)
-        var tls = TLSConfiguration.client(identity: loaded, trust: caFile.map { .caFile($0) } ?? .system)
+        let loaded = try IdentityLoader.load(identity.files, passphrases: try identity.passin.supplier())
+        var tls = TLSConfiguration.client(identity: loaded, trust: try gateway.trust())
         tls.applicationProtocols = []
-        let bytes = try await Self.readAll(endpoint: endpoint, tls: tls, timeout: timeout)
+        let bytes = try await Self.readAll(endpoint: gateway.endpoint(for: .feedback), tls: tls, timeout: gateway.timeout(for: .feedback))
         let (tuples, remainder) = FeedbackTuple.decodeAll(bytes)
         if remainder > 0 {
             Output.warning("The feedback service closed the connection in the middle of a tuple; \(remainder) trailing bytes were ignored.")
         }
-        let text = format == .json ? Self.json(tuples) : Self.text(tuples)
+        let text = output.format == .json ? Self.json(tuples) : Self.text(tuples)
         if let out, out != "-" {
             try SecureFileWriter.write(Array(text.utf8), to: out, sensitivity: .public, force: force)
             Output.note("Wrote \(tuples.count) feedback tuple\(tuples.count == 1 ? "" : "s") to \(out).")

@@ -1,6 +1,7 @@
 import APNsCredentials
 import APNsMock
 import APNsProtocol
+import APNsTransport
 import ArgumentParser
 import Foundation
 
@@ -57,6 +58,9 @@ struct MockServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS to announce.")
     var maxStreams: UInt32 = 1000
 
+    @Option(name: .customLong("max-connections"), help: "Connections open at once, over all ports; more are closed at once, with a log line.")
+    var maxConnections: Int = MockGateway.defaultMaxConnections
+
     @Option(name: .customLong("fail-rate"), help: ArgumentHelp("Answer this fraction of valid requests with STATUS (429, 500, 503); repeatable.", valueName: "STATUS:FRACTION"))
     var failRates: [String] = []
 
@@ -85,6 +89,7 @@ struct MockServeCommand: AsyncParsableCommand {
         guard APNsEnvironment(rawValue: environment) != nil else { throw ValidationError("--environment must be sandbox or production.") }
         guard GatewayFaults.DropMode(rawValue: dropMode) != nil else { throw ValidationError("--drop-mode must be accepted, answered or unprocessed.") }
         _ = try parsedRates()
+        guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1.") }
         for (name, value) in [("--port", port), ("--legacy-port", legacyPort), ("--feedback-port", feedbackPort)] where value < 0 || value > 65_535 {
             throw ValidationError("\(name) must be a port number (0 for any free port).")
         }
@@ -121,12 +126,14 @@ struct MockServeCommand: AsyncParsableCommand {
         configuration.api.faults.maxConcurrentStreams = maxStreams
         configuration.api.faults.seed = seed
         configuration.api.faults.idleTimeoutSeconds = idleTimeout
+        configuration.maxConnections = maxConnections
+        checkOpenFileLimit()
         let quiet = self.quiet
         let gateway: MockGateway
         do {
-            gateway = try MockGateway(ca: authority, caFolder: ca, configuration: configuration) { line in
-                if !quiet { Output.note(line) }
-            }
+            gateway = try MockGateway(ca: authority, caFolder: ca, configuration: configuration,
+                                      log: { line in if !quiet { Output.note(line) } },
+                                      warn: { line in Output.note(line) })
         } catch let error as CredentialError {
             throw error
         } catch {
@@ -153,6 +160,23 @@ struct MockServeCommand: AsyncParsableCommand {
         await SignalWaiter.waitForTermination()
         gateway.stop()
         Output.note("apnskit mock gateway stopped\(gateway.recorder.map { " (\($0.count) notification(s) recorded)" } ?? "").")
+    }
+}
+
+extension MockServeCommand {
+    /// Descriptors the gateway needs besides its connections: standard streams, listeners,
+    /// the event loop's pipe, the record file, the runtime's own. 16 at rest (measured); 24
+    /// leaves a little room and still lets the default 1,000 connections fit `ulimit -n` 1024.
+    static let reservedDescriptors = 24
+
+    /// Raises the soft open-file limit to what --max-connections needs, and warns when the
+    /// hard limit does not allow it: connections beyond it wait in the listen queue (the
+    /// gateway logs when accept() runs out of descriptors) instead of being refused.
+    func checkOpenFileLimit() {
+        let needed = maxConnections + Self.reservedDescriptors
+        let available = OpenFileLimit.raise(toAtLeast: needed)
+        guard available < needed else { return }
+        Output.warning("the open-file limit (ulimit -n) is \(available), enough for about \(max(0, available - Self.reservedDescriptors)) connections, not --max-connections \(maxConnections); raise it with ulimit -n or lower --max-connections.")
     }
 }
 

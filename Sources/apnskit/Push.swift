@@ -27,34 +27,8 @@ struct Push: AsyncParsableCommand {
         """
     )
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
-
-    @Argument(help: ArgumentHelp("Identity files: combined PEM, certificate + key, or .p12.", valueName: "IDENTITY"))
-    var identity: [String] = []
-
-    @Option(help: ArgumentHelp("Passphrase of an encrypted identity: env:VAR, file:PATH, fd:N, stdin, pass:TEXT or empty.", valueName: "SRC"))
-    var passin: String?
-
-    @Option(name: .customLong("auth-key"), help: ArgumentHelp("Token auth: the AuthKey_KEYID.p8 file.", valueName: "FILE"))
-    var authKey: String?
-
-    @Option(name: .customLong("key-id"), help: "Token auth: the key's 10-character id (default: from the file name).")
-    var keyID: String?
-
-    @Option(name: .customLong("team-id"), help: "Token auth: your 10-character team id.")
-    var teamID: String?
-
-    @Option(help: "APNs environment: sandbox or production.")
-    var environment: APNsClient.Environment = .sandbox
-
-    @Option(help: ArgumentHelp("Any other endpoint, e.g. a local mock gateway.", valueName: "HOST:PORT"))
-    var gateway: String?
-
-    @Option(help: "Port of Apple's provider API: 443 (default) or 2197.")
-    var port: Int?
-
-    @Option(name: .customLong("ca-file"), help: ArgumentHelp("CA certificates (PEM) to trust instead of the system store.", valueName: "FILE"))
-    var caFile: String?
+    @OptionGroup var credentials: CredentialOptions
+    @OptionGroup var gateway: GatewayOptions
 
     @Option(help: ArgumentHelp("One device token (hex).", valueName: "TOKEN"))
     var token: String?
@@ -96,18 +70,15 @@ struct Push: AsyncParsableCommand {
     @Option(name: .customLong("legacy-format"), help: "Legacy frame format: simple, enhanced or framed.")
     var legacyFormat: LegacyFormat = .framed
 
-    @Option(help: "Seconds to wait for a connection and its TLS handshake.") var timeout: Double = 10
-    @Option(help: "Summary format: text or json.") var format: Format = .text
-    @Flag(help: "On errors, also print OpenSSL's error queue.") var verbose = false
+    @OptionGroup var output: OutputOptions
+
+    var service: GatewayService { legacy ? .legacy : .provider }
+    var endpoint: Endpoint { gateway.endpoint(for: service) }
 
     func validate() throws {
-        if identity.isEmpty && authKey == nil {
-            throw ValidationError("Give the identity (combined PEM, certificate + key, or .p12) or --auth-key with --team-id.")
-        }
-        if !identity.isEmpty && authKey != nil { throw ValidationError("Give either an identity (certificate auth) or --auth-key (token auth), not both.") }
-        if authKey != nil && teamID == nil { throw ValidationError("--auth-key needs --team-id.") }
-        if authKey != nil && topic == nil { throw ValidationError("Token auth needs --topic (the app's bundle id).") }
-        if authKey != nil && legacy { throw ValidationError("The legacy gateway has no token auth; give a certificate with --legacy.") }
+        try credentials.validate(for: service)
+        try gateway.validate(for: service)
+        if credentials.authKey != nil && topic == nil { throw ValidationError("Token auth needs --topic (the app's bundle id).") }
         if (token == nil) == (tokens == nil) { throw ValidationError("Give exactly one of --token TOKEN or --tokens FILE.") }
         if let token {
             do { _ = try DeviceToken(parsing: token) } catch { throw ValidationError("--token: \(error)") }
@@ -118,25 +89,15 @@ struct Push: AsyncParsableCommand {
             throw ValidationError("--payload gives the whole payload; drop --alert, --title, --badge and the other payload options.")
         }
         if tokens == "-" && payload == "-" { throw ValidationError("--tokens and --payload cannot both read stdin.") }
-        if gateway != nil && port != nil { throw ValidationError("--port applies to Apple's hosts; put the port in --gateway HOST:PORT instead.") }
-        if let port, !legacy, port != 443 && port != 2197 { throw ValidationError("--port must be 443 or 2197.") }
-        if let gateway, (try? Endpoint(parsing: gateway)) == nil { throw ValidationError("--gateway \(gateway) is not HOST:PORT.") }
         if let priority, Priority(rawValue: priority) == nil { throw ValidationError("--priority must be 10, 5 or 1.") }
         if connections < 1 || connections > 64 { throw ValidationError("--connections must be between 1 and 64.") }
         if concurrency < 1 || concurrency > 10_000 { throw ValidationError("--concurrency must be between 1 and 10000.") }
-        if !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds.") }
         if let collapseID, collapseID.utf8.count > 64 { throw ValidationError("--collapse-id is longer than 64 bytes.") }
         if let apnsID, !RequestValidator.isCanonicalUUID(apnsID) { throw ValidationError("--apns-id must be a canonical lower-case UUID.") }
     }
 
-    var endpoint: Endpoint {
-        if let gateway, let parsed = try? Endpoint(parsing: gateway) { return parsed }
-        if legacy { return Endpoint(host: environment.legacyHost, port: port ?? 2195) }
-        return Endpoint(host: environment.host, port: port ?? 443)
-    }
-
     func run() async throws {
-        Output.verbose = verbose
+        output.apply()
         // Outputs first: a run that cannot write its results must not send anything.
         let resultsFile = try results.map { try AtomicFile(path: $0, sensitivity: .public, force: force) }
         let invalidFile = try invalidTokens.map { try AtomicFile(path: $0, sensitivity: .public, force: force) }
@@ -150,21 +111,18 @@ struct Push: AsyncParsableCommand {
     }
 
     private func send(_ sink: PushSink) async throws {
-        let passphrases = PassphraseSupplier(source: try PassphraseSources.parse(passin, option: "--passin"), optionName: "--passin")
         let authentication: APNsClient.Authentication
         var certificateIdentity: Identity?
-        if let authKey, let teamID {
-            authentication = .token(try ProviderTokenSigner.load(authKey: authKey, keyID: keyID, teamID: teamID))
-        } else {
-            let loaded = try IdentityLoader.load(identity, passphrases: passphrases)
-            certificateIdentity = loaded
-            authentication = .certificate(loaded)
+        switch try credentials.load() {
+        case .certificate(let identity):
+            certificateIdentity = identity
+            authentication = .certificate(identity)
+        case .token(let signer, _):
+            authentication = .token(signer)
         }
         let template = try makeTemplate(bundleID: certificateIdentity?.certificate.subject.first("UID"))
-        let trust: TLSConfiguration.Trust = caFile.map { .caFile($0) } ?? .system
-        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
-            throw CommandFailure(message: "Cannot read the CA file \(caFile); check the path.", status: ExitStatus.input)
-        }
+        let trust = try gateway.trust()
+        let timeout = gateway.timeout(for: service)
 
         let legacySender = certificateIdentity.map {
             LegacySender(endpoint: endpoint, identity: $0, trust: trust, options: LegacySender.Options(format: legacyFormat, connectTimeout: timeout))
@@ -211,7 +169,7 @@ struct Push: AsyncParsableCommand {
 
         let report = PushReport(summary: summary, invalid: sink.invalid, seconds: Date().timeIntervalSince(start), legacy: legacy)
         let single = token != nil
-        switch format {
+        switch output.format {
         case .json:
             Output.line(report.json(result: single ? sink.last : nil, invalidLine: nil))
         case .text:
@@ -279,6 +237,5 @@ struct Push: AsyncParsableCommand {
     }
 }
 
-extension APNsClient.Environment: ExpressibleByArgument {}
 extension PushType: ExpressibleByArgument {}
 extension LegacyFormat: ExpressibleByArgument {}

@@ -73,11 +73,22 @@ final class PushFeed: NotificationFeed, @unchecked Sendable {
         }
     }
 
+    /// The check's verdict on the template: it reads the payload and headers, never the
+    /// token, so lines without a payload of their own share it (no JSON scan per line).
+    private var templateProblem: String??
+
     private func accept(index: Int, token: DeviceToken, payload: [UInt8]?, text: String) -> (index: Int, notification: PushNotification)? {
         var notification = template
         notification.token = token
         notification.payload = payload ?? defaultPayload
-        if let problem = check(notification) {
+        let problem: String?
+        if payload == nil {
+            if templateProblem == nil { templateProblem = .some(check(notification)) }
+            problem = templateProblem!
+        } else {
+            problem = check(notification)
+        }
+        if let problem {
             onInvalid(index, text, "Not sent: \(problem).")
             return nil
         }

@@ -31,7 +31,7 @@ final class PushSink: @unchecked Sendable {
         done += 1
         if !result.isDelivered { errors += 1 }
         last = result
-        write(result.jsonLine(), to: results)
+        if results != nil { write(result.jsonLine(), to: results) }
         if Self.invalidates(result, legacy: legacy) { write(Array((result.token.hex + "\n").utf8), to: invalidTokens) }
     }
 

@@ -11,118 +11,44 @@ struct Verify: AsyncParsableCommand {
         commandName: "verify",
         abstract: "Connect to APNs with the credentials and report whether they are accepted.",
         discussion: """
-        IDENTITY is a combined PEM, a certificate plus its key, or a .p12; or use --auth-key with \
-        --key-id and --team-id for token auth. The check sends a push to an all-zero device token: \
-        APNs answers 400 BadDeviceToken when it accepted the credentials. \
-        Exit codes: 0 accepted, 1 rejected, 3 identity unreadable, 4 could not connect or the TLS \
-        handshake failed (untrusted or wrong server, timeout).
+        IDENTITY is a combined PEM, a certificate plus its key, or a .p12; or use --auth-key \
+        AuthKey_KEYID.p8 --team-id T for token auth (--key-id defaults from the file name). The \
+        check sends a push to an all-zero device token: APNs answers 400 BadDeviceToken when it \
+        accepted the credentials. \
+        Exit codes: 0 accepted, 1 rejected, 2 usage, 3 identity or CA file unreadable, 4 could not \
+        connect or the TLS handshake failed (untrusted or wrong server, timeout).
         """
     )
 
-    enum Environment: String, ExpressibleByArgument, CaseIterable {
-        case sandbox, production
-    }
-
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case text, json
-    }
-
-    @Argument(help: ArgumentHelp("Identity files: combined PEM, certificate + key, or .p12.", valueName: "IDENTITY"))
-    var identity: [String] = []
-
-    @Option(help: "APNs environment: sandbox or production.")
-    var environment: Environment = .sandbox
-
-    @Option(help: ArgumentHelp("Any other endpoint, e.g. a local mock gateway.", valueName: "HOST:PORT"))
-    var gateway: String?
-
-    @Option(help: "Port of Apple's provider API: 443 (default) or 2197.")
-    var port: Int?
+    @OptionGroup var credentials: CredentialOptions
+    @OptionGroup var gateway: GatewayOptions
 
     @Flag(help: "Check the legacy binary gateway (gateway[.sandbox].push.apple.com:2195): TLS only.")
     var legacy = false
 
-    @Option(name: .customLong("ca-file"), help: ArgumentHelp("CA certificates (PEM) to trust instead of the system store.", valueName: "FILE"))
-    var caFile: String?
-
-    @Option(help: ArgumentHelp("Passphrase of an encrypted identity: env:VAR, file:PATH, fd:N, stdin, pass:TEXT or empty.", valueName: "SRC"))
-    var passin: String?
-
-    @Option(name: .customLong("auth-key"), help: ArgumentHelp("Token auth: the AuthKey_KEYID.p8 file.", valueName: "FILE"))
-    var authKey: String?
-
-    @Option(name: .customLong("key-id"), help: "Token auth: the key's 10-character id.")
-    var keyID: String?
-
-    @Option(name: .customLong("team-id"), help: "Token auth: your 10-character team id.")
-    var teamID: String?
-
     @Option(help: "apns-topic of the probe (default: the certificate's bundle id).")
     var topic: String?
 
-    @Option(help: "Seconds to wait for the connection, the handshake and the answer.")
-    var timeout: Double = 10
+    @OptionGroup var output: OutputOptions
 
-    @Option(help: "Output format: text or json.")
-    var format: Format = .text
-
-    @Flag(help: "On errors, also print OpenSSL's error queue.")
-    var verbose = false
+    var service: GatewayService { legacy ? .legacy : .provider }
 
     func validate() throws {
-        if identity.isEmpty && authKey == nil {
-            throw ValidationError("Give the identity (combined PEM, certificate + key, or .p12) or --auth-key with --key-id and --team-id.")
-        }
-        if !identity.isEmpty && authKey != nil {
-            throw ValidationError("Give either an identity (certificate auth) or --auth-key (token auth), not both.")
-        }
-        if authKey != nil && (keyID == nil || teamID == nil) {
-            throw ValidationError("--auth-key needs --key-id and --team-id.")
-        }
-        if authKey != nil && legacy {
-            throw ValidationError("The legacy gateway has no token auth; give a certificate with --legacy.")
-        }
-        if gateway != nil && port != nil {
-            throw ValidationError("--port applies to Apple's hosts; put the port in --gateway HOST:PORT instead.")
-        }
-        if let port, !(1...65535).contains(port) {
-            throw ValidationError("--port must be between 1 and 65535.")
-        }
-        if !(timeout > 0) {
-            throw ValidationError("--timeout must be a positive number of seconds.")
-        }
-        if let gateway, (try? Endpoint(parsing: gateway)) == nil {
-            throw ValidationError("--gateway \(gateway) is not HOST:PORT.")
-        }
-    }
-
-    /// Apple's host for the chosen environment and protocol.
-    var endpoint: Endpoint {
-        if let gateway, let parsed = try? Endpoint(parsing: gateway) { return parsed }
-        let sandbox = environment == .sandbox
-        if legacy {
-            return Endpoint(host: sandbox ? "gateway.sandbox.push.apple.com" : "gateway.push.apple.com", port: port ?? 2195)
-        }
-        return Endpoint(host: sandbox ? "api.sandbox.push.apple.com" : "api.push.apple.com", port: port ?? 443)
+        try credentials.validate(for: service)
+        try gateway.validate(for: service)
     }
 
     func run() async throws {
-        Output.verbose = verbose
-        let source = try passin.map { try PassphraseSource(parsing: $0) }
-        if source?.isVisibleToOtherProcesses == true {
-            Output.warning("--passin pass:... puts the passphrase on the command line, where other processes can read it; prefer env:VAR or file:PATH.")
-        }
-        let passphrases = PassphraseSupplier(source: source, optionName: "--passin")
+        output.apply()
         let credentials: GatewayCheck.Credentials
-        if let authKey, let keyID, let teamID {
-            credentials = .token(key: try IdentityLoader.privateKey(authKey, passphrases: passphrases), keyID: keyID, teamID: teamID)
-        } else {
-            credentials = .certificate(try IdentityLoader.load(identity, passphrases: passphrases))
+        switch try self.credentials.load() {
+        case .certificate(let identity): credentials = .certificate(identity)
+        case .token(let signer, let key): credentials = .token(key: key, keyID: signer.keyID, teamID: signer.teamID)
         }
-        let check = GatewayCheck(endpoint: endpoint, credentials: credentials, trust: caFile.map { .caFile($0) } ?? .system,
-                                 legacy: legacy, timeout: timeout, topic: topic)
+        let check = GatewayCheck(endpoint: gateway.endpoint(for: service), credentials: credentials, trust: try gateway.trust(),
+                                 legacy: legacy, timeout: gateway.timeout(for: service), topic: topic)
         let report = await check.run()
-        switch format {
+        switch output.format {
         case .json: Output.line(try VerifyOutput.json(report))
         case .text: Output.line(VerifyOutput.text(report))
         }

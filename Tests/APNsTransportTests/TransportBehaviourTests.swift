@@ -151,6 +151,29 @@ struct TransportBehaviourTests {
         }
     }
 
+    /// One sweep timer serves every stream's deadline: a short deadline submitted after a long
+    /// one must still fire on time, and the long one must not fire with it.
+    @Test func shorterDeadlineAfterLongerOneStillTimesOut() async throws {
+        try await onOwnLoop("test.deadlines") { loop in
+            let server = try HTTP2Server.start(tls: .server(identity: try fixtures.serverIdentity), loop: loop) { _ in
+                try? await Task.sleep(nanoseconds: 1_000_000_000)
+                return HTTP2Response(status: 200)
+            }
+            defer { server.stop() }
+            let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: server.port), tls: try clientTLS(), loop: loop)
+            defer { client.close() }
+            async let patient = client.send(HTTP2Request(method: "GET", path: "/patient"), timeout: 30)
+            try await Task.sleep(nanoseconds: 50_000_000)
+            await #expect {
+                _ = try await client.send(HTTP2Request(method: "GET", path: "/impatient"), timeout: 0.2)
+            } throws: { error in
+                let transport = error as? TransportError
+                return transport?.kind == .timeout && transport?.message.contains("within 0.2 seconds") == true
+            }
+            #expect(try await patient.status == 200)
+        }
+    }
+
     @Test func goawayFailsLaterRequestsClearly() async throws {
         try await onOwnLoop("test.goaway") { loop in
             let server = try HTTP2Server.start(tls: .server(identity: try fixtures.serverIdentity), loop: loop) { _ in

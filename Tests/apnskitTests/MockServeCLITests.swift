@@ -29,6 +29,11 @@ struct MockServeCLITests {
         let token = try f.run("verify", "--auth-key", "AuthKey_ABC123DEFG.p8", "--key-id", "ABC123DEFG", "--team-id", "TEAM123456",
                               "--topic", "com.example.app", "--gateway", "127.0.0.1:\(port)", "--ca-file", "mockca/ca-bundle.pem")
         #expect(token.status == 0, "\(token)")
+        // Without --key-id, as push takes it: from the portal's file name.
+        let defaulted = try f.run("verify", "--auth-key", "AuthKey_ABC123DEFG.p8", "--team-id", "TEAM123456",
+                                  "--topic", "com.example.app", "--gateway", "127.0.0.1:\(port)", "--ca-file", "mockca/ca-bundle.pem")
+        #expect(defaulted.status == 0, "\(defaulted)")
+        #expect(defaulted.stdout.contains("Token auth: key ABC123DEFG, team TEAM123456."), "\(defaulted)")
         let wrongTeam = try f.run("verify", "--auth-key", "AuthKey_ABC123DEFG.p8", "--key-id", "ABC123DEFG", "--team-id", "OTHER12345",
                                   "--topic", "com.example.app", "--gateway", "127.0.0.1:\(port)", "--ca-file", "mockca/ca-bundle.pem")
         #expect(wrongTeam.status == 1, "\(wrongTeam)")
@@ -45,5 +50,7 @@ struct MockServeCLITests {
         #expect(notCA.status == 3, "\(notCA)")
         #expect(try f.run("mock", "serve", "--ca", "x", "--fail-rate", "404:0.5").status == 2)
         #expect(try f.run("mock", "serve", "--ca", "x", "--drop-mode", "sometimes").status == 2)
+        let noConnections = try f.run("mock", "serve", "--ca", "x", "--max-connections", "0")
+        #expect(noConnections.status == 2 && noConnections.stderr.contains("--max-connections must be at least 1."), "\(noConnections)")
     }
 }

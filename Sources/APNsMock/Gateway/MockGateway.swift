@@ -16,10 +16,22 @@ public final class MockGateway: @unchecked Sendable {
         public var feedbackPort: Int? = 0
         public var api = ProviderAPIHandler.Settings()
         public var recordPath: String?
+        /// Connections open at once over all three ports (`--max-connections`); one more is
+        /// closed at once, with a log line. See `defaultMaxConnections`.
+        public var maxConnections = MockGateway.defaultMaxConnections
         public init() {}
     }
 
+    /// Why 1000: a provider keeps a handful of connections (APNs treats rapid reconnects as an
+    /// attack), so a thousand covers any realistic test fleet; each costs the mock about
+    /// 115 KB (TLS, nghttp2, a 64 KB read buffer; 1,000 took it from 30 to 144 MB), so the cap
+    /// also bounds its memory however many clients connect, and it fits the usual
+    /// `ulimit -n` of 1024.
+    public static let defaultMaxConnections = 1000
+
     public let providerPort: Int
+    /// Shared by the three ports.
+    public let connectionLimit: ConnectionLimit
     public let legacyPort: Int?
     public let feedbackPort: Int?
     public let handler: ProviderAPIHandler
@@ -29,7 +41,14 @@ public final class MockGateway: @unchecked Sendable {
     private let idleSweeper: Task<Void, Never>?
 
     /// Starts everything; throws a `TransportError` (port in use) or `CredentialError`.
-    public init(ca: MockCA, caFolder: String, configuration: Configuration, log: @escaping @Sendable (String) -> Void = { _ in }) throws {
+    /// `log` gets the per-connection lines; `warn` (default: `log`) the ones about the gateway
+    /// itself: connections refused at the limit, accept() out of file descriptors, clients
+    /// closed for breaking HTTP/2 limits.
+    public init(ca: MockCA, caFolder: String, configuration: Configuration, log: @escaping @Sendable (String) -> Void = { _ in },
+                warn: (@Sendable (String) -> Void)? = nil) throws {
+        let warn = warn ?? log
+        let limit = ConnectionLimit(maximum: configuration.maxConnections, hint: "--max-connections allows more", log: warn)
+        connectionLimit = limit
         var settings = configuration.api
         if settings.authKeys.entries.isEmpty { settings.authKeys = try AuthKeyRegistry.load(caFolder: caFolder) }
         recorder = try configuration.recordPath.map { try NotificationRecorder(path: $0) }
@@ -44,14 +63,14 @@ public final class MockGateway: @unchecked Sendable {
         var http2Settings = HTTP2Settings(maxConcurrentStreams: settings.faults.maxConcurrentStreams)
         http2Settings.uniqueResponseHeaders = ["apns-id", "apns-unique-id"]
         let http2 = try HTTP2Server.start(host: configuration.host, port: configuration.port, tls: tls, settings: http2Settings,
-                                          loopHandler: { handler.handle($0) })
+                                          limit: limit, log: warn, loopHandler: { handler.handle($0) })
         let required = TLSConfiguration.server(identity: identity, clientCA: bundle)
         let recorder = self.recorder
         let registry = settings.registry
         let environment = settings.environment
         let counter = ConnectionCounter()
         let legacy = try configuration.legacyPort.map { port in
-            try TLSServer.start(host: configuration.host, port: port, tls: required) { connection in
+            try TLSServer.start(host: configuration.host, port: port, tls: required, limit: limit, log: warn) { connection in
                 await LegacyGatewaySession(id: counter.next(), environment: environment, registry: registry, recorder: recorder, log: log)
                     .serve(connection)
             }
@@ -59,7 +78,7 @@ public final class MockGateway: @unchecked Sendable {
         let queue = FeedbackQueue(initial: registry?.feedback(for: environment) ?? [], handler: handler)
         feedbackQueue = queue
         let feedback = try configuration.feedbackPort.map { port in
-            try TLSServer.start(host: configuration.host, port: port, tls: required) { connection in
+            try TLSServer.start(host: configuration.host, port: port, tls: required, limit: limit, log: warn) { connection in
                 await FeedbackSession(id: counter.next(), queue: queue, log: log).serve(connection)
             }
         }

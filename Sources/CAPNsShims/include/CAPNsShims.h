@@ -12,6 +12,7 @@
 #include "apns_files.h"
 #include "apns_ca.h"
 #include "apns_tls.h"
+#include "apns_kdf.h"
 
 /* ---- memory BIOs and frees ---- */
 long apns_BIO_get_mem_data(BIO *bio, char **data);

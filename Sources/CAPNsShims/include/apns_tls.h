@@ -21,6 +21,8 @@ typedef struct apns_tls_observations {
 int apns_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version);
 int apns_SSL_CTX_set_max_proto_version(SSL_CTX *ctx, int version);
 long apns_SSL_CTX_set_mode(SSL_CTX *ctx, long mode);
+/* Read-ahead: one read() takes every TLS record the socket holds, not 5 bytes then one body. */
+void apns_SSL_CTX_set_read_ahead(SSL_CTX *ctx, int yes);
 int apns_SSL_CTX_add1_chain_cert(SSL_CTX *ctx, X509 *cert);
 int apns_SSL_set_tlsext_host_name(SSL *ssl, const char *name);
 /* Installs the info callback and certificate callback that fill apns_tls_observations. */

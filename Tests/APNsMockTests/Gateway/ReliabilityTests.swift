@@ -82,4 +82,34 @@ struct ReliabilityTests {
         try expectNoneLost(f, summary, results, count: 20_000)
         #expect(summary.possiblyDuplicated > 0, "a request accepted but unanswered was resent and counted")
     }
+
+    @Test("Legacy: a bad token in the middle of 10,000 frames through LegacySender is reported, and every later one arrives")
+    func legacyBadTokenMidStream() async throws {
+        let count = 10_000
+        let bad = 4_321
+        var devices: [DeviceToken: DeviceRegistry.Device] = [:]
+        for index in 0..<count where index != bad {
+            devices[try DeviceToken(parsing: String(format: "%064x", index + 1))] = .init(topic: "com.example.app", environment: .sandbox)
+        }
+        let f = try GatewayFixture(registry: DeviceRegistry(devices: devices))
+        let sender = LegacySender(endpoint: Endpoint(host: "localhost", port: try #require(f.gateway.legacyPort)),
+                                  identity: try f.identity(.development), trust: .caFile(f.caBundle))
+        let results = Results()
+        let summary = await sender.send(Feed(count: count)) { results.add($0) }
+
+        #expect(summary.total == count && summary.delivered == count - 1 && summary.rejected == 1, "\(summary)")
+        #expect(Set(results.all.map(\.index)).count == count, "exactly one result per notification")
+        let rejected = try #require(results.all.first { !$0.isDelivered })
+        #expect(rejected.index == bad)
+        guard case .rejected(let status, _, _) = rejected.outcome else { Issue.record("\(rejected.outcome)"); return }
+        #expect(status == Int(LegacyStatus.invalidToken.rawValue))
+        // The gateway's record: every good token exactly once (those after the bad one came on a
+        // new connection), the bad one never.
+        var recorded: [String: Int] = [:]
+        for line in try f.records() { if let token = line["token"] as? String { recorded[token, default: 0] += 1 } }
+        #expect(recorded.count == count - 1)
+        #expect(recorded.values.allSatisfy { $0 == 1 })
+        #expect(recorded[String(format: "%064x", bad + 1)] == nil)
+        #expect(recorded[String(format: "%064x", count)] == 1, "the last frame arrived")
+    }
 }

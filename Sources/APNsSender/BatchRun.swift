@@ -1,0 +1,267 @@
+import APNsProtocol
+import Foundation
+
+/// One notification between the feed and its final result.
+struct PendingNotification: Sendable {
+    let index: Int
+    let notification: PushNotification
+    let apnsID: String
+    /// Path, headers and payload; `authorization` is added per attempt.
+    let request: ProviderRequest
+    var attempts = 0
+    var possiblyDuplicated = false
+    var refreshedToken = false
+
+    func result(_ outcome: NotificationResult.Outcome, uniqueID: String? = nil) -> NotificationResult {
+        NotificationResult(index: index, token: notification.token, apnsID: apnsID, uniqueID: uniqueID, outcome: outcome,
+                           attempts: attempts, possiblyDuplicated: possiblyDuplicated)
+    }
+}
+
+/// The state machine of one `BatchSender.send`: pulls notifications from the feed while a
+/// connection slot has room (`window` requests in flight), sends them with
+/// `ProviderConnection.submit`, and decides in each completion whether the notification is
+/// final or goes back in line (retry now, after a back-off, or on a new connection).
+///
+/// Completions drive everything: with HTTP/2 they run on the event loop thread, which then
+/// submits the next request itself, so a notification costs no task, no continuation and no
+/// thread hop. Tasks appear only for the rare things that wait: connecting and back-off.
+///
+/// Every notification taken from the feed is `outstanding` until its one result is emitted;
+/// the run ends when the feed is exhausted and nothing is outstanding.
+final class BatchRun: @unchecked Sendable {
+    private let feed: any NotificationFeed
+    private let onResult: @Sendable (NotificationResult) -> Void
+    private let pool: ConnectionPool
+    private let policy: RetryPolicy
+    private let tokens: ProviderTokenCache?
+    private let window: Int
+
+    private struct Slot {
+        var connection: (any ProviderConnection)?
+        var connecting = false
+        var inFlight = 0
+        /// Set when the pool gave up on the gateway: this slot fails what it takes.
+        var unreachable: String?
+        /// Connections that failed a request: the pool drops them before this slot reconnects
+        /// (in that order, or the pool could hand the same connection back).
+        var stale: [any ProviderConnection] = []
+    }
+
+    /// Everything below is guarded by `lock`.
+    private let lock = NSLock()
+    private var slots: [Slot]
+    /// Notifications to send again now (order does not matter: each has its own index).
+    private var ready: [PendingNotification] = []
+    private var outstanding = 0
+    private var feedEnded = false
+    private var totals = BatchSummary()
+    private var finished: CheckedContinuation<BatchSummary, Never>?
+
+    init(feed: any NotificationFeed, slots: Int, window: Int, pool: ConnectionPool, policy: RetryPolicy,
+         tokens: ProviderTokenCache?, onResult: @escaping @Sendable (NotificationResult) -> Void) {
+        self.feed = feed
+        self.onResult = onResult
+        self.pool = pool
+        self.policy = policy
+        self.tokens = tokens
+        self.window = max(1, window)
+        self.slots = Array(repeating: Slot(), count: max(1, slots))
+    }
+
+    /// Sends everything; returns when every notification has its result.
+    func run() async -> BatchSummary {
+        var summary = await withCheckedContinuation { continuation in
+            lock.withLock { finished = continuation }
+            for slot in slots.indices { pump(slot) }
+        }
+        summary.reconnects = max(0, await pool.connectCount - slots.count)
+        summary.connectionFailure = await pool.unreachable
+        return summary
+    }
+
+    // MARK: taking work
+
+    private enum Step {
+        case idle
+        case connect
+        case send(PendingNotification, any ProviderConnection)
+        case fail(PendingNotification, String)
+    }
+
+    /// Sends from `slot` until its window is full, its connection is missing, or there is no work.
+    private func pump(_ slot: Int) {
+        while true {
+            switch lock.withLock({ nextStep(slot) }) {
+            case .idle:
+                finishIfDone()
+                return
+            case .connect:
+                connect(slot)
+                return
+            case .send(let item, let connection):
+                send(item, on: connection, slot: slot)
+            case .fail(let item, let why):
+                emit(item.result(.failed(why)))
+            }
+        }
+    }
+
+    private func pumpAll() {
+        for slot in slots.indices { pump(slot) }
+    }
+
+    /// Under `lock`.
+    private func nextStep(_ slot: Int) -> Step {
+        if let why = slots[slot].unreachable {
+            guard let item = takeItem() else { return .idle }
+            return .fail(item, "Cannot reach the gateway: \(why)")
+        }
+        guard let connection = slots[slot].connection, connection.isUsable else {
+            slots[slot].connection = nil
+            // Connect only for real work: peek by moving the feed's next item into `ready`.
+            guard !slots[slot].connecting, let item = takeItem() else { return .idle }
+            ready.append(item)
+            slots[slot].connecting = true
+            return .connect
+        }
+        guard slots[slot].inFlight < window, let item = takeItem() else { return .idle }
+        if let problem = item.notification.localProblem() { return .fail(item, "Not sent: \(problem).") }
+        slots[slot].inFlight += 1
+        return .send(item, connection)
+    }
+
+    /// Under `lock`: a retry waiting to go, else the feed's next notification.
+    private func takeItem() -> PendingNotification? {
+        if let item = ready.popLast() { return item }
+        guard !feedEnded else { return nil }
+        guard let (index, notification) = feed.next() else {
+            feedEnded = true
+            return nil
+        }
+        outstanding += 1
+        let apnsID = notification.apnsID ?? PushNotification.newID()
+        return PendingNotification(index: index, notification: notification, apnsID: apnsID,
+                                   request: notification.request(apnsID: apnsID))
+    }
+
+    private func connect(_ slot: Int) {
+        Task {
+            let stale = lock.withLock {
+                defer { slots[slot].stale.removeAll() }
+                return slots[slot].stale
+            }
+            for connection in stale { await pool.discard(connection, slot: slot) }
+            do throws(ProviderSendError) {
+                let connection = try await pool.connection(slot: slot)
+                lock.withLock {
+                    slots[slot].connection = connection
+                    slots[slot].connecting = false
+                }
+            } catch {
+                lock.withLock {
+                    slots[slot].unreachable = BatchSender.describe(error)
+                    slots[slot].connecting = false
+                }
+            }
+            pump(slot)
+        }
+    }
+
+    // MARK: sending
+
+    private func send(_ item: PendingNotification, on connection: any ProviderConnection, slot: Int) {
+        var item = item
+        item.attempts += 1
+        var request = item.request
+        var bearer: String?
+        if let tokens {
+            do {
+                let token = try tokens.token()
+                bearer = token
+                request.headers.append(("authorization", "bearer " + token))
+            } catch {
+                lock.withLock { slots[slot].inFlight -= 1 }
+                emit(item.result(.failed("Cannot sign a provider token: \(error)")))
+                return
+            }
+        }
+        connection.submit(request) { [self, item, bearer] result in
+            complete(item, bearer: bearer, slot: slot, connection: connection, result: result)
+        }
+    }
+
+    /// What becomes of a notification after one attempt.
+    private enum Decision {
+        case final(NotificationResult.Outcome, uniqueID: String?)
+        case again
+        case after(seconds: Double)
+    }
+
+    private func complete(_ item: PendingNotification, bearer: String?, slot: Int, connection: any ProviderConnection,
+                          result: Result<ProviderResponse, ProviderSendError>) {
+        var item = item
+        let decision: Decision
+        switch result {
+        case .success(let response):
+            decision = decide(response, &item, bearer: bearer)
+        case .failure(let error):
+            lock.withLock {
+                if let current = slots[slot].connection, current === connection { slots[slot].connection = nil }
+                if !slots[slot].stale.contains(where: { $0 === connection }) { slots[slot].stale.append(connection) }
+            }
+            if case .connectionLost = error { item.possiblyDuplicated = true }
+            decision = item.attempts >= policy.maximumAttempts
+                ? .final(.failed("Gave up after \(item.attempts) attempts: \(BatchSender.describe(error))"), uniqueID: nil)
+                : .again
+        }
+        if case .final(let outcome, let uniqueID) = decision { emit(item.result(outcome, uniqueID: uniqueID)) }
+        lock.withLock {
+            slots[slot].inFlight -= 1
+            if case .again = decision { ready.append(item) }
+        }
+        if case .after(let seconds) = decision {
+            Task { [item] in
+                try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+                lock.withLock { ready.append(item) }
+                pumpAll()
+            }
+        }
+        pump(slot)
+    }
+
+    /// APNs' answer: final, or worth another attempt (APNS.md: retry 429 and 5xx with
+    /// back-off, never the permanent reasons; an expired provider token once, with a new one).
+    private func decide(_ response: ProviderResponse, _ item: inout PendingNotification, bearer: String?) -> Decision {
+        if response.status == 200 { return .final(.delivered, uniqueID: response.header("apns-unique-id")) }
+        let (reason, timestamp) = BatchSender.parseError(response.body)
+        if reason == APNsReason.expiredProviderToken.rawValue, let tokens, let bearer, !item.refreshedToken {
+            tokens.invalidate(bearer)
+            item.refreshedToken = true
+            return .again
+        }
+        let retryable = APNsReason(rawValue: reason)?.isRetryable ?? (response.status >= 500)
+        if retryable && item.attempts < policy.maximumAttempts {
+            let retryAfter = response.header("retry-after").flatMap(Double.init)
+            return .after(seconds: min(policy.maximumDelay, retryAfter ?? policy.delay(afterAttempt: item.attempts)))
+        }
+        return .final(.rejected(status: response.status, reason: reason, timestamp: timestamp), uniqueID: nil)
+    }
+
+    // MARK: results
+
+    private func emit(_ result: NotificationResult) {
+        lock.withLock { totals.record(result) }
+        onResult(result)
+        lock.withLock { outstanding -= 1 }
+    }
+
+    private func finishIfDone() {
+        let done: (CheckedContinuation<BatchSummary, Never>, BatchSummary)? = lock.withLock {
+            guard feedEnded, outstanding == 0, let continuation = finished else { return nil }
+            finished = nil
+            return (continuation, totals)
+        }
+        if let (continuation, summary) = done { continuation.resume(returning: summary) }
+    }
+}

@@ -1,0 +1,14 @@
+#ifndef APNSKIT_CTEST_FIXTURES_H
+#define APNSKIT_CTEST_FIXTURES_H
+/*
+ * Test fixtures that only OpenSSL's lower-level API can make (the `openssl` CLI cannot).
+ */
+
+/* Writes to `out_path` a PKCS#12 file (DER) whose shrouded key bag, encrypted with
+ * `key_iterations` PBKDF2 iterations, sits inside an encrypted safe (`safe_iterations`, as
+ * for the SHA-256 MAC) together with the certificate. OpenSSL's PKCS12_create always puts the key bag in a plain
+ * safe, where its parameters can be read without the password; a crafted file need not.
+ * Returns 1 on success. */
+int apns_test_write_p12_key_in_encrypted_safe(const char *cert_pem, const char *key_pem, const char *pass,
+                                              int key_iterations, int safe_iterations, const char *out_path);
+#endif

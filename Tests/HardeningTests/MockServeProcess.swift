@@ -1,0 +1,63 @@
+import Foundation
+import TestSupport
+
+/// `apnskit mock serve` as a child process on a free port, in a `CLIWorkspace` folder (its
+/// mock CA): the network bounds are about what happens to the gateway process, its memory,
+/// its file descriptors and its log, so it runs apart from the test process.
+final class MockServeProcess: @unchecked Sendable {
+    let server: BackgroundProcess
+    let port: Int
+    let caFile: String
+
+    /// `ulimit` (e.g. `"-n 64"`) starts it under that shell limit.
+    init(in w: CLIWorkspace, _ arguments: [String] = [], ulimit: String? = nil) throws {
+        let portsFile = "ports-\(UUID().uuidString).json"
+        let serve = ["mock", "serve", "--ca", "ca", "--port", "0", "--no-legacy", "--no-feedback", "--ports-file", portsFile] + arguments
+        if let ulimit {
+            server = try BackgroundProcess("/bin/sh", ["-c", "ulimit \(ulimit) && exec \"$0\" \"$@\"", Binaries.apnskit] + serve, directory: w.dir.path)
+        } else {
+            server = try BackgroundProcess(Binaries.apnskit, serve, directory: w.dir.path)
+        }
+        guard server.waitForFile(w.dir.file(portsFile)),
+              let ports = try JSONSerialization.jsonObject(with: Data(try w.dir.read(portsFile))) as? [String: Any],
+              let port = ports["provider"] as? Int else {
+            throw MockServeError(message: "apnskit mock serve did not start: \(server.stderr)")
+        }
+        self.port = port
+        caFile = w.dir.file("ca/ca-bundle.pem")
+    }
+
+    struct MockServeError: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+
+    var isRunning: Bool { server.process.isRunning }
+    var stderr: String { server.stderr }
+
+    /// Peak resident memory so far (VmHWM), in KiB.
+    var peakRSS: Int {
+        let status = (try? String(contentsOfFile: "/proc/\(server.process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+    }
+
+    /// Polls the log (bounded) until it contains `text`; the wait is a safety net, not a measure.
+    func waitForLog(_ text: String, seconds: Double = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if stderr.contains(text) { return true }
+            usleep(50_000)
+        }
+        return stderr.contains(text)
+    }
+
+    /// `apnskit push` of one notification with the workspace's certificate (`apns.pem`).
+    func push(_ w: CLIWorkspace) throws -> ProcessResult {
+        try w.run(["push", "apns.pem", "--gateway", "127.0.0.1:\(port)", "--ca-file", "ca/ca-bundle.pem",
+                   "--token", String(repeating: "ab", count: 32), "--alert", "still serving"])
+    }
+
+    /// SIGTERM; the exit status.
+    func stop() -> Int32 { server.stop() }
+}
