@@ -16,11 +16,11 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     private var session: OpaquePointer?
     let settings: HTTP2Settings
 
-    // Client side. Streams are classes: they are updated in place from nghttp2's callbacks
-    // (a header, a chunk at a time), and a struct in a dictionary would be copied each time.
     /// What a client request's submitter is told, exactly once, on the loop thread.
     typealias ClientCompletion = (Result<HTTP2Response, TransportError>) -> Void
 
+    // Client side. Streams are classes: they are updated in place from nghttp2's callbacks
+    // (a header, a chunk at a time), and a struct in a dictionary would be copied each time.
     private final class ClientStream {
         let completion: ClientCompletion
         var status = 0
@@ -54,8 +54,8 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     // Server side. A `let`: nghttp2 calls back into it for every header, and reading a
     // constant needs neither an exclusivity check nor a retain.
     private let serverStreams: HTTP2ServerStreams?
-    /// Server: refilled for every response (swapped into a local meanwhile).
-    private var responseScratch = NameValueBuffer()
+    /// Refilled for every request (client) or response (server), swapped into a local meanwhile.
+    private var nameValueScratch = NameValueBuffer()
     /// Server: called on the loop thread with each complete request; answer with `respond`.
     var onRequest: ((HTTP2Session, Int32, HTTP2Request) -> Void)?
     /// Server: stamped on every request (`HTTP2Request.connectionID`).
@@ -299,9 +299,9 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             stream.headerBytes += name.utf8.count + value.utf8.count + 32  // RFC 9113 section 6.5.2
             if stream.headerBytes > Int(settings.maxHeaderListSize) { return refuseHeaderList(id) }
             if name == ":status" {
-                clientStreams[id]!.status = Int(value) ?? 0
+                stream.status = Int(value) ?? 0
             } else {
-                clientStreams[id]!.headers.append((name, value))
+                stream.headers.append((name, value))
             }
         }
         return 0
@@ -464,18 +464,26 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             completion(.failure(TransportError(.notProcessed, "\(why) The request was not sent.")))
             return
         }
-        var headers: [(String, String)] = [
-            (":method", request.method), (":scheme", request.scheme),
-            (":authority", request.authority ?? connection.host ?? ""), (":path", request.path),
-        ]
-        headers.reserveCapacity(5 + request.headers.count)
-        for header in request.headers { headers.append((Self.lowercased(header.name), header.value)) }
+        var headers = NameValueBuffer()
+        swap(&headers, &nameValueScratch)
+        defer { swap(&headers, &nameValueScratch) }
+        headers.removeAll()
+        // :path and apns-id are new on every request: never indexed, so they do not push the
+        // provider token and topic out of both peers' HPACK tables.
+        headers.append(name: ":method", value: request.method)
+        headers.append(name: ":scheme", value: request.scheme)
+        headers.append(name: ":authority", value: request.authority ?? connection.host ?? "")
+        headers.append(name: ":path", value: request.path, indexed: false)
+        for header in request.headers {
+            let isID = header.name.utf8.count == 7 && header.name.lowercased() == "apns-id"
+            headers.append(name: header.name, value: header.value, indexed: !isID)
+        }
         if !request.body.isEmpty, request.header("content-length") == nil {
-            headers.append(("content-length", String(request.body.count)))
+            headers.append(name: "content-length", value: String(request.body.count))
         }
         var provider = nghttp2_data_provider()
         provider.read_callback = Self.readCallback
-        let id = Self.withNameValues(headers) { nva, count in
+        let id = headers.withNameValues { nva, count in
             request.body.isEmpty ? nghttp2_submit_request(session, nil, nva, count, nil, nil)
                                  : nghttp2_submit_request(session, nil, nva, count, &provider, nil)
         }
@@ -487,12 +495,6 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         clientStreams[id] = stream
         if let deadline = stream.deadline { armSweep(at: deadline) }
         if !receiving { produce() }
-    }
-
-    /// `name` in lower case, without allocating when it already is (HTTP/2 requires lower-case
-    /// names; callers almost always pass them so).
-    static func lowercased(_ name: String) -> String {
-        name.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } ? name.lowercased() : name
     }
 
     /// Makes sure the sweep runs by `deadline`.
@@ -574,8 +576,8 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         guard let session, !closed, let serverStreams, nghttp2_session_find_stream(session, id) != nil else { return }
         serverStreams.setResponseBody(id, response.body)
         var headers = NameValueBuffer()
-        swap(&headers, &responseScratch)
-        defer { swap(&headers, &responseScratch) }
+        swap(&headers, &nameValueScratch)
+        defer { swap(&headers, &nameValueScratch) }
         headers.removeAll()
         headers.appendStatus(response.status)
         for header in response.headers {
@@ -617,16 +619,5 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         let bytes = Array(debug.utf8)
         _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session), code, bytes, bytes.count)
         produce()
-    }
-
-    /// Calls `body` with an nghttp2_nv array over `headers`, valid only during the call.
-    static func withNameValues<R>(_ headers: [(String, String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
-        var buffer = NameValueBuffer()
-        for (name, value) in headers {
-            // :path and apns-id are new on every request: never indexed, so they do not push
-            // the provider token and topic out of both peers' HPACK tables.
-            buffer.append(name: name, value: value, indexed: !(name == ":path" || name == "apns-id"))
-        }
-        return buffer.withNameValues(body)
     }
 }
