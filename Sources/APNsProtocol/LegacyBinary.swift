@@ -1,4 +1,4 @@
-/// The legacy binary provider protocol (APNS.md section 4): retired by Apple in 2021 but still
+/// The legacy binary provider protocol (apns-protocol.md §4): retired by Apple in 2021 but still
 /// spoken by older systems. One codec serves both the sender and the mock gateway, so the two
 /// cannot drift apart. All integers are big-endian.
 public enum LegacyFormat: String, Sendable, CaseIterable {

@@ -12,7 +12,7 @@ public struct ValidatedRequest: Sendable, Equatable {
     public let payloadSize: Int
 }
 
-/// The request rules of APNs' provider API (APNS.md section 1), in one place, so that the mock
+/// The request rules of APNs' provider API (apns-protocol.md §1), in one place, so that the mock
 /// gateway enforces exactly what the sender pre-checks. Rules that need the connection's
 /// credentials (topics of the client certificate, provider tokens) are the gateway's.
 public enum RequestValidator {

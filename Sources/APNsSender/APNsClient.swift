@@ -18,11 +18,11 @@ public final class APNsClient: Sendable {
     public enum Environment: String, Sendable, CaseIterable {
         case sandbox, production
 
-        /// APNS.md section 1.
+        /// apns-protocol.md §1.
         public var host: String { self == .sandbox ? "api.sandbox.push.apple.com" : "api.push.apple.com" }
-        /// The legacy binary gateway (APNS.md section 4).
+        /// The legacy binary gateway (apns-protocol.md §4).
         public var legacyHost: String { self == .sandbox ? "gateway.sandbox.push.apple.com" : "gateway.push.apple.com" }
-        /// The legacy feedback service (APNS.md section 5).
+        /// The legacy feedback service (apns-protocol.md §5).
         public var feedbackHost: String { self == .sandbox ? "feedback.sandbox.push.apple.com" : "feedback.push.apple.com" }
     }
 

@@ -230,7 +230,7 @@ final class BatchRun: @unchecked Sendable {
         pump(slot)
     }
 
-    /// APNs' answer: final, or worth another attempt (APNS.md: retry 429 and 5xx with
+    /// APNs' answer: final, or worth another attempt (apns-protocol.md §1: retry 429 and 5xx with
     /// back-off, never the permanent reasons; an expired provider token once, with a new one).
     private func decide(_ response: ProviderResponse, _ item: inout PendingNotification, bearer: String?) -> Decision {
         if response.status == 200 { return .final(.delivered, uniqueID: response.header("apns-unique-id")) }

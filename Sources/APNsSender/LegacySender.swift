@@ -3,7 +3,7 @@ import APNsProtocol
 import APNsTransport
 import Foundation
 
-/// Sends through the legacy binary gateway (APNS.md section 4) with the same one-result-per-
+/// Sends through the legacy binary gateway (apns-protocol.md §4) with the same one-result-per-
 /// notification accounting as the HTTP/2 sender.
 ///
 /// The protocol never acknowledges success: the gateway only answers an error

@@ -162,7 +162,7 @@ public struct GatewayReport: Sendable, Encodable {
         finish(.failed, message)
     }
 
-    /// Reads the probe's answer (APNS.md section 1 reasons).
+    /// Reads the probe's answer (apns-protocol.md §1 reasons).
     mutating func classify(_ response: HTTP2Response, tokenAuth: Bool, environmentHint: String) {
         let reason = Self.reason(in: response.body)
         probe = Probe(status: response.status, reason: reason, apnsID: response.header("apns-id"))

@@ -2,7 +2,7 @@ import APNsCredentials
 
 /// What a TLS endpoint (client or server) presents and what it accepts.
 ///
-/// Defaults follow DESIGN.md: verification on (chain + host name), TLS 1.2 minimum, ALPN h2.
+/// Defaults (docs/apns-protocol.md §1, §3): verification on (chain + host name), TLS 1.2 minimum, ALPN h2.
 public struct TLSConfiguration: Sendable {
     /// Where the certificates that anchor trust come from.
     public enum Trust: Sendable, Equatable {

@@ -10,7 +10,7 @@ import Foundation
 enum GatewayService {
     case provider, legacy, feedback
 
-    /// APNS.md sections 1, 4 and 5.
+    /// apns-protocol.md §1, §4 and §5.
     func host(in environment: APNsClient.Environment) -> String {
         switch self {
         case .provider: return environment.host

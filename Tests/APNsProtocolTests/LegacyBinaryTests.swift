@@ -25,7 +25,7 @@ struct LegacyBinaryTests {
         if format == .framed { #expect(decoded.priority == 5) }
     }
 
-    @Test("The framed layout matches APNS.md byte for byte")
+    @Test("The framed layout matches apns-protocol.md §4 byte for byte")
     func framedLayout() {
         let bytes = LegacyNotification(token: token, payload: Array("{}".utf8), identifier: 7, expiry: 0, priority: 10).encoded(.framed)
         // 2 | len | 1 0020 token | 2 0002 {} | 3 0004 id | 4 0004 exp | 5 0001 prio

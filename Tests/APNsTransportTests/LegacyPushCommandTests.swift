@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `apnskit push --legacy` and `apnskit feedback` end to end against python3 `ssl` servers
-/// speaking the legacy binary protocol (APNS.md sections 4 and 5).
+/// speaking the legacy binary protocol (apns-protocol.md §4 and §5).
 @Suite("apnskit push --legacy and feedback (CLI)")
 struct LegacyPushCommandTests {
     let fixtures = Fixtures.shared

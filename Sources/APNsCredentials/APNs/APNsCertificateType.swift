@@ -1,5 +1,5 @@
 /// What kind of Apple push certificate a certificate is, read from its common name prefix
-/// (APNS.md §2). The portal encodes the type only there; the environments are in extensions.
+/// (apns-protocol.md §2). The portal encodes the type only there; the environments are in extensions.
 public enum APNsCertificateType: String, Sendable, Codable, CaseIterable {
     case development
     case production

@@ -3,7 +3,7 @@ import APNsProtocol
 import APNsTransport
 import Foundation
 
-/// The mock's legacy binary gateway (APNS.md section 4), one session per connection: frames
+/// The mock's legacy binary gateway (apns-protocol.md §4), one session per connection: frames
 /// are decoded with the codec the sender uses; good notifications are recorded in silence
 /// (the protocol has no success reply); the first bad one gets `8|status|identifier` and the
 /// connection is closed, dropping everything after it, as Apple's gateway did.

@@ -3,8 +3,8 @@ import APNsProtocol
 import APNsTransport
 import Foundation
 
-/// The mock's HTTP/2 provider API: every request is judged as APNs judges it (APNS.md
-/// section 1) and answered with APNs' statuses, reasons and headers.
+/// The mock's HTTP/2 provider API: every request is judged as APNs judges it (apns-protocol.md
+/// §1) and answered with APNs' statuses, reasons and headers.
 ///
 /// Order of checks: path, method and header syntax (`RequestValidator`, shared with the
 /// sender); credentials (client certificate: environment, topics; or provider token:
