@@ -55,7 +55,7 @@ public final class APNsClient: Sendable {
 
     public init(endpoint: Endpoint, trust: TLSConfiguration.Trust, authentication: Authentication,
                 connections: Int = 1, concurrency: Int = 100, policy: RetryPolicy = RetryPolicy(),
-                connectTimeout: Double = 10, requestTimeout: Double = 30) {
+                connectTimeout: Double = 10, requestTimeout: Double = 30, healthCheck: HTTP2HealthCheck = HTTP2HealthCheck()) {
         self.endpoint = endpoint
         var identity: Identity?
         var tokens: ProviderTokenCache?
@@ -68,7 +68,7 @@ public final class APNsClient: Sendable {
             defaultTopic = nil
         }
         let connector = HTTP2ProviderConnector(endpoint: endpoint, tls: .client(identity: identity, trust: trust),
-                                               connectTimeout: connectTimeout, requestTimeout: requestTimeout)
+                                               connectTimeout: connectTimeout, requestTimeout: requestTimeout, healthCheck: healthCheck)
         sender = BatchSender(connector: connector, connections: connections, concurrency: concurrency, policy: policy, tokens: tokens)
     }
 

@@ -29,13 +29,21 @@ struct PendingNotification: Sendable {
 ///
 /// Every notification taken from the feed is `outstanding` until its one result is emitted;
 /// the run ends when the feed is exhausted and nothing is outstanding.
+///
+/// A feed that may block is read ahead by a `FeedPrefetcher` on its own thread, never on the
+/// loop thread. `cancel()` (the caller's task was cancelled) stops taking work and ends every
+/// outstanding notification at once with `.cancelled`; answers that arrive later are dropped.
 final class BatchRun: @unchecked Sendable {
     private let feed: any NotificationFeed
+    private let prefetcher: FeedPrefetcher?
     private let onResult: @Sendable (NotificationResult) -> Void
     private let pool: ConnectionPool
     private let policy: RetryPolicy
     private let tokens: ProviderTokenCache?
     private let window: Int
+    /// The pool slot each of this run's slots uses (a single send takes the pool's next slot
+    /// in turn, so single sends spread over every connection).
+    private let poolSlots: [Int]
 
     private struct Slot {
         var connection: (any ProviderConnection)?
@@ -53,31 +61,56 @@ final class BatchRun: @unchecked Sendable {
     private var slots: [Slot]
     /// Notifications to send again now (order does not matter: each has its own index).
     private var ready: [PendingNotification] = []
+    /// Notifications submitted and not yet answered, or waiting out a back-off, by index:
+    /// what `cancel()` must end besides `ready`.
+    private var active: [Int: PendingNotification] = [:]
     private var outstanding = 0
     private var feedEnded = false
+    private var cancelled = false
     private var totals = BatchSummary()
     private var finished: CheckedContinuation<BatchSummary, Never>?
 
-    init(feed: any NotificationFeed, slots: Int, window: Int, pool: ConnectionPool, policy: RetryPolicy,
+    init(feed: any NotificationFeed, poolSlots: [Int], window: Int, pool: ConnectionPool, policy: RetryPolicy,
          tokens: ProviderTokenCache?, onResult: @escaping @Sendable (NotificationResult) -> Void) {
         self.feed = feed
+        prefetcher = feed.mayBlock ? FeedPrefetcher(feed: feed) : nil
+        self.poolSlots = poolSlots.isEmpty ? [0] : poolSlots
         self.onResult = onResult
         self.pool = pool
         self.policy = policy
         self.tokens = tokens
         self.window = max(1, window)
-        self.slots = Array(repeating: Slot(), count: max(1, slots))
+        self.slots = Array(repeating: Slot(), count: self.poolSlots.count)
     }
 
     /// Sends everything; returns when every notification has its result.
     func run() async -> BatchSummary {
         var summary = await withCheckedContinuation { continuation in
             lock.withLock { finished = continuation }
+            prefetcher?.start { [self] in pumpAll() }
             for slot in slots.indices { pump(slot) }
         }
         summary.reconnects = max(0, await pool.connectCount - slots.count)
         summary.connectionFailure = await pool.unreachable
         return summary
+    }
+
+    /// Ends the run now: nothing more is taken from the feed or sent, and every outstanding
+    /// notification gets its `.cancelled` result (an in-flight one may still reach APNs; its
+    /// late answer is dropped). Safe from any thread, more than once.
+    func cancel() {
+        prefetcher?.stop()
+        let ended: [PendingNotification] = lock.withLock {
+            guard !cancelled else { return [] }
+            cancelled = true
+            feedEnded = true
+            let ended = ready + active.values
+            ready.removeAll()
+            active.removeAll()
+            return ended
+        }
+        for item in ended { emit(item.result(.cancelled)) }
+        finishIfDone()
     }
 
     // MARK: taking work
@@ -113,6 +146,7 @@ final class BatchRun: @unchecked Sendable {
 
     /// Under `lock`.
     private func nextStep(_ slot: Int) -> Step {
+        if cancelled { return .idle }
         if let why = slots[slot].unreachable {
             guard let item = takeItem() else { return .idle }
             return .fail(item, "Cannot reach the gateway: \(why)")
@@ -128,6 +162,7 @@ final class BatchRun: @unchecked Sendable {
         guard slots[slot].inFlight < window, let item = takeItem() else { return .idle }
         if let problem = item.notification.localProblem() { return .fail(item, "Not sent: \(problem).") }
         slots[slot].inFlight += 1
+        active[item.index] = item
         return .send(item, connection)
     }
 
@@ -135,10 +170,23 @@ final class BatchRun: @unchecked Sendable {
     private func takeItem() -> PendingNotification? {
         if let item = ready.popLast() { return item }
         guard !feedEnded else { return nil }
-        guard let (index, notification) = feed.next() else {
-            feedEnded = true
-            return nil
+        let taken: FeedPrefetcher.Item
+        if let prefetcher {
+            switch prefetcher.take() {
+            case .item(let item): taken = item
+            case .empty: return nil
+            case .ended:
+                feedEnded = true
+                return nil
+            }
+        } else {
+            guard let item = feed.next() else {
+                feedEnded = true
+                return nil
+            }
+            taken = item
         }
+        let (index, notification) = taken
         outstanding += 1
         let apnsID = notification.apnsID ?? PushNotification.newID()
         return PendingNotification(index: index, notification: notification, apnsID: apnsID,
@@ -151,9 +199,9 @@ final class BatchRun: @unchecked Sendable {
                 defer { slots[slot].stale.removeAll() }
                 return slots[slot].stale
             }
-            for connection in stale { await pool.discard(connection, slot: slot) }
+            for connection in stale { await pool.discard(connection, slot: poolSlots[slot]) }
             do throws(ProviderSendError) {
-                let connection = try await pool.connection(slot: slot)
+                let connection = try await pool.connection(slot: poolSlots[slot])
                 lock.withLock {
                     slots[slot].connection = connection
                     slots[slot].connecting = false
@@ -181,8 +229,11 @@ final class BatchRun: @unchecked Sendable {
                 bearer = token
                 request.headers.append(("authorization", "bearer " + token))
             } catch {
-                lock.withLock { slots[slot].inFlight -= 1 }
-                emit(item.result(.failed("Cannot sign a provider token: \(error)")))
+                let mine = lock.withLock {
+                    slots[slot].inFlight -= 1
+                    return active.removeValue(forKey: item.index) != nil
+                }
+                if mine { emit(item.result(.failed("Cannot sign a provider token: \(error)"))) }
                 return
             }
         }
@@ -201,6 +252,8 @@ final class BatchRun: @unchecked Sendable {
     private func complete(_ item: PendingNotification, bearer: String?, slot: Int, connection: any ProviderConnection,
                           result: Result<ProviderResponse, ProviderSendError>) {
         var item = item
+        // A run cancelled meanwhile has already given this notification its result.
+        let mine = lock.withLock { active.removeValue(forKey: item.index) != nil }
         let decision: Decision
         switch result {
         case .success(let response):
@@ -215,15 +268,19 @@ final class BatchRun: @unchecked Sendable {
                 ? .final(.failed("Gave up after \(item.attempts) attempts: \(BatchSender.describe(error))"), uniqueID: nil)
                 : .again
         }
-        if case .final(let outcome, let uniqueID) = decision { emit(item.result(outcome, uniqueID: uniqueID)) }
+        if mine, case .final(let outcome, let uniqueID) = decision { emit(item.result(outcome, uniqueID: uniqueID)) }
         lock.withLock {
             slots[slot].inFlight -= 1
-            if case .again = decision { ready.append(item) }
+            if mine, case .again = decision { ready.append(item) }
+            if mine, case .after = decision { active[item.index] = item }
         }
-        if case .after(let seconds) = decision {
+        if mine, case .after(let seconds) = decision {
             Task { [item] in
                 try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
-                lock.withLock { ready.append(item) }
+                lock.withLock {
+                    // Still ours unless the run was cancelled while it waited.
+                    if active.removeValue(forKey: item.index) != nil { ready.append(item) }
+                }
                 pumpAll()
             }
         }
@@ -236,9 +293,8 @@ final class BatchRun: @unchecked Sendable {
         if response.status == 200 { return .final(.delivered, uniqueID: response.header("apns-unique-id")) }
         let (reason, timestamp) = BatchSender.parseError(response.body)
         if reason == APNsReason.expiredProviderToken.rawValue, let tokens, let bearer, !item.refreshedToken {
-            tokens.invalidate(bearer)
             item.refreshedToken = true
-            return .again
+            if tokens.invalidate(bearer) { return .again }
         }
         let retryable = APNsReason(rawValue: reason)?.isRetryable ?? (response.status >= 500)
         if retryable && item.attempts < policy.maximumAttempts {

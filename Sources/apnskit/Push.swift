@@ -18,8 +18,8 @@ struct Push: AsyncParsableCommand {
         with --topic. The topic defaults to the certificate's bundle id plus the push type's suffix \
         (.voip, ...). --tokens reads one token per line, optionally followed by a JSON payload for \
         that token; '#' lines and blank lines are skipped. --results writes one JSON line per \
-        notification, --invalid-tokens the tokens APNs says to remove (Unregistered, ExpiredToken, \
-        BadDeviceToken); both appear only when the batch is over. \
+        notification, --invalid-tokens the tokens to remove: those APNs refused for good (Unregistered, \
+        ExpiredToken, BadDeviceToken) and lines whose token is malformed; both appear only when the batch is over. \
         With --legacy a notification counts as delivered when no error response came before we \
         closed the connection after a quiet period: the legacy protocol has no success acks. \
         Exit codes: 0 all delivered, 1 some rejected or invalid, 2 usage, 3 unreadable input, \
@@ -134,7 +134,7 @@ struct Push: AsyncParsableCommand {
             check = { notification in notification.localProblem() }
         }
         let feed: PushFeed
-        let onInvalid: @Sendable (Int, String, String) -> Void = { sink.recordInvalid(index: $0, token: $1, reason: $2) }
+        let onInvalid: PushFeed.OnInvalid = { sink.recordInvalid(index: $0, token: $1, reason: $2, removable: $3) }
         if let token {
             let parsed: DeviceToken
             do { parsed = try DeviceToken(parsing: token) } catch {

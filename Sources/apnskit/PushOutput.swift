@@ -35,7 +35,9 @@ final class PushSink: @unchecked Sendable {
         if Self.invalidates(result, legacy: legacy) { write(Array((result.token.hex + "\n").utf8), to: invalidTokens) }
     }
 
-    func recordInvalid(index: Int, token: String, reason: String) {
+    /// A line never sent; `removable` when its token is malformed (it goes on the
+    /// `--invalid-tokens` list, as it can never be delivered).
+    func recordInvalid(index: Int, token: String, reason: String, removable: Bool) {
         lock.lock()
         defer { lock.unlock() }
         done += 1
@@ -46,6 +48,7 @@ final class PushSink: @unchecked Sendable {
                                      ("reason", .string(reason))]).serialized()
         line.append(0x0A)
         write(line, to: results)
+        if removable, !token.isEmpty { write(Array((token + "\n").utf8), to: invalidTokens) }
     }
 
     /// APNs says to stop sending to these: 410 Unregistered/ExpiredToken, BadDeviceToken; on the
@@ -165,6 +168,8 @@ struct PushReport {
             return text
         case .failed(let why):
             return "failed \(result.token.hex): \(why)"
+        case .cancelled:
+            return "cancelled \(result.token.hex) before APNs answered"
         }
     }
 }
