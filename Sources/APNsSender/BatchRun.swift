@@ -8,6 +8,8 @@ struct PendingNotification: Sendable {
     let apnsID: String
     /// Path, headers and payload; `authorization` is added per attempt.
     let request: ProviderRequest
+    /// `DispatchTime` nanoseconds when it was taken from the feed (for the duration metric).
+    let startedNanos: UInt64
     var attempts = 0
     var possiblyDuplicated = false
     var refreshedToken = false
@@ -40,6 +42,7 @@ final class BatchRun: @unchecked Sendable {
     private let pool: ConnectionPool
     private let policy: RetryPolicy
     private let tokens: ProviderTokenCache?
+    private let observer: SenderObserver
     private let window: Int
     /// The pool slot each of this run's slots uses (a single send takes the pool's next slot
     /// in turn, so single sends spread over every connection).
@@ -71,7 +74,8 @@ final class BatchRun: @unchecked Sendable {
     private var finished: CheckedContinuation<BatchSummary, Never>?
 
     init(feed: any NotificationFeed, poolSlots: [Int], window: Int, pool: ConnectionPool, policy: RetryPolicy,
-         tokens: ProviderTokenCache?, onResult: @escaping @Sendable (NotificationResult) -> Void) {
+         tokens: ProviderTokenCache?, observer: SenderObserver, onResult: @escaping @Sendable (NotificationResult) -> Void) {
+        self.observer = observer
         self.feed = feed
         prefetcher = feed.mayBlock ? FeedPrefetcher(feed: feed) : nil
         self.poolSlots = poolSlots.isEmpty ? [0] : poolSlots
@@ -109,7 +113,7 @@ final class BatchRun: @unchecked Sendable {
             active.removeAll()
             return ended
         }
-        for item in ended { emit(item.result(.cancelled)) }
+        for item in ended { emit(item, item.result(.cancelled)) }
         finishIfDone()
     }
 
@@ -135,7 +139,7 @@ final class BatchRun: @unchecked Sendable {
             case .send(let item, let connection):
                 send(item, on: connection, slot: slot)
             case .fail(let item, let why):
-                emit(item.result(.failed(why)))
+                emit(item, item.result(.failed(why)))
             }
         }
     }
@@ -190,7 +194,7 @@ final class BatchRun: @unchecked Sendable {
         outstanding += 1
         let apnsID = notification.apnsID ?? PushNotification.newID()
         return PendingNotification(index: index, notification: notification, apnsID: apnsID,
-                                   request: notification.request(apnsID: apnsID))
+                                   request: notification.request(apnsID: apnsID), startedNanos: DispatchTime.now().uptimeNanoseconds)
     }
 
     private func connect(_ slot: Int) {
@@ -233,7 +237,7 @@ final class BatchRun: @unchecked Sendable {
                     slots[slot].inFlight -= 1
                     return active.removeValue(forKey: item.index) != nil
                 }
-                if mine { emit(item.result(.failed("Cannot sign a provider token: \(error)"))) }
+                if mine { emit(item, item.result(.failed("Cannot sign a provider token: \(error)"))) }
                 return
             }
         }
@@ -268,7 +272,7 @@ final class BatchRun: @unchecked Sendable {
                 ? .final(.failed("Gave up after \(item.attempts) attempts: \(BatchSender.describe(error))"), uniqueID: nil)
                 : .again
         }
-        if mine, case .final(let outcome, let uniqueID) = decision { emit(item.result(outcome, uniqueID: uniqueID)) }
+        if mine, case .final(let outcome, let uniqueID) = decision { emit(item, item.result(outcome, uniqueID: uniqueID)) }
         lock.withLock {
             slots[slot].inFlight -= 1
             if mine, case .again = decision { ready.append(item) }
@@ -306,8 +310,9 @@ final class BatchRun: @unchecked Sendable {
 
     // MARK: results
 
-    private func emit(_ result: NotificationResult) {
+    private func emit(_ item: PendingNotification, _ result: NotificationResult) {
         lock.withLock { totals.record(result) }
+        observer.finished(result, pushType: item.notification.pushType, startedNanos: item.startedNanos)
         onResult(result)
         lock.withLock { outstanding -= 1 }
     }

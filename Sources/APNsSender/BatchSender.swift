@@ -1,5 +1,7 @@
 import APNsProtocol
 import Foundation
+import Logging
+import Metrics
 
 /// Where a batch's notifications come from; `next` returns nil when done. Implementations
 /// serialise it (a lock around a file reader, say). A feed that may block (`mayBlock`, the
@@ -28,11 +30,18 @@ public final class BatchSender: Sendable {
     private let concurrency: Int
     private let policy: RetryPolicy
     private let tokens: ProviderTokenCache?
+    private let observer: SenderObserver
     private let rotation = SlotRotation()
 
+    /// `logger` receives the sender's logs (none when nil: a library is quiet by default);
+    /// `environment` labels its metrics (`sandbox`, `production`, or `custom` for any other
+    /// endpoint); `metricsFactory` defaults to the bootstrapped `MetricsSystem.factory`. See
+    /// `SenderObserver` for the metrics and log levels.
     public init(connector: any ProviderConnector, connections: Int = 1, concurrency: Int = 100,
-                policy: RetryPolicy = RetryPolicy(), tokens: ProviderTokenCache? = nil) {
-        pool = ConnectionPool(connector: connector, size: connections, policy: policy)
+                policy: RetryPolicy = RetryPolicy(), tokens: ProviderTokenCache? = nil,
+                logger: Logger? = nil, environment: String = "custom", metricsFactory: MetricsFactory? = nil) {
+        observer = SenderObserver(logger: logger, environment: environment, factory: metricsFactory)
+        pool = ConnectionPool(connector: connector, size: connections, policy: policy, observer: observer)
         self.concurrency = max(1, concurrency)
         self.policy = policy
         self.tokens = tokens
@@ -44,7 +53,7 @@ public final class BatchSender: Sendable {
     public func send(_ feed: some NotificationFeed, onResult: @escaping @Sendable (NotificationResult) -> Void) async -> BatchSummary {
         let slots = pool.size
         let run = BatchRun(feed: feed, poolSlots: Array(0..<slots), window: concurrency, pool: pool, policy: policy, tokens: tokens,
-                           onResult: onResult)
+                           observer: observer, onResult: onResult)
         return await withTaskCancellationHandler { await run.run() } onCancel: { run.cancel() }
     }
 
@@ -55,7 +64,7 @@ public final class BatchSender: Sendable {
         let box = ResultBox()
         let slot = rotation.next(modulo: pool.size)
         let run = BatchRun(feed: SingleFeed(notification), poolSlots: [slot], window: 1, pool: pool, policy: policy, tokens: tokens,
-                           onResult: { box.set($0) })
+                           observer: observer, onResult: { box.set($0) })
         _ = await withTaskCancellationHandler { await run.run() } onCancel: { run.cancel() }
         return box.value!
     }

@@ -27,14 +27,16 @@ actor ConnectionPool {
 
     private let connector: any ProviderConnector
     private let policy: RetryPolicy
+    private let observer: SenderObserver
     private var slots: [Slot]
     private var consecutiveFailures = 0
     private(set) var outage: Outage?
     private(set) var connectCount = 0
 
-    init(connector: any ProviderConnector, size: Int, policy: RetryPolicy) {
+    init(connector: any ProviderConnector, size: Int, policy: RetryPolicy, observer: SenderObserver) {
         self.connector = connector
         self.policy = policy
+        self.observer = observer
         slots = Array(repeating: Slot(), count: max(1, size))
         self.size = max(1, size)
     }
@@ -79,15 +81,21 @@ actor ConnectionPool {
                 case .success(let connection):
                     connectCount += 1
                     consecutiveFailures = 0
+                    observer.connected()
+                    if outage != nil { observer.outageEnded() }
                     outage = nil
                     slots[slot].connection = connection
                 case .failure(let error):
                     consecutiveFailures += 1
+                    let reason = Self.describe(error)
+                    observer.connectFailed(reason)
                     if let current = outage {
-                        outage = Outage(reason: Self.describe(error), retryAt: ContinuousClock.now + backOff(round: current.rounds + 1),
+                        outage = Outage(reason: reason, retryAt: ContinuousClock.now + backOff(round: current.rounds + 1),
                                         rounds: current.rounds + 1)
                     } else if consecutiveFailures > policy.maximumReconnects {
-                        outage = Outage(reason: Self.describe(error), retryAt: ContinuousClock.now + backOff(round: 1), rounds: 1)
+                        let wait = backOff(round: 1)
+                        outage = Outage(reason: reason, retryAt: ContinuousClock.now + wait, rounds: 1)
+                        observer.outageBegan(reason, retryIn: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
                     }
                 }
             }
