@@ -52,7 +52,7 @@ final class BatchRun: @unchecked Sendable {
         var connection: (any ProviderConnection)?
         var connecting = false
         var inFlight = 0
-        /// Set when the pool gave up on the gateway: this slot fails what it takes.
+        /// Set when the pool gave up on the gateway: this slot fails what it takes, with this.
         var unreachable: String?
         /// Connections that failed a request: the pool drops them before this slot reconnects
         /// (in that order, or the pool could hand the same connection back).
@@ -95,7 +95,10 @@ final class BatchRun: @unchecked Sendable {
             for slot in slots.indices { pump(slot) }
         }
         summary.reconnects = max(0, await pool.connectCount - slots.count)
-        summary.connectionFailure = await pool.unreachable
+        if let outage = await pool.outage {
+            summary.connectionFailure = outage.reason
+            summary.credentialsRejected = outage.credentialsRejected
+        }
         return summary
     }
 
@@ -153,7 +156,7 @@ final class BatchRun: @unchecked Sendable {
         if cancelled { return .idle }
         if let why = slots[slot].unreachable {
             guard let item = takeItem() else { return .idle }
-            return .fail(item, "Cannot reach the gateway: \(why)")
+            return .fail(item, why)
         }
         guard let connection = slots[slot].connection, connection.isUsable else {
             slots[slot].connection = nil
@@ -211,8 +214,12 @@ final class BatchRun: @unchecked Sendable {
                     slots[slot].connecting = false
                 }
             } catch {
+                let why: String
+                if case .credentialsRejected(let sentence) = error { why = "Not sent: \(sentence)" } else {
+                    why = "Cannot reach the gateway: \(BatchSender.describe(error))"
+                }
                 lock.withLock {
-                    slots[slot].unreachable = BatchSender.describe(error)
+                    slots[slot].unreachable = why
                     slots[slot].connecting = false
                 }
             }

@@ -85,7 +85,7 @@ public final class BatchSender: Sendable {
 
     static func describe(_ error: ProviderSendError) -> String {
         switch error {
-        case .cannotConnect(let why), .connectionLost(let why), .notProcessed(let why): return why
+        case .cannotConnect(let why), .connectionLost(let why), .notProcessed(let why), .credentialsRejected(let why): return why
         }
     }
 }

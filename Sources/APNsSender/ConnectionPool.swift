@@ -23,6 +23,8 @@ actor ConnectionPool {
         var retryAt: ContinuousClock.Instant
         /// Failed rounds since the last successful connect (drives the back-off).
         var rounds: Int
+        /// The gateway refused the credentials (not a network problem).
+        var credentialsRejected: Bool
     }
 
     private let connector: any ProviderConnector
@@ -57,7 +59,9 @@ actor ConnectionPool {
                 task = pending
                 attempt = slots[slot].attempt
             } else {
-                if let outage, ContinuousClock.now < outage.retryAt { throw .cannotConnect(outage.reason) }
+                if let outage, ContinuousClock.now < outage.retryAt {
+                throw outage.credentialsRejected ? .credentialsRejected(outage.reason) : .cannotConnect(outage.reason)
+            }
                 slots[slot].connection = nil
                 let connector = self.connector
                 // During an outage the wait was the outage back-off; otherwise back off per failure.
@@ -89,19 +93,23 @@ actor ConnectionPool {
                     consecutiveFailures += 1
                     let reason = Self.describe(error)
                     observer.connectFailed(reason)
+                    // A refusal of the credentials is final for now: reconnecting at once would
+                    // only be refused again (and look like an attack).
+                    let refused: Bool
+                    if case .credentialsRejected = error { refused = true } else { refused = false }
                     if let current = outage {
                         outage = Outage(reason: reason, retryAt: ContinuousClock.now + backOff(round: current.rounds + 1),
-                                        rounds: current.rounds + 1)
-                    } else if consecutiveFailures > policy.maximumReconnects {
+                                        rounds: current.rounds + 1, credentialsRejected: refused)
+                    } else if consecutiveFailures > policy.maximumReconnects || refused {
                         let wait = backOff(round: 1)
-                        outage = Outage(reason: reason, retryAt: ContinuousClock.now + wait, rounds: 1)
+                        outage = Outage(reason: reason, retryAt: ContinuousClock.now + wait, rounds: 1, credentialsRejected: refused)
                         observer.outageBegan(reason, retryIn: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
                     }
                 }
             }
             switch result {
             case .success(let connection) where connection.isUsable: return connection
-            case .failure(let error) where outage != nil: throw .cannotConnect(Self.describe(error))
+            case .failure(let error) where outage != nil: throw error
             default: continue
             }
         }
@@ -129,9 +137,5 @@ actor ConnectionPool {
         }
     }
 
-    private static func describe(_ error: ProviderSendError) -> String {
-        switch error {
-        case .cannotConnect(let why), .connectionLost(let why), .notProcessed(let why): return why
-        }
-    }
+    private static func describe(_ error: ProviderSendError) -> String { BatchSender.describe(error) }
 }

@@ -77,10 +77,13 @@ public struct HTTP2ProviderConnector: ProviderConnector {
                 throw error
             }
             return HTTP2ProviderConnection(client: client, requestTimeout: requestTimeout)
-        } catch let error as TransportError {
-            throw .cannotConnect(error.message)
         } catch {
-            throw .cannotConnect("Could not connect to \(endpoint): \(error).")
+            // The classification `verify` uses: the same failure, the same sentence and verdict.
+            let failure = ConnectionFailure(error, endpoint: endpoint.description, presentedCertificate: tls.identity != nil)
+            switch failure.verdict {
+            case .credentialsRejected: throw .credentialsRejected(failure.sentence)
+            case .unreachable: throw .cannotConnect(failure.sentence)
+            }
         }
     }
 }

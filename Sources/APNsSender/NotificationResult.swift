@@ -76,8 +76,11 @@ public struct BatchSummary: Sendable, Equatable {
     public var possiblyDuplicated = 0
     public var retries = 0
     public var reconnects = 0
-    /// Set when the gateway could not be reached at all.
+    /// Set when the gateway could not be reached at all: the `ConnectionFailure` sentence.
     public var connectionFailure: String?
+    /// The gateway refused the credentials in the TLS handshake (`connectionFailure` says how):
+    /// a credentials problem, not a network one.
+    public var credentialsRejected = false
 
     public init() {}
 

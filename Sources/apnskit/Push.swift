@@ -179,10 +179,14 @@ struct Push: AsyncParsableCommand {
             throw CommandFailure(message: "Reading \(tokens ?? "the tokens") failed after \(report.total) notifications: \(readError)", status: ExitStatus.input)
         }
         let status = report.exitStatus
+        // The connection failure's sentence is `verify`'s for the same failure (one
+        // classification, ConnectionFailure), and so is the exit code.
+        if let failure = summary.connectionFailure, status == ExitStatus.network || summary.credentialsRejected {
+            throw CommandFailure(message: failure, status: status)
+        }
         if status == ExitStatus.network {
-            let why = summary.connectionFailure.map { "Cannot reach \(endpoint): \($0)" }
-                ?? "\(summary.failed) notification\(summary.failed == 1 ? "" : "s") could not be sent to \(endpoint); see the results."
-            throw CommandFailure(message: why, status: status)
+            throw CommandFailure(message: "\(summary.failed) notification\(summary.failed == 1 ? "" : "s") could not be sent to \(endpoint); see the results.",
+                                 status: status)
         }
         if status != ExitStatus.success { throw ExitCode(status) }
     }

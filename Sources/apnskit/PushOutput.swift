@@ -113,9 +113,10 @@ struct PushReport {
     var total: Int { summary.total + invalid }
     var rate: Double { seconds > 0 ? Double(total) / seconds : 0 }
 
-    /// 4 when the gateway could not be reached or notifications failed, 1 when some were
-    /// rejected or invalid, else 0.
+    /// 1 when the gateway refused the credentials (as `verify` says), 4 when it could not be
+    /// reached or notifications failed, 1 when some were rejected or invalid, else 0.
     var exitStatus: Int32 {
+        if summary.credentialsRejected { return ExitStatus.problem }
         if summary.connectionFailure != nil || summary.failed > 0 { return ExitStatus.network }
         if rejected > 0 { return ExitStatus.problem }
         return ExitStatus.success
@@ -139,6 +140,7 @@ struct PushReport {
             ("rate", .double(rate.rounded())), ("exit_code", .int(Int(exitStatus))),
         ]
         if let failure = summary.connectionFailure { fields.append(("connection_failure", .string(failure))) }
+        if summary.credentialsRejected { fields.append(("credentials_rejected", .bool(true))) }
         var text = String(decoding: JSONValue.object(fields).serialized(), as: UTF8.self)
         if let result {
             // The single notification's result line, as in --results.

@@ -1,4 +1,6 @@
 import APNsCredentials
+import APNsProtocol
+import APNsTransport
 import Foundation
 
 /// What `GatewayCheck` found, step by step; encodes to the stable JSON `apnskit verify
@@ -127,39 +129,20 @@ public struct GatewayReport: Sendable, Encodable {
         (try? Endpoint(parsing: endpoint).host) ?? endpoint
     }
 
-    /// Turns a connect/handshake/probe failure into an outcome: an alert about our certificate
-    /// means "rejected"; anything else means "could not get a verdict".
+    /// Turns a connect/handshake/probe failure into an outcome through `ConnectionFailure`,
+    /// the classification the sender uses too: an alert about our certificate means
+    /// "rejected"; anything else means "could not get a verdict".
     mutating func finishWithConnectError(_ error: Error, presentedCertificate: Bool) {
-        guard let error = error as? TransportError else {
-            finish(.failed, "\(error)")
-            return
+        let failure = ConnectionFailure(error, endpoint: endpoint, presentedCertificate: presentedCertificate)
+        alert = failure.alert ?? alert
+        switch failure.verdict {
+        case .credentialsRejected:
+            clientCertificateAccepted = false
+            step("client-certificate", failure.sentence)
+            finish(.rejected, failure.sentence)
+        case .unreachable:
+            finish(.failed, failure.sentence)
         }
-        if case .tlsAlert(let tlsAlert) = error.kind {
-            alert = tlsAlert.name
-            if tlsAlert.isAboutClientCertificate {
-                clientCertificateAccepted = false
-                let what = presentedCertificate ? "the client certificate" : "the connection: it requires a client certificate and none was given"
-                let fix: String
-                switch tlsAlert.code {
-                case 45: fix = "the certificate has expired; renew it in Apple's developer portal"
-                case 48: fix = "the certificate was not issued by a CA the gateway trusts; use the certificate Apple issued for your app"
-                case 116: fix = "give the push certificate (and its key)"
-                default: fix = "use a valid push certificate issued by Apple, with its matching key"
-                }
-                step("client-certificate", "The server rejected \(what) with TLS alert \(tlsAlert.name).")
-                finish(.rejected, "The server rejected \(what) with TLS alert \(tlsAlert.name): \(fix).")
-                return
-            }
-            if tlsAlert.code == 70 {
-                finish(.failed, "The TLS handshake with \(endpoint) failed with alert protocol_version: the server offers no TLS version we accept (TLS 1.2 or newer).")
-                return
-            }
-        }
-        var message = error.message
-        if error.kind == .tls, message.contains("unsupported protocol") || message.contains("wrong version number") {
-            message = "The TLS handshake with \(endpoint) failed: the server offers no TLS version we accept (TLS 1.2 or newer)."
-        }
-        finish(.failed, message)
     }
 
     /// Reads the probe's answer (apns-protocol.md §1 reasons).
@@ -169,14 +152,14 @@ public struct GatewayReport: Sendable, Encodable {
         let answer = "\(response.status)\(reason.map { " " + $0 } ?? "")"
         step("probe", "The server answered \(answer).")
         let credentials = tokenAuth ? "the provider token" : "the certificate"
-        switch (response.status, reason ?? "") {
+        switch (response.status, reason.flatMap(APNsReason.init(rawValue:))) {
         case (200, _):
             finish(.accepted, "The gateway accepted \(credentials) (it answered 200).")
-        case (400, "BadDeviceToken"), (400, "DeviceTokenNotForTopic"), (410, _):
+        case (400, .badDeviceToken), (400, .deviceTokenNotForTopic), (410, _):
             finish(.accepted, "The gateway accepted \(credentials) (it answered \(answer) for the all-zero probe token, as expected).")
-        case (400, "TopicDisallowed"), (400, "BadTopic"), (400, "MissingTopic"):
+        case (400, .topicDisallowed), (400, .badTopic), (400, .missingTopic):
             finish(.rejected, "The gateway accepted the connection but not the topic (\(answer)): use the bundle id the certificate was issued for, or pass --topic.")
-        case (403, "BadCertificateEnvironment"):
+        case (403, .badCertificateEnvironment):
             // Name the way out only when the host says which gateway this was; a custom
             // --gateway (a mock, a proxy) could be either.
             let fix: String
@@ -188,13 +171,13 @@ public struct GatewayReport: Sendable, Encodable {
                 fix = "use a certificate for this gateway's environment (apnskit inspect shows the certificate's)"
             }
             finish(.rejected, "The gateway rejected the certificate (403 BadCertificateEnvironment): it is for the other environment; \(fix).")
-        case (403, "BadCertificate"):
+        case (403, .badCertificate):
             finish(.rejected, "The gateway rejected the certificate (403 BadCertificate): use the push certificate Apple issued for this app, with its key.")
-        case (403, "InvalidProviderToken"):
+        case (403, .invalidProviderToken):
             finish(.rejected, "The gateway rejected the provider token (403 InvalidProviderToken): check --key-id, --team-id and that the .p8 file is that key's.")
-        case (403, "ExpiredProviderToken"):
+        case (403, .expiredProviderToken):
             finish(.rejected, "The gateway rejected the provider token as expired (403 ExpiredProviderToken): check this machine's clock.")
-        case (403, "MissingProviderToken"):
+        case (403, .missingProviderToken):
             finish(.rejected, "The gateway wants a provider token or a client certificate (403 MissingProviderToken): give a certificate or --auth-key.")
         case (403, _):
             finish(.rejected, "The gateway rejected the credentials (\(answer)).")
