@@ -67,7 +67,7 @@ public final class APNsClient: Sendable {
         let connector = HTTP2ProviderConnector(endpoint: endpoint, tls: .client(identity: identity, trust: trust),
                                                connectTimeout: connectTimeout, requestTimeout: requestTimeout, healthCheck: healthCheck)
         sender = BatchSender(connector: connector, connections: connections, concurrency: concurrency, policy: policy, tokens: tokens,
-                             logger: logger, environment: environment?.rawValue ?? "custom")
+                             logger: logger, environment: environment?.rawValue ?? "custom", defaultBundleID: defaultTopic)
     }
 
     /// Sends one notification; never throws: every failure is in the result.

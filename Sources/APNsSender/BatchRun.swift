@@ -43,6 +43,7 @@ final class BatchRun: @unchecked Sendable {
     private let policy: RetryPolicy
     private let tokens: ProviderTokenCache?
     private let observer: SenderObserver
+    private let defaultBundleID: String?
     private let window: Int
     /// The pool slot each of this run's slots uses (a single send takes the pool's next slot
     /// in turn, so single sends spread over every connection).
@@ -74,8 +75,10 @@ final class BatchRun: @unchecked Sendable {
     private var finished: CheckedContinuation<BatchSummary, Never>?
 
     init(feed: any NotificationFeed, poolSlots: [Int], window: Int, pool: ConnectionPool, policy: RetryPolicy,
-         tokens: ProviderTokenCache?, observer: SenderObserver, onResult: @escaping @Sendable (NotificationResult) -> Void) {
+         tokens: ProviderTokenCache?, observer: SenderObserver, defaultBundleID: String? = nil,
+         onResult: @escaping @Sendable (NotificationResult) -> Void) {
         self.observer = observer
+        self.defaultBundleID = defaultBundleID
         self.feed = feed
         prefetcher = feed.mayBlock ? FeedPrefetcher(feed: feed) : nil
         self.poolSlots = poolSlots.isEmpty ? [0] : poolSlots
@@ -193,7 +196,8 @@ final class BatchRun: @unchecked Sendable {
             }
             taken = item
         }
-        let (index, notification) = taken
+        let index = taken.index
+        let notification = taken.notification.withDefaults(bundleID: defaultBundleID)
         outstanding += 1
         let apnsID = notification.apnsID ?? PushNotification.newID()
         return PendingNotification(index: index, notification: notification, apnsID: apnsID,

@@ -31,15 +31,20 @@ public final class BatchSender: Sendable {
     private let policy: RetryPolicy
     private let tokens: ProviderTokenCache?
     private let observer: SenderObserver
+    private let defaultBundleID: String?
     private let rotation = SlotRotation()
 
     /// `logger` receives the sender's logs (none when nil: a library is quiet by default);
     /// `environment` labels its metrics (`sandbox`, `production`, or `custom` for any other
     /// endpoint); `metricsFactory` defaults to the bootstrapped `MetricsSystem.factory`. See
-    /// `SenderObserver` for the metrics and log levels.
+    /// `SenderObserver` for the metrics and log levels. Notifications without a topic get
+    /// `defaultBundleID` plus their push type's suffix, and background ones priority 5
+    /// (`PushNotification.withDefaults`).
     public init(connector: any ProviderConnector, connections: Int = 1, concurrency: Int = 100,
                 policy: RetryPolicy = RetryPolicy(), tokens: ProviderTokenCache? = nil,
-                logger: Logger? = nil, environment: String = "custom", metricsFactory: MetricsFactory? = nil) {
+                logger: Logger? = nil, environment: String = "custom", metricsFactory: MetricsFactory? = nil,
+                defaultBundleID: String? = nil) {
+        self.defaultBundleID = defaultBundleID
         observer = SenderObserver(logger: logger, environment: environment, factory: metricsFactory)
         pool = ConnectionPool(connector: connector, size: connections, policy: policy, observer: observer)
         self.concurrency = max(1, concurrency)
@@ -53,7 +58,7 @@ public final class BatchSender: Sendable {
     public func send(_ feed: some NotificationFeed, onResult: @escaping @Sendable (NotificationResult) -> Void) async -> BatchSummary {
         let slots = pool.size
         let run = BatchRun(feed: feed, poolSlots: Array(0..<slots), window: concurrency, pool: pool, policy: policy, tokens: tokens,
-                           observer: observer, onResult: onResult)
+                           observer: observer, defaultBundleID: defaultBundleID, onResult: onResult)
         return await withTaskCancellationHandler { await run.run() } onCancel: { run.cancel() }
     }
 
@@ -64,7 +69,7 @@ public final class BatchSender: Sendable {
         let box = ResultBox()
         let slot = rotation.next(modulo: pool.size)
         let run = BatchRun(feed: SingleFeed(notification), poolSlots: [slot], window: 1, pool: pool, policy: policy, tokens: tokens,
-                           observer: observer, onResult: { box.set($0) })
+                           observer: observer, defaultBundleID: defaultBundleID, onResult: { box.set($0) })
         _ = await withTaskCancellationHandler { await run.run() } onCancel: { run.cancel() }
         return box.value!
     }

@@ -27,6 +27,23 @@ public struct GatewayReport: Sendable, Encodable {
         public let expired: Bool
     }
 
+    /// What the caller can change to fix a failed or rejected check. The summary says it in
+    /// words; the CLI adds its flag (`--ca-file`, `--topic`, ...), a library user their own.
+    public enum Hint: String, Sendable, Encodable {
+        /// Trust the CA the trust store lacks (`missingCA`).
+        case trustAnchor = "trust_anchor"
+        /// Use the bundle id the certificate was issued for as the topic.
+        case topic
+        /// The certificate is for production: use the production gateway.
+        case productionEnvironment = "production_environment"
+        /// The certificate is for the sandbox: use the sandbox gateway.
+        case sandboxEnvironment = "sandbox_environment"
+        /// Check the provider token's key id and team id.
+        case keyAndTeam = "key_and_team"
+        /// Give credentials: a certificate or an auth key.
+        case credentials
+    }
+
     public struct Probe: Sendable, Encodable {
         public let status: Int
         public let reason: String?
@@ -54,6 +71,7 @@ public struct GatewayReport: Sendable, Encodable {
     /// The TLS alert that ended the connection, by name.
     public private(set) var alert: String?
     public private(set) var probe: Probe?
+    public private(set) var hint: Hint?
 
     init(endpoint: String, legacy: Bool) {
         self.endpoint = endpoint
@@ -106,7 +124,8 @@ public struct GatewayReport: Sendable, Encodable {
                 if missing.contains("USERTrust RSA Certification Authority") {
                     sentence += " (APNs servers chain to it since 2025: add it to your CA bundle or update the system's ca-certificates)"
                 } else {
-                    sentence += " (pass its certificate with --ca-file)"
+                    sentence += " (trust its certificate)"
+                    hint = .trustAnchor
                 }
             }
             step("verify", sentence + ".")
@@ -158,15 +177,18 @@ public struct GatewayReport: Sendable, Encodable {
         case (400, .badDeviceToken), (400, .deviceTokenNotForTopic), (410, _):
             finish(.accepted, "The gateway accepted \(credentials) (it answered \(answer) for the all-zero probe token, as expected).")
         case (400, .topicDisallowed), (400, .badTopic), (400, .missingTopic):
-            finish(.rejected, "The gateway accepted the connection but not the topic (\(answer)): use the bundle id the certificate was issued for, or pass --topic.")
+            hint = .topic
+            finish(.rejected, "The gateway accepted the connection but not the topic (\(answer)): use the bundle id the certificate was issued for.")
         case (403, .badCertificateEnvironment):
             // Name the way out only when the host says which gateway this was; a custom
             // --gateway (a mock, a proxy) could be either.
             let fix: String
             if environmentHint.contains("api.sandbox.push.apple.com") {
-                fix = "the certificate is for production: try --environment production, or use a development certificate for the sandbox"
+                fix = "the certificate is for production: use the production gateway, or a development certificate for the sandbox"
+                hint = .productionEnvironment
             } else if environmentHint.contains("api.push.apple.com") {
-                fix = "the certificate is for the sandbox: try --environment sandbox, or use a production certificate"
+                fix = "the certificate is for the sandbox: use the sandbox gateway, or a production certificate"
+                hint = .sandboxEnvironment
             } else {
                 fix = "use a certificate for this gateway's environment (apnskit inspect shows the certificate's)"
             }
@@ -174,11 +196,13 @@ public struct GatewayReport: Sendable, Encodable {
         case (403, .badCertificate):
             finish(.rejected, "The gateway rejected the certificate (403 BadCertificate): use the push certificate Apple issued for this app, with its key.")
         case (403, .invalidProviderToken):
-            finish(.rejected, "The gateway rejected the provider token (403 InvalidProviderToken): check --key-id, --team-id and that the .p8 file is that key's.")
+            hint = .keyAndTeam
+            finish(.rejected, "The gateway rejected the provider token (403 InvalidProviderToken): check the key id, the team id and that the .p8 file is that key's.")
         case (403, .expiredProviderToken):
             finish(.rejected, "The gateway rejected the provider token as expired (403 ExpiredProviderToken): check this machine's clock.")
         case (403, .missingProviderToken):
-            finish(.rejected, "The gateway wants a provider token or a client certificate (403 MissingProviderToken): give a certificate or --auth-key.")
+            hint = .credentials
+            finish(.rejected, "The gateway wants a provider token or a client certificate (403 MissingProviderToken): give a certificate or an auth key.")
         case (403, _):
             finish(.rejected, "The gateway rejected the credentials (\(answer)).")
         case (400, _):
@@ -196,7 +220,7 @@ public struct GatewayReport: Sendable, Encodable {
 
     enum CodingKeys: String, CodingKey {
         case endpoint, legacy, outcome, summary, steps, remoteAddress, tlsVersion, cipher, alpn, serverChain, chainVerified,
-             verifyError, missingCA, hostnameMatches, clientCertificateRequested, clientCertificateAccepted, alert, probe
+             verifyError, missingCA, hostnameMatches, clientCertificateRequested, clientCertificateAccepted, alert, probe, hint
     }
 
     /// Every key is always present (null when unknown), so JSON consumers see one shape.
@@ -220,5 +244,6 @@ public struct GatewayReport: Sendable, Encodable {
         try c.encode(clientCertificateAccepted, forKey: .clientCertificateAccepted)
         try c.encode(alert, forKey: .alert)
         try c.encode(probe, forKey: .probe)
+        try c.encode(hint, forKey: .hint)
     }
 }

@@ -127,6 +127,7 @@ struct MockServeCommand: AsyncParsableCommand {
         configuration.api.faults.seed = seed
         configuration.api.faults.idleTimeoutSeconds = idleTimeout
         configuration.maxConnections = maxConnections
+        configuration.connectionLimitHint = "--max-connections allows more"
         checkOpenFileLimit()
         let quiet = self.quiet
         let gateway: MockGateway

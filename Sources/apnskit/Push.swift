@@ -211,11 +211,8 @@ struct Push: AsyncParsableCommand {
         }
         let alertless = alert == nil && title == nil && subtitle == nil && badge == nil && sound == nil
         let type = pushType ?? (payload == nil && contentAvailable && alertless ? .background : .alert)
-        var topic = self.topic
-        if topic == nil, let bundleID {
-            topic = bundleID.hasSuffix(type.topicSuffix) ? bundleID : bundleID + type.topicSuffix
-        }
-        let chosenPriority = priority.flatMap(Priority.init(rawValue:)) ?? (type == .background ? .conservePower : nil)
+        let topic = self.topic ?? bundleID.map { PushNotification.topic(bundleID: $0, pushType: type) }
+        let chosenPriority = priority.flatMap(Priority.init(rawValue:)) ?? PushNotification.defaultPriority(for: type)
         // The token is filled in per notification; a placeholder keeps the template a value.
         let placeholder = try DeviceToken(bytes: [UInt8](repeating: 0, count: 32))
         return PushNotification(token: placeholder, payload: body, topic: topic, pushType: type, priority: chosenPriority,

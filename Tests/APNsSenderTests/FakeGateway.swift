@@ -26,6 +26,8 @@ final class FakeGateway: @unchecked Sendable, ProviderConnector {
     private(set) var requestCount = 0
     private(set) var connects = 0
     private(set) var authorizations: Set<String> = []
+    /// "topic priority" of every request ("-" for a missing header).
+    private(set) var topicsAndPriorities: [String] = []
     private(set) var connections: [FakeConnection] = []
     private var held: [CheckedContinuation<Void, Never>] = []
 
@@ -74,6 +76,8 @@ final class FakeGateway: @unchecked Sendable, ProviderConnector {
             requestCount += 1
             let id = request.headers.first { $0.name == "apns-id" }!.value
             if let auth = request.headers.first(where: { $0.name == "authorization" }) { authorizations.insert(auth.value) }
+            let topic = request.headers.first { $0.name == "apns-topic" }?.value ?? "-"
+            topicsAndPriorities.append(topic + " " + (request.headers.first { $0.name == "apns-priority" }?.value ?? "-"))
             let token = String(request.path.dropFirst(RequestValidator.pathPrefix.count))
             if faults.unregistered.contains(token) {
                 return ProviderResponse(status: 410, body: Array(#"{"reason":"Unregistered","timestamp":1700000000000}"#.utf8))

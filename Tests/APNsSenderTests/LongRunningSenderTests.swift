@@ -128,6 +128,22 @@ struct LongRunningSenderTests {
         #expect(cache.mintedCount == 3)
         await sender.close()
     }
+    @Test("Topic and priority defaults live in the library: bundle id plus the push type's suffix, priority 5 for background")
+    func headerDefaults() async throws {
+        let gateway = FakeGateway()
+        let sender = BatchSender(connector: gateway, policy: fast, defaultBundleID: "com.example.app")
+        var voip = notifications(1)[0]
+        voip.topic = nil
+        voip.pushType = .voip
+        var background = voip
+        background.pushType = .background
+        var chosen = background
+        chosen.topic = "com.example.other"
+        chosen.priority = .low
+        for notification in [voip, background, chosen] { #expect(await sender.send(notification).isDelivered) }
+        #expect(gateway.topicsAndPriorities == ["com.example.app.voip -", "com.example.app 5", "com.example.other 1"])
+        await sender.close()
+    }
 }
 
 /// A clock tests move by hand.
