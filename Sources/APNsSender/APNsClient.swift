@@ -75,7 +75,8 @@ public final class APNsClient: Sendable {
         await sender.send(notification)
     }
 
-    /// Sends everything `feed` yields, calling `onResult` exactly once per notification.
+    /// Sends everything `feed` yields, calling `onResult` exactly once per notification, on a
+    /// thread of the batch's own (not the event loop's), one call at a time.
     public func send(feed: some NotificationFeed, onResult: @escaping @Sendable (NotificationResult) -> Void) async -> BatchSummary {
         await sender.send(feed, onResult: onResult)
     }

@@ -38,6 +38,9 @@ struct PendingNotification: Sendable {
 final class BatchRun: @unchecked Sendable {
     private let feed: any NotificationFeed
     private let prefetcher: FeedPrefetcher?
+    /// Calls `onResult` off the loop thread (batches); nil: called inline (single sends,
+    /// whose `onResult` is the sender's own quick box). Set once, in `init`.
+    private var dispatcher: ResultDispatcher?
     private let onResult: @Sendable (NotificationResult) -> Void
     private let pool: ConnectionPool
     private let policy: RetryPolicy
@@ -75,7 +78,7 @@ final class BatchRun: @unchecked Sendable {
     private var finished: CheckedContinuation<BatchSummary, Never>?
 
     init(feed: any NotificationFeed, poolSlots: [Int], window: Int, pool: ConnectionPool, policy: RetryPolicy,
-         tokens: ProviderTokenCache?, observer: SenderObserver, defaultBundleID: String? = nil,
+         tokens: ProviderTokenCache?, observer: SenderObserver, defaultBundleID: String? = nil, resultsOnOwnThread: Bool = false,
          onResult: @escaping @Sendable (NotificationResult) -> Void) {
         self.observer = observer
         self.defaultBundleID = defaultBundleID
@@ -88,12 +91,20 @@ final class BatchRun: @unchecked Sendable {
         self.tokens = tokens
         self.window = max(1, window)
         self.slots = Array(repeating: Slot(), count: self.poolSlots.count)
+        if resultsOnOwnThread {
+            dispatcher = ResultDispatcher(deliver: onResult) { [self] count in
+                lock.withLock { outstanding -= count }
+                finishIfDone()
+                pumpAll()
+            }
+        }
     }
 
     /// Sends everything; returns when every notification has its result.
     func run() async -> BatchSummary {
         var summary = await withCheckedContinuation { continuation in
             lock.withLock { finished = continuation }
+            dispatcher?.start()
             prefetcher?.start { [self] in pumpAll() }
             for slot in slots.indices { pump(slot) }
         }
@@ -180,6 +191,8 @@ final class BatchRun: @unchecked Sendable {
     private func takeItem() -> PendingNotification? {
         if let item = ready.popLast() { return item }
         guard !feedEnded else { return nil }
+        // A consumer slower than the gateway: wait for it (its next delivery pumps again).
+        if let dispatcher, dispatcher.backlog >= ResultDispatcher.capacity { return nil }
         let taken: FeedPrefetcher.Item
         if let prefetcher {
             switch prefetcher.take() {
@@ -324,6 +337,10 @@ final class BatchRun: @unchecked Sendable {
     private func emit(_ item: PendingNotification, _ result: NotificationResult) {
         lock.withLock { totals.record(result) }
         observer.finished(result, pushType: item.notification.pushType, startedNanos: item.startedNanos)
+        if let dispatcher {
+            dispatcher.submit(result)
+            return
+        }
         onResult(result)
         lock.withLock { outstanding -= 1 }
     }
@@ -334,6 +351,9 @@ final class BatchRun: @unchecked Sendable {
             finished = nil
             return (continuation, totals)
         }
-        if let (continuation, summary) = done { continuation.resume(returning: summary) }
+        if let (continuation, summary) = done {
+            dispatcher?.close()
+            continuation.resume(returning: summary)
+        }
     }
 }

@@ -52,13 +52,14 @@ public final class BatchSender: Sendable {
         self.tokens = tokens
     }
 
-    /// Sends everything `feed` yields; `onResult` is called once per notification, from
-    /// whichever thread finished it (often the event loop's), so it must be thread-safe and quick.
+    /// Sends everything `feed` yields; `onResult` is called once per notification, in turn, on
+    /// a thread of the batch's own (never the event loop's): a slow `onResult` slows this batch
+    /// (at most `ResultDispatcher.capacity` results wait for it), not other connections.
     /// Cancelling the calling task stops the batch: what was not answered yet ends `.cancelled`.
     public func send(_ feed: some NotificationFeed, onResult: @escaping @Sendable (NotificationResult) -> Void) async -> BatchSummary {
         let slots = pool.size
         let run = BatchRun(feed: feed, poolSlots: Array(0..<slots), window: concurrency, pool: pool, policy: policy, tokens: tokens,
-                           observer: observer, defaultBundleID: defaultBundleID, onResult: onResult)
+                           observer: observer, defaultBundleID: defaultBundleID, resultsOnOwnThread: true, onResult: onResult)
         return await withTaskCancellationHandler { await run.run() } onCancel: { run.cancel() }
     }
 

@@ -93,6 +93,43 @@ struct LongRunningGatewayTests {
         await batchClient.close()
         await other.close()
     }
+    @Test("A slow onResult does not stall another client on the same event loop", .timeLimit(.minutes(1)))
+    func slowConsumerDoesNotStallTheLoop() async throws {
+        let f = try GatewayFixture()
+        let identity = try f.identity(.development)
+        let batchClient = APNsClient(endpoint: f.endpoint, caFile: f.caBundle, authentication: .certificate(identity))
+        let other = APNsClient(endpoint: f.endpoint, caFile: f.caBundle, authentication: .certificate(identity))
+        let consumer = GatedConsumer()
+        let batch = Task {
+            await batchClient.send(feed: GatedFeed(first: notification(1), blocks: false)) { _ in consumer.consume() }
+        }
+        #expect(try await eventually { consumer.isBlocking })
+        let result = await other.send(notification(2))
+        consumer.open()
+        let summary = await batch.value
+        #expect(result.isDelivered)
+        #expect(summary.delivered == 1)
+        #expect(!consumer.timedOut, "the blocked onResult held up the other client's send")
+        await batchClient.close()
+        await other.close()
+    }
+}
+
+/// An `onResult` that blocks until `open()`, or 10 seconds (then `timedOut`).
+final class GatedConsumer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var blocking = false
+    private var didTimeOut = false
+    private let gate = DispatchSemaphore(value: 0)
+
+    var isBlocking: Bool { lock.withLock { blocking } }
+    var timedOut: Bool { lock.withLock { didTimeOut } }
+    func open() { gate.signal() }
+
+    func consume() {
+        lock.withLock { blocking = true }
+        if gate.wait(timeout: .now() + 10) == .timedOut { lock.withLock { didTimeOut = true } }
+    }
 }
 
 /// One notification, then a `next()` that blocks until `open()`, or 10 seconds (then
@@ -103,8 +140,13 @@ final class GatedFeed: NotificationFeed, @unchecked Sendable {
     private var blocking = false
     private let gate = DispatchSemaphore(value: 0)
     private var didTimeOut = false
+    private let blocks: Bool
 
-    init(first: PushNotification) { self.first = first }
+    /// `blocks: false`: a plain one-notification feed.
+    init(first: PushNotification, blocks: Bool = true) {
+        self.first = first
+        self.blocks = blocks
+    }
 
     var isBlocking: Bool { lock.withLock { blocking } }
     var timedOut: Bool { lock.withLock { didTimeOut } }
@@ -112,6 +154,7 @@ final class GatedFeed: NotificationFeed, @unchecked Sendable {
 
     func next() -> (index: Int, notification: PushNotification)? {
         if let item = lock.withLock({ () -> PushNotification? in defer { first = nil }; return first }) { return (0, item) }
+        guard blocks else { return nil }
         lock.withLock { blocking = true }
         if gate.wait(timeout: .now() + 10) == .timedOut { lock.withLock { didTimeOut = true } }
         return nil
