@@ -74,6 +74,8 @@ final class BatchRun: @unchecked Sendable {
     private var outstanding = 0
     private var feedEnded = false
     private var cancelled = false
+    /// Set when `takeItem` held back because too many results wait for `onResult`.
+    private var waitingForConsumer = false
     private var totals = BatchSummary()
     private var finished: CheckedContinuation<BatchSummary, Never>?
 
@@ -93,9 +95,15 @@ final class BatchRun: @unchecked Sendable {
         self.slots = Array(repeating: Slot(), count: self.poolSlots.count)
         if resultsOnOwnThread {
             dispatcher = ResultDispatcher(deliver: onResult) { [self] count in
-                lock.withLock { outstanding -= count }
+                let resume = lock.withLock {
+                    outstanding -= count
+                    defer { waitingForConsumer = false }
+                    return waitingForConsumer
+                }
                 finishIfDone()
-                pumpAll()
+                // Only a run that held back for the consumer needs a push; otherwise the
+                // completions keep the pipeline going on the loop thread.
+                if resume { pumpAll() }
             }
         }
     }
@@ -192,7 +200,10 @@ final class BatchRun: @unchecked Sendable {
         if let item = ready.popLast() { return item }
         guard !feedEnded else { return nil }
         // A consumer slower than the gateway: wait for it (its next delivery pumps again).
-        if let dispatcher, dispatcher.backlog >= ResultDispatcher.capacity { return nil }
+        if let dispatcher, dispatcher.backlog >= ResultDispatcher.capacity {
+            waitingForConsumer = true
+            return nil
+        }
         let taken: FeedPrefetcher.Item
         if let prefetcher {
             switch prefetcher.take() {

@@ -3,7 +3,7 @@ import Foundation
 
 /// Holds the current provider token and replaces it on schedule. APNs refuses tokens older
 /// than an hour (ExpiredProviderToken) and answers TooManyProviderTokenUpdates to a key whose
-/// tokens change more often than every 20 minutes (apns-protocol.md §2), so one token serves
+/// tokens change more often than every 20 minutes (apns-protocol.md §1), so one token serves
 /// every request on every connection for `refreshInterval` (40 minutes, inside Apple's 20-60),
 /// and even an ExpiredProviderToken answer replaces it only once it is `minimumAge` old.
 ///
