@@ -43,6 +43,9 @@ public enum CredentialFile {
     /// Reads a whole file (or standard input for `-`), with a clear error when it cannot.
     public static func readBytes(_ path: String) throws -> [UInt8] {
         let label = displayName(path)
+        if let variable = CredentialInput.environmentVariable(path) {
+            return try CredentialInput.readEnvironment(variable, label: label)
+        }
         if path == "-" {
             // At most one byte past the limit: reading to end of file first would hold all of
             // a hostile stream (100 MB piped in cost 127 MB of memory before this bound).
@@ -73,13 +76,15 @@ public enum CredentialFile {
         return Array(data)
     }
 
-    /// Loads everything in `path`.
-    public static func load(_ path: String, passphrases: PassphraseSupplier) throws -> CredentialContents {
-        try load(bytes: readBytes(path), label: displayName(path), passphrases: passphrases)
+    /// Loads everything in `path` (a file, `-` for standard input, or `env:VAR`).
+    public static func load(_ path: String, passphrases: PassphraseSupplier, decoding: CredentialDecoding = .automatic) throws -> CredentialContents {
+        try load(bytes: readBytes(path), label: displayName(path), passphrases: passphrases, decoding: decoding)
     }
 
     /// Loads everything in `bytes`; `label` names the source in messages.
-    public static func load(bytes: [UInt8], label: String, passphrases: PassphraseSupplier) throws -> CredentialContents {
+    public static func load(bytes: [UInt8], label: String, passphrases: PassphraseSupplier,
+                            decoding: CredentialDecoding = .automatic) throws -> CredentialContents {
+        let bytes = try Base64Credential.unwrap(bytes, label: label, decoding: decoding)
         if PEMScanner.looksLikePEM(bytes) {
             return try loadPEM(bytes, label: label, passphrases: passphrases)
         }
