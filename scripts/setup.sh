@@ -9,6 +9,8 @@ packages=(
   nghttp2-client nghttp2-server nghttp2-proxy   # nghttp, nghttpd, nghttpx, h2load: real HTTP/2 peers for tests
   pkg-config                   # SwiftPM finds OpenSSL and nghttp2 through it
   valgrind                     # leak checks
+  man-db                       # `man -l` reads the installed man page in the install.sh test
+  python3 python3-pip          # real parsers in tests (JUnit XML, Prometheus text format)
   ca-certificates
 )
 
@@ -19,15 +21,28 @@ for p in "${packages[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "setup: all system packages present"
-  exit 0
-fi
-
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "setup: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "setup: done"
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all system packages present"
+else
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  echo "setup: done"
+fi
+
+# PyPI packages the tests use as real peers, pinned. Debian's own python3 refuses user
+# installs into the system (PEP 668) unless told --break-system-packages.
+python_packages=(
+  prometheus-client==0.26.0    # its text-format parser reads `check --format prometheus`
+)
+for spec in "${python_packages[@]}"; do
+  name="${spec%%==*}"; version="${spec#*==}"
+  if [ "$(python3 -c "import importlib.metadata as m; print(m.version('$name'))" 2>/dev/null)" != "$version" ]; then
+    echo "setup: pip install $spec"
+    python3 -m pip install --quiet --disable-pip-version-check "$spec" 2>/dev/null \
+      || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "$spec"
+  fi
+done
