@@ -10,6 +10,7 @@ packages=(
   pkg-config                   # SwiftPM finds OpenSSL and nghttp2 through it
   valgrind                     # leak checks
   man-db                       # `man -l` reads the installed man page in the install.sh test
+  libxml2-utils                # xmllint validates check's JUnit XML against the JUnit schema
   python3 python3-pip          # real parsers in tests (JUnit XML, Prometheus text format)
   ca-certificates
 )

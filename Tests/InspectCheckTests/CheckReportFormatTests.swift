@@ -59,6 +59,11 @@ import TestSupport
             kind = "pass" if outcome.tag == "system-out" else outcome.tag + ":" + outcome.get("type") + ":" + outcome.get("message")
             print(c.get("name") + "\t" + kind)
         """#
+        // The JUnit schema CI tools validate against (Jenkins' junit-10.xsd, written out in
+        // Schemas/junit.xsd), checked by libxml2's validator.
+        let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/Schemas/junit.xsd"
+        let xmllint = try ProcessRunner.run("xmllint", ["--noout", "--schema", schema, "-"], stdin: Data(result.out.utf8))
+        #expect(xmllint.status == 0, "xmllint (Debian's libxml2-utils; scripts/setup.sh installs it) did not validate the report: \(xmllint)")
         let parsed = try python(checker, input: result.out)
         #expect(parsed.status == 0, "\(parsed.stderr)\n\(result.out)")
         let cases = Dictionary(uniqueKeysWithValues: parsed.stdout.split(separator: "\n").map { line -> (String, String) in
