@@ -50,6 +50,11 @@ import TestSupport
                                   environment: ["APNS_PEM": try base64(f.path("good/apns-universal.pem"), wrap: false)])
         #expect(pemBase64.status == 0, "\(pemBase64)")
         #expect(pemBase64.stdout.contains("combined PEM"))
+        // The same input layer serves every command, e.g. inspect.
+        let inspect = try Binaries.apnskit(["inspect", "env:APNS_P12", "--passin", "env:P"],
+                                           environment: ["APNS_P12": try base64(f.path("universal.p12"), wrap: true), "P": "secret"])
+        #expect(inspect.status == 0, "\(inspect)")
+        #expect(inspect.stdout.contains("environment variable APNS_P12: PKCS#12: certificate + matching RSA-2048 key"), "\(inspect)")
     }
 
     @Test func badSecretsAreUnreadableWithASentence() throws {
@@ -73,6 +78,13 @@ import TestSupport
                               environment: ["APNS_P12": try base64(f.path("universal.p12"), wrap: false), "P": "nope"])
         #expect(wrong.status == 3)
         #expect(wrong.stdout.lowercased().contains("passphrase"), "\(wrong)")
+        // Neither the secret nor its passphrase is ever echoed.
+        let secret = try base64(f.path("universal.p12"), wrap: false)
+        for run in [wrong, notBase64] {
+            #expect(!(run.stdout + run.stderr).contains(secret.prefix(40)))
+            #expect(!(run.stdout + run.stderr).contains("nope"))
+        }
+        #expect(!(notBase64.stdout + notBase64.stderr).contains(pemText.split(separator: "\n")[1]))
     }
 
     @Test func minRemainingIsAShareOfTheLifetime() throws {
