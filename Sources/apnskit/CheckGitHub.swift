@@ -39,13 +39,25 @@ enum CheckGitHub {
         message(text).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
     }
 
-    /// The job summary: a heading with the verdict and one table row per file.
+    /// GitHub refuses a step summary over 1 MiB (and then shows none of it); the table stops
+    /// short of that, with a line saying how many files it leaves out.
+    static let stepSummaryLimit = 1_000_000
+
+    /// The job summary: a heading with the verdict and one table row per file, problems
+    /// first (the files someone has to act on), then the OK ones, within `limit` bytes.
     static func stepSummary(_ results: [CheckResult], summary: CheckSummary) -> String {
         var markdown = "### \(summary.exitCode == 0 ? "✅" : "❌") \(markdownCell(summary.line))\n\n"
         markdown += "| status | file | details |\n|---|---|---|\n"
-        for result in results {
+        let ordered = results.filter { $0.status != .ok } + results.filter { $0.status == .ok }
+        let footerRoom = 200
+        for (index, result) in ordered.enumerated() {
             let detail = result.reasons.isEmpty ? result.summary + CheckText.validity(result) : result.reasons.joined(separator: "; ")
-            markdown += "| \(result.status.rawValue) | \(markdownCell(displayName(result.path))) | \(markdownCell(detail)) |\n"
+            let row = "| \(result.status.rawValue) | \(markdownCell(displayName(result.path))) | \(markdownCell(detail)) |\n"
+            if markdown.utf8.count + row.utf8.count + footerRoom > stepSummaryLimit {
+                let left = ordered.count - index
+                return markdown + "\n\(left) more file\(left == 1 ? "" : "s") not listed: GitHub keeps at most 1 MiB of summary per step; the log lists every file.\n\n"
+            }
+            markdown += row
         }
         return markdown + "\n"
     }

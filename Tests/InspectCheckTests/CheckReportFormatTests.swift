@@ -129,6 +129,33 @@ import TestSupport
         #expect(markdown.split(separator: "\n").filter { $0.hasPrefix("| ") }.count == 6)
     }
 
+    /// GitHub drops a step summary over 1 MiB. 300 files whose paths are about 3,700 bytes long
+    /// (nested 200-character folder names) would make a 1.1 MB table: it stops under 1 MB, the
+    /// FAIL rows come first, and a line counts the files left out.
+    @Test func stepSummaryStaysUnderGitHubsLimit() throws {
+        let f = try Fixtures.shared.get()
+        let root = try TemporaryDirectory()
+        var folder = root.path
+        while folder.utf8.count < 3_600 { folder += "/" + String(repeating: "d", count: 200) }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let expired = try Data(contentsOf: URL(fileURLWithPath: f.path("expired.cer")))
+        let good = try Data(contentsOf: URL(fileURLWithPath: f.path("good/production.cer")))
+        for index in 0..<300 {
+            try (index % 30 == 0 ? expired : good).write(to: URL(fileURLWithPath: folder + "/c\(index).cer"))
+        }
+        let summaryFile = root.file("summary.md")
+        let result = try run(["apnskit", "check", "--format", "github", "--ca-file", f.bundle, root.path],
+                             environment: ["GITHUB_STEP_SUMMARY": summaryFile])
+        #expect(result.status == 1)
+        #expect(result.out.contains("check FAILED: 300 files, 290 OK, 0 WARN, 10 FAIL, 0 UNREADABLE"))
+        let markdown = try String(contentsOfFile: summaryFile, encoding: .utf8)
+        #expect(markdown.utf8.count <= 1_000_000 && markdown.utf8.count > 900_000, "\(markdown.utf8.count)")
+        let rows = markdown.split(separator: "\n").filter { $0.hasPrefix("| OK") || $0.hasPrefix("| FAIL") }
+        #expect(rows.prefix(10).allSatisfy { $0.hasPrefix("| FAIL") })
+        #expect(markdown.contains("\(300 - rows.count) more files not listed: GitHub keeps at most 1 MiB"), "\(rows.count)")
+        #expect(rows.count < 300)
+    }
+
     func unescape(_ value: String) -> String {
         value.replacingOccurrences(of: "%0D", with: "\r").replacingOccurrences(of: "%0A", with: "\n")
             .replacingOccurrences(of: "%3A", with: ":").replacingOccurrences(of: "%2C", with: ",")
