@@ -14,7 +14,11 @@ import Foundation
 enum CheckPrometheus {
     static let statuses: [CheckResult.Status] = [.ok, .warn, .fail, .unreadable]
 
-    static func render(_ results: [CheckResult], now: Date) -> String {
+    static func render(_ checked: [CheckResult], now: Date) -> String {
+        // A file named twice (itself and through its folder) would repeat its series, and
+        // node_exporter rejects a textfile with duplicate series.
+        var seen: Set<String> = []
+        let results = checked.filter { seen.insert($0.path).inserted }
         let certificates = results.flatMap { result in result.certificates.map { (result.path, $0) } }
         var text = ""
         text += family("apns_certificate_not_before_seconds", "Start of the certificate's validity period, in seconds since the Unix epoch.",

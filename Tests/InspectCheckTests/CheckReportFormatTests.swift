@@ -166,7 +166,8 @@ import TestSupport
         let f = try Fixtures.shared.get()
         let folder = try TemporaryDirectory()
         let files = try inputs(f, in: folder)
-        let result = try run(["apnskit", "check", "--format", "prometheus", "--ca-file", f.bundle] + files)
+        // production.cer twice: once by name, once more by name again; one set of series.
+        let result = try run(["apnskit", "check", "--format", "prometheus", "--ca-file", f.bundle] + files + [files[0]])
         #expect(result.status == 3, "\(result.err)")
         let reader = #"""
         import sys, json
@@ -208,6 +209,7 @@ import TestSupport
         #expect(values("apns_credential_check_status", where: { $0["file"] == files[3] && $0["status"] == "warn" }) == [1])
         #expect(values("apns_credential_check_status", where: { $0["file"] == files[5] && $0["status"] == "ok" }) == [1])
         #expect(values("apns_credential_check_status").reduce(0, +) == Double(files.count))
+        #expect(values("apns_credential_check_status").count == 4 * files.count)
         #expect(values("apns_credential_check_timestamp_seconds").count == 1)
     }
 
