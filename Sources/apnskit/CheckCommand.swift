@@ -59,7 +59,7 @@ struct CheckCommand: ParsableCommand {
         let trust = try caFile.map { try TrustStore(caFile: $0) }
         let policy = CheckPolicy(minimumDays: minDays, environment: environment.flatMap(APNsEnvironment.init(rawValue:)),
                                  topic: topic, requireKey: requireKey, trust: trust, trustLabel: caFile)
-        let passphrases = PassphraseSupplier(source: try passin.map(PassphraseSource.init(parsing:)), allowPrompt: false)
+        let passphrases = PassphraseSupplier(source: try passin.map(PassphraseSource.init(parsing:)), optionName: "--passin", allowPrompt: false)
         let files = CredentialChecker.expand(paths)
         let json = format == OutputFormat.json.rawValue
         var results: [CheckResult] = []
