@@ -14,7 +14,8 @@ text variants editors make (BOM, CRLF, trailing spaces, 76-column base64, no fin
 manifest.json lists every file with: writer, format, passphrase (null when none is needed),
 certificates, keys, identities (key + certificate pairs), subject (common name of the
 certificate the file is about), notAfter (YYYY-MM-DD), keyMatch, expired, ca, and gate:
-whether `apnskit check --min-days 0 --require-key --strict --ca-file ca.pem` must pass it.
+the status `apnskit check --min-days 0 --require-key --strict --ca-file ca.pem` must give it
+(OK, WARN or FAIL).
 A missing writer stops the script with exit 2 and a sentence naming the package to install.
 """
 import datetime
@@ -100,7 +101,7 @@ class Corpus:
             handle.write(data)
 
     def add(self, file, writer, format, passphrase, certificates, keys, identities, subject, not_after,
-            key_match, expired=False, ca=False, gate=True, unsupported=None):
+            key_match, expired=False, ca=False, gate="OK", unsupported=None):
         self.entries.append({
             "file": file, "writer": writer, "format": format, "passphrase": passphrase,
             "certificates": certificates, "keys": keys, "identities": identities, "subject": subject,
@@ -172,7 +173,7 @@ def main():
     export("openssl-extra-leaf.p12", ["-name", "Push A"], PASS, cert="a-and-b.crt")
     c.add("openssl-extra-leaf.p12", "openssl", "pkcs12 -export -inkey + an extra leaf certificate", PASS, 3, 1, 1, a_cn, a_after, True)
     export("openssl-expired.p12", ["-legacy"], PASS, cert="e.crt", key="e.key")
-    c.add("openssl-expired.p12", "openssl", "pkcs12 -export -legacy, expired certificate", PASS, 2, 1, 1, e_cn, e_after, True, expired=True, gate=False)
+    c.add("openssl-expired.p12", "openssl", "pkcs12 -export -legacy, expired certificate", PASS, 2, 1, 1, e_cn, e_after, True, expired=True, gate="FAIL")
 
     # Encrypted keys, every encryption openssl offers that people meet.
     keys = [
@@ -185,7 +186,7 @@ def main():
     ]
     for file, format, args in keys:
         run(*args, "-in", c.work("a.key"), "-out", c.path(file), "-passout", f"pass:{PASS}")
-        c.add(file, "openssl", format, PASS, 0, 1, 0, None, None, None, gate=True)
+        c.add(file, "openssl", format, PASS, 0, 1, 0, None, None, None, gate="OK")
     run("openssl", "ec", "-aes128", "-in", c.work("b.key"), "-out", c.path("key-ec-aes128.pem"), "-passout", f"pass:{PASS}")
     c.add("key-ec-aes128.pem", "openssl", "ec -aes128 (SEC1 DEK-Info AES-128-CBC)", PASS, 0, 1, 0, None, None, None)
     run("openssl", "pkcs8", "-topk8", "-v2", "aes256", "-outform", "DER", "-in", c.work("a.key"), "-out", c.work("aes.der"), "-passout", f"pass:{PASS}")
@@ -205,7 +206,7 @@ def main():
     def text_variant(file, format, data, **kw):
         c.write(file, data)
         c.add(file, "openssl/text", format, None, 2, 1, 1, kw.get("subject", a_cn), kw.get("after", a_after), True,
-              expired=kw.get("expired", False), gate=kw.get("gate", True))
+              expired=kw.get("expired", False), gate=kw.get("gate", "OK"))
     text_variant("combined-bom.pem", "combined PEM with a UTF-8 BOM", b"\xef\xbb\xbf" + combined)
     text_variant("combined-crlf.pem", "combined PEM with CRLF line ends", combined.replace(b"\n", b"\r\n"))
     text_variant("combined-bom-crlf.pem", "combined PEM with a BOM and CRLF", b"\xef\xbb\xbf" + combined.replace(b"\n", b"\r\n"))
@@ -229,11 +230,11 @@ def main():
         text_variant("combined-bag-attributes.pem", "pkcs12 -nodes output (Bag Attributes headers)", handle.read())
     # Item 1 of the issue: an expired certificate hidden behind a BOM must not pass the gate.
     text_variant("combined-bom-expired.pem", "combined PEM with a BOM, expired certificate",
-                 b"\xef\xbb\xbf" + pem_cert(e) + pem_key(e_key) + pem_cert(ca), subject=e_cn, after=e_after, expired=True, gate=False)
+                 b"\xef\xbb\xbf" + pem_cert(e) + pem_key(e_key) + pem_cert(ca), subject=e_cn, after=e_after, expired=True, gate="FAIL")
     # A CA:TRUE certificate with its own key, as a push identity: never passes.
     c.write("ca-with-key.pem", pem_cert(s) + pem_key(s_key))
     c.add("ca-with-key.pem", "cryptography", "self-signed CA:TRUE certificate with its key", None, 1, 1, 1,
-          "Self-made CA posing as push", s.not_valid_after_utc, True, ca=True, gate=False)
+          "Self-made CA posing as push", s.not_valid_after_utc, True, ca=True, gate="FAIL")
     c.write("renamed-push.pem", pem_cert(n) + pem_key(n_key) + pem_cert(ca))
     c.add("renamed-push.pem", "cryptography", "APNs extension under a non-standard common name", None, 2, 1, 1, n_cn, n.not_valid_after_utc, True)
     # A combined PEM whose key is encrypted: the certificate's facts need no passphrase.
@@ -243,7 +244,7 @@ def main():
     c.add("combined-encrypted-key.pem", "cryptography", "combined PEM, encrypted PKCS#8 key", PASS, 2, 1, 1, a_cn, a_after, True)
     # A .p8 holding only a public key can never sign a provider token.
     c.write("AuthKey_PUBONLY123.p8", b_key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
-    c.add("AuthKey_PUBONLY123.p8", "cryptography", ".p8 with a public key only", None, 0, 0, 0, None, None, None, gate=False)
+    c.add("AuthKey_PUBONLY123.p8", "cryptography", ".p8 with a public key only", None, 0, 0, 0, None, None, None, gate="FAIL")
 
     # Python cryptography's PKCS#12 serializer.
     def py_p12(file, format, passphrase, encryption, cert=a, key=a_key, subject=a_cn, after=a_after, friendly=b"Push A"):
@@ -291,7 +292,7 @@ def main():
     run("keytool", "-importkeystore", "-srckeystore", c.work("ks-b-src.p12"), "-srcstoretype", "PKCS12", "-srcstorepass", PASS,
         "-destkeystore", c.path("keytool-two.p12"), "-deststoretype", "PKCS12", "-deststorepass", PASS, "-noprompt")
     # Chain certificates are stored once per entry, so the CA appears twice.
-    c.add("keytool-two.p12", "keytool", "keytool PKCS12 keystore, two key entries", PASS, 4, 2, 2, a_cn, a_after, True)
+    c.add("keytool-two.p12", "keytool", "keytool PKCS12 keystore, two key entries", PASS, 4, 2, 2, a_cn, a_after, True, gate="WARN")
 
     with open(c.path("manifest.json"), "w") as handle:
         json.dump({"passphrase": PASS, "files": c.entries}, handle, indent=1)
