@@ -8,6 +8,15 @@ enum CredentialErrorText {
         return error.message + " " + hint
     }
 
+    /// The hint for an inspect/check report's error (which carries the error's kind only).
+    static func sentence(report error: String, kind: String?) -> String {
+        switch kind.flatMap(CredentialError.Kind.init(rawValue:)) {
+        case .wrongPassphrase?: return error + " Check the value given to --passin."
+        case .missingPassphrase?: return error + " Pass --passin env:VAR, file:PATH, fd:N, stdin or pass:TEXT."
+        default: return error
+        }
+    }
+
     static func hint(_ error: CredentialError) -> String? {
         switch error.remedy {
         case .passphrase?:

@@ -7,7 +7,7 @@ enum InspectText {
     static func lines(_ report: CredentialReport) -> [String] {
         var out = ["\(displayName(report.path)): \(report.summary)"]
         if let error = report.error {
-            out.append("  error: \(error)")
+            out.append("  error: \(CredentialErrorText.sentence(report: error, kind: report.errorKind))")
             return out
         }
         func fact(_ label: String, _ value: String) { out.append("  " + (label + ":").padding(toLength: 14, withPad: " ", startingAt: 0) + value) }
