@@ -11,6 +11,22 @@ public struct CheckPolicy: Sendable {
     /// Chains are verified against this; without it every certificate gets a warning.
     public var trust: TrustStore?
     public var trustLabel: String?
+    /// How reasons name the rule that produced them: the CLI maps these to its flags
+    /// (`--min-days`, ...); the library itself never names a flag.
+    public var ruleNames: [Rule: String] = [:]
+
+    public enum Rule: Sendable, Hashable {
+        case minimumDays, requireKey, caFile
+    }
+
+    func name(_ rule: Rule) -> String {
+        if let name = ruleNames[rule] { return name }
+        switch rule {
+        case .minimumDays: return "minimum days"
+        case .requireKey: return "key required"
+        case .caFile: return "CA file"
+        }
+    }
 
     public init(minimumDays: Int = 30, environment: APNsEnvironment? = nil, topic: String? = nil,
                 requireKey: Bool = false, trust: TrustStore? = nil, trustLabel: String? = nil) {
@@ -67,7 +83,7 @@ public enum CredentialChecker {
                 if leaf.keyMatches == true {
                     failures.append("a CA certificate (CA:TRUE) with its private key, not an Apple push certificate")
                 } else if policy.requireKey {
-                    failures.append("only CA certificates (CA:TRUE), no push certificate and no private key (--require-key)")
+                    failures.append("only CA certificates (CA:TRUE), no push certificate and no private key (\(policy.name(.requireKey)))")
                 } else {
                     warnings.append("only CA certificates (CA:TRUE), no Apple push certificate")
                 }
@@ -87,7 +103,7 @@ public enum CredentialChecker {
             for finding in report.findings {
                 switch finding.code {
                 case "keyNotChecked":
-                    if policy.requireKey { failures.append("\(finding.message) (--require-key)") } else { warnings.append(finding.message) }
+                    if policy.requireKey { failures.append("\(finding.message) (\(policy.name(.requireKey)))") } else { warnings.append(finding.message) }
                 case "multipleKeys", "multipleIdentities":
                     warnings.append(finding.message)
                 default:
@@ -106,7 +122,7 @@ public enum CredentialChecker {
                     }
                 }
             } else {
-                warnings.append("chain not checked (no --ca-file)")
+                warnings.append("chain not checked (no \(policy.name(.caFile)))")
             }
         } else if report.kind == .authKey {
             for finding in report.findings {
@@ -131,7 +147,7 @@ public enum CredentialChecker {
         if info.notAfter <= now { return ["\(prefix)expired on \(APNsCertificateInfo.day(info.notAfter))"] }
         if info.notBefore > now { return ["\(prefix)not valid until \(APNsCertificateInfo.day(info.notBefore))"] }
         if info.daysLeft < policy.minimumDays {
-            return ["\(prefix)expires in \(info.daysLeft) days on \(APNsCertificateInfo.day(info.notAfter)) (--min-days \(policy.minimumDays))"]
+            return ["\(prefix)expires in \(info.daysLeft) days on \(APNsCertificateInfo.day(info.notAfter)) (\(policy.name(.minimumDays)) \(policy.minimumDays))"]
         }
         return []
     }
@@ -157,7 +173,7 @@ public enum CredentialChecker {
         if leaf.keyMatches == false {
             failures.append("\(prefix)private key does not match the certificate")
         } else if leaf.keyMatches == nil && policy.requireKey && !keyLocked {
-            failures.append("\(prefix)no private key in the file (--require-key)")
+            failures.append("\(prefix)no private key in the file (\(policy.name(.requireKey)))")
         }
         if !leaf.isAPNs {
             warnings.append("\(prefix)not an Apple push certificate")
