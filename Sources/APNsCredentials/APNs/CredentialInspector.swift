@@ -97,6 +97,8 @@ public enum CredentialInspector {
         if let first = contents.privateKeys.first {
             let matches = leaf.map { first.matches($0) } ?? false
             keyPart = matches ? " + matching \(first.summary) key" : " + \(first.summary) key that does NOT match"
+        } else if !contents.lockedKeys.isEmpty {
+            keyPart = " + encrypted key (not opened: no passphrase)"
         }
         let chainCount = contents.certificates.count - 1
         let chainPart = chainCount > 0 ? " + \(chainCount) chain certificate\(chainCount == 1 ? "" : "s")" : ""
@@ -104,7 +106,7 @@ public enum CredentialInspector {
         if contents.encoding == .pkcs12 {
             description = Description(kind: .pkcs12, summary: "PKCS#12: certificate\(keyPart)\(chainPart)"
                                       + (contents.privateKeys.isEmpty ? " (no private key)" : ""))
-        } else if !contents.privateKeys.isEmpty {
+        } else if !contents.privateKeys.isEmpty || !contents.lockedKeys.isEmpty {
             description = Description(kind: .combinedPEM, summary: "combined PEM: certificate\(keyPart)\(chainPart)")
         } else if chainCount > 0 {
             description = Description(kind: .certificateChain, summary: "\(contents.encoding.rawValue.uppercased()) certificate\(chainPart)")
