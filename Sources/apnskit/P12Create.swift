@@ -33,6 +33,7 @@ struct P12Create: ParsableCommand {
     var out: String
 
     @OptionGroup var passin: PassinOption
+    @OptionGroup var choice: IdentityChoiceOption
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -42,7 +43,7 @@ struct P12Create: ParsableCommand {
     func run() throws {
         common.apply()
         try SecureFileWriter.preflight(out, force: common.force)
-        let identity = try IdentityLoader.load(inputs, passphrases: passin.supplier())
+        let identity = try IdentityLoader.load(inputs, passphrases: passin.supplier(), identity: choice.selector)
         let extra = try IdentityLoader.chain(chain)
         let passphrase = try PassphraseSupplier.newPassphrase(source: PassphraseSources.parse(passout, option: "--passout"), optionName: "--passout", for: displayName(out))
         let bytes = try PKCS12.create(certificate: identity.certificate, privateKey: identity.privateKey,

@@ -38,8 +38,7 @@ struct P12Split: ParsableCommand {
     @Flag(name: .long, help: "Write the key in traditional PKCS#1/SEC1 form (unencrypted only).")
     var traditional = false
 
-    @Option(name: .long, help: ArgumentHelp("Which identity of a .p12 that holds several key + certificate pairs: its number (as inspect lists them) or its friendlyName or common name.", valueName: "N|NAME"))
-    var identity: String?
+    @OptionGroup var choice: IdentityChoiceOption
 
     @OptionGroup var passin: PassinOption
     @OptionGroup var common: CommonOptions
@@ -64,7 +63,7 @@ struct P12Split: ParsableCommand {
             throw CredentialError(.wrongKind, "\(label) \(what), not a PKCS#12 (.p12) archive; use import-cer or combine for PEM/DER files.")
         }
         let contents = try PKCS12.parse(bytes, label: label, passphrases: passin.supplier())
-            .select(identity.map(IdentitySelector.init(parsing:)), label: label)
+            .select(choice.selector, label: label)
         if keyOut != nil && contents.privateKey == nil {
             throw CredentialError(.wrongKind, "\(label) holds no private key (it was exported as a certificate only); export the key from Keychain too, or drop --key-out.")
         }

@@ -33,8 +33,7 @@ struct Prepare: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Intermediate certificates to include (repeatable).", valueName: "PEM"))
     var chain: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Which identity of an input that holds several key + certificate pairs: its number (as inspect lists them) or its friendlyName or common name.", valueName: "N|NAME"))
-    var identity: String?
+    @OptionGroup var choice: IdentityChoiceOption
 
     @Flag(name: .customLong("allow-expired"), help: "Write the PEM even if the certificate is expired or not yet valid.")
     var allowExpired = false
@@ -58,7 +57,7 @@ struct Prepare: ParsableCommand {
         common.apply()
         try SecureFileWriter.preflight(out, force: common.force)
         let files = inputs + [cert, key].compactMap { $0 }
-        let loaded = try IdentityLoader.load(files, passphrases: passin.supplier(), identity: identity.map(IdentitySelector.init(parsing:)))
+        let loaded = try IdentityLoader.load(files, passphrases: passin.supplier(), identity: choice.selector)
         let identity = try Identity(certificate: loaded.certificate, privateKey: loaded.privateKey,
                                     chain: loaded.chain + IdentityLoader.chain(chain))
         let now = Date()

@@ -166,6 +166,14 @@ import Testing
         #expect(byName.status == 0, "\(byName.err)")
         #expect(try run(["openssl", "x509", "-in", corpus.path("id.pem"), "-noout", "-subject"]).out.contains("com.example.corpus"))
 
+        // verify (and push, feedback: the same options) takes --identity too; the identity is
+        // chosen before any connection (port 9 on loopback: refused at once, exit 4).
+        let verifyRefused = try apnskit(["verify", file, "--passin", "env:CORPUS_PASS", "--gateway", "127.0.0.1:9"], corpus)
+        #expect(verifyRefused.status == 3 && verifyRefused.err.contains("--identity"), "\(verifyRefused.err)")
+        let verifyChosen = try apnskit(["verify", file, "--passin", "env:CORPUS_PASS", "--identity", "2", "--gateway", "127.0.0.1:9",
+                                        "--ca-file", corpus.path("ca.pem")], corpus)
+        #expect(verifyChosen.status == 4, "\(verifyChosen.out) \(verifyChosen.err)")
+
         // The same content as PEM is read the same way.
         let pem = corpus.path("two-identities.pem")
         try (String(contentsOfFile: corpus.path("combined-crlf.pem"), encoding: .utf8) + String(contentsOfFile: corpus.path("renamed-push.pem"), encoding: .utf8))
