@@ -12,7 +12,8 @@ Java keytool, GnuTLS certtool, NSS pk12util and cryptography's PKCS#12 serialize
 text variants editors make (BOM, CRLF, trailing spaces, 76-column base64, no final newline).
 
 manifest.json lists every file with: writer, format, passphrase (null when none is needed),
-certificates, keys, identities (key + certificate pairs), subject (common name of the
+certificates, keys, identities (key + certificate pairs), friendlyName (of the first identity,
+when the writer was given one), subject (common name of the
 certificate the file is about), notAfter (YYYY-MM-DD), keyMatch, expired, ca, and gate:
 the status `apnskit check --min-days 0 --require-key --strict --ca-file ca.pem` must give it
 (OK, WARN or FAIL).
@@ -101,12 +102,13 @@ class Corpus:
             handle.write(data)
 
     def add(self, file, writer, format, passphrase, certificates, keys, identities, subject, not_after,
-            key_match, expired=False, ca=False, gate="OK", unsupported=None):
+            key_match, expired=False, ca=False, gate="OK", unsupported=None, friendly_name=None):
         self.entries.append({
             "file": file, "writer": writer, "format": format, "passphrase": passphrase,
             "certificates": certificates, "keys": keys, "identities": identities, "subject": subject,
             "notAfter": not_after.strftime("%Y-%m-%d") if not_after else None, "keyMatch": key_match,
             "expired": expired, "ca": ca, "gate": gate, "unsupported": unsupported,
+            "friendlyName": friendly_name,
         })
 
 
@@ -166,7 +168,8 @@ def main():
     ]
     for file, format, extra, passphrase in variants:
         export(file, extra, passphrase)
-        c.add(file, "openssl", format, passphrase or None, 2, 1, 1, a_cn, a_after, True)
+        c.add(file, "openssl", format, passphrase or None, 2, 1, 1, a_cn, a_after, True,
+              friendly_name="Push A" if "-name" in extra else None)
     # -inkey with extra leaf certificates (whose keys are not given): one identity, three certificates.
     with open(c.work("a-and-b.crt"), "wb") as handle:
         handle.write(pem_cert(a) + pem_cert(b))
@@ -206,7 +209,7 @@ def main():
     def text_variant(file, format, data, **kw):
         c.write(file, data)
         c.add(file, "openssl/text", format, None, 2, 1, 1, kw.get("subject", a_cn), kw.get("after", a_after), True,
-              expired=kw.get("expired", False), gate=kw.get("gate", "OK"))
+              expired=kw.get("expired", False), gate=kw.get("gate", "OK"), friendly_name=kw.get("friendly_name"))
     text_variant("combined-bom.pem", "combined PEM with a UTF-8 BOM", b"\xef\xbb\xbf" + combined)
     text_variant("combined-crlf.pem", "combined PEM with CRLF line ends", combined.replace(b"\n", b"\r\n"))
     text_variant("combined-bom-crlf.pem", "combined PEM with a BOM and CRLF", b"\xef\xbb\xbf" + combined.replace(b"\n", b"\r\n"))
@@ -227,7 +230,7 @@ def main():
     text_variant("combined-x509-text.pem", "x509 -text dump before the block", text + pem_key(a_key) + pem_cert(ca))
     run("openssl", "pkcs12", "-in", c.path("openssl-named.p12"), "-passin", f"pass:{PASS}", "-nodes", "-out", c.work("bag.pem"))
     with open(c.work("bag.pem"), "rb") as handle:
-        text_variant("combined-bag-attributes.pem", "pkcs12 -nodes output (Bag Attributes headers)", handle.read())
+        text_variant("combined-bag-attributes.pem", "pkcs12 -nodes output (Bag Attributes headers)", handle.read(), friendly_name="Push A")
     # Item 1 of the issue: an expired certificate hidden behind a BOM must not pass the gate.
     text_variant("combined-bom-expired.pem", "combined PEM with a BOM, expired certificate",
                  b"\xef\xbb\xbf" + pem_cert(e) + pem_key(e_key) + pem_cert(ca), subject=e_cn, after=e_after, expired=True, gate="FAIL")
@@ -249,7 +252,7 @@ def main():
     # Python cryptography's PKCS#12 serializer.
     def py_p12(file, format, passphrase, encryption, cert=a, key=a_key, subject=a_cn, after=a_after, friendly=b"Push A"):
         c.write(file, pkcs12.serialize_key_and_certificates(friendly, key, cert, [ca], encryption))
-        c.add(file, "cryptography", format, passphrase, 2, 1, 1, subject, after, True)
+        c.add(file, "cryptography", format, passphrase, 2, 1, 1, subject, after, True, friendly_name=friendly.decode())
     py_p12("cryptography-aes.p12", "serialize_key_and_certificates, BestAvailableEncryption", PASS,
            serialization.BestAvailableEncryption(PASS.encode()))
     py_p12("cryptography-3des.p12", "PKCS12 encryption_builder 3DES + SHA-1 MAC (Keychain-like)", PASS,
@@ -266,7 +269,7 @@ def main():
             handle.write(pem_cert(a) + pem_cert(ca))
         run("certtool", "--to-p12", "--load-privkey", c.work("a.key"), "--load-certificate", c.work("a-chain.pem"),
             "--p12-name", "Push A", "--password", PASS, "--outder", "--outfile", c.path(file), *extra)
-        c.add(file, "certtool", format, PASS, 2, 1, 1, a_cn, a_after, True)
+        c.add(file, "certtool", format, PASS, 2, 1, 1, a_cn, a_after, True, friendly_name="Push A")
 
     # NSS pk12util: import an identity into a fresh NSS database, export it again.
     nss = c.work("nssdb")
@@ -275,10 +278,10 @@ def main():
     run("pk12util", "-i", c.path("openssl-named.p12"), "-d", f"sql:{nss}", "-W", PASS)
     run("certutil", "-M", "-d", f"sql:{nss}", "-n", "Corpus CA", "-t", "C,,")
     run("pk12util", "-o", c.path("pk12util.p12"), "-n", "Push A", "-d", f"sql:{nss}", "-W", PASS)
-    c.add("pk12util.p12", "pk12util", "pk12util -o (NSS defaults)", PASS, 2, 1, 1, a_cn, a_after, True)
+    c.add("pk12util.p12", "pk12util", "pk12util -o (NSS defaults)", PASS, 2, 1, 1, a_cn, a_after, True, friendly_name="Push A")
     run("pk12util", "-o", c.path("pk12util-legacy.p12"), "-n", "Push A", "-d", f"sql:{nss}", "-W", PASS,
         "-c", "PKCS #12 V2 PBE With SHA-1 And 3KEY Triple DES-CBC", "-C", "PKCS #12 V2 PBE With SHA-1 And 40 Bit RC2 CBC")
-    c.add("pk12util-legacy.p12", "pk12util", "pk12util -o -c 3DES -C RC2-40", PASS, 2, 1, 1, a_cn, a_after, True)
+    c.add("pk12util-legacy.p12", "pk12util", "pk12util -o -c 3DES -C RC2-40", PASS, 2, 1, 1, a_cn, a_after, True, friendly_name="Push A")
 
     # keytool: PKCS12 keystores with one and with several key entries (one JVM per call, so
     # few calls: the two identities are merged with -importkeystore).
@@ -287,12 +290,14 @@ def main():
     shutil.copy(c.path("openssl-named.p12"), c.work("ks-a-src.p12"))
     run("keytool", "-importkeystore", "-srckeystore", c.work("ks-a-src.p12"), "-srcstoretype", "PKCS12", "-srcstorepass", PASS,
         "-destkeystore", c.path("keytool-one.p12"), "-deststoretype", "PKCS12", "-deststorepass", PASS, "-noprompt")
-    c.add("keytool-one.p12", "keytool", "keytool -importkeystore, one key entry", PASS, 2, 1, 1, a_cn, a_after, True)
+    # keytool lower-cases aliases, and the alias is the friendlyName it writes.
+    c.add("keytool-one.p12", "keytool", "keytool -importkeystore, one key entry", PASS, 2, 1, 1, a_cn, a_after, True, friendly_name="push a")
     shutil.copy(c.path("keytool-one.p12"), c.path("keytool-two.p12"))
     run("keytool", "-importkeystore", "-srckeystore", c.work("ks-b-src.p12"), "-srcstoretype", "PKCS12", "-srcstorepass", PASS,
         "-destkeystore", c.path("keytool-two.p12"), "-deststoretype", "PKCS12", "-deststorepass", PASS, "-noprompt")
     # Chain certificates are stored once per entry, so the CA appears twice.
-    c.add("keytool-two.p12", "keytool", "keytool PKCS12 keystore, two key entries", PASS, 4, 2, 2, a_cn, a_after, True, gate="WARN")
+    c.add("keytool-two.p12", "keytool", "keytool PKCS12 keystore, two key entries", PASS, 4, 2, 2, a_cn, a_after, True, gate="WARN",
+          friendly_name="push a")
 
     with open(c.path("manifest.json"), "w") as handle:
         json.dump({"passphrase": PASS, "files": c.entries}, handle, indent=1)

@@ -23,6 +23,8 @@ struct CredentialCorpus: Sendable {
         let ca: Bool
         /// The status `check --min-days 0 --require-key --strict --ca-file ca.pem` must give it.
         let gate: String
+        /// The first identity's friendlyName, when the writer was given one.
+        let friendlyName: String?
         /// For a key whose cipher no OpenSSL implements: the cipher's OID.
         let unsupported: String?
     }

@@ -40,7 +40,11 @@ import Testing
             let certificates = report["certificates"] as? [[String: Any]] ?? []
             #expect(certificates.count == entry.certificates, "\(what): certificates")
             #expect((report["privateKeys"] as? [Any])?.count == entry.keys, "\(what): keys")
-            #expect((report["identities"] as? [Any])?.count == entry.identities, "\(what): identities")
+            let identities = report["identities"] as? [[String: Any]] ?? []
+            #expect(identities.count == entry.identities, "\(what): identities")
+            if let name = entry.friendlyName {
+                #expect(identities.first?["friendlyName"] as? String == name, "\(what): friendlyName \(identities.first?["friendlyName"] ?? "none")")
+            }
             guard let subject = entry.subject else { continue }
             let leaf = try #require((report["leafIndex"] as? Int).map { certificates[$0] }, "\(what): no leaf")
             #expect(leaf["commonName"] as? String == subject, "\(what): leaf \(leaf["commonName"] ?? "none")")
