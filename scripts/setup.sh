@@ -10,7 +10,21 @@ packages=(
   pkg-config                   # SwiftPM finds OpenSSL and nghttp2 through it
   valgrind                     # leak checks
   ca-certificates
+  # Independent writers of credential files for the corpus (scripts/credential-corpus.py)
+  openjdk-17-jdk-headless      # keytool: PKCS12 keystores
+  gnutls-bin                   # certtool --to-p12
+  libnss3-tools                # pk12util, certutil (NSS)
+  python3-pip                  # to install Python cryptography below
 )
+
+# Python cryptography (PyPI, pinned): the corpus's certificates and its PKCS#12 writer.
+cryptography_version=48.0.0
+ensure_cryptography() {
+  if python3 -c "import cryptography, sys; sys.exit(cryptography.__version__ != '$cryptography_version')" 2>/dev/null; then return; fi
+  echo "setup: installing Python cryptography==$cryptography_version"
+  python3 -m pip install --quiet "cryptography==$cryptography_version" 2>/dev/null \
+    || python3 -m pip install --quiet --break-system-packages "cryptography==$cryptography_version"
+}
 
 missing=()
 for p in "${packages[@]}"; do
@@ -21,6 +35,7 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all system packages present"
+  ensure_cryptography
   exit 0
 fi
 
@@ -30,4 +45,5 @@ echo "setup: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+ensure_cryptography
 echo "setup: done"
