@@ -11,9 +11,31 @@ packages=(
   valgrind                     # leak checks
   man-db                       # `man -l` reads the installed man page in the install.sh test
   libxml2-utils                # xmllint validates check's JUnit XML against the JUnit schema
-  python3 python3-pip          # real parsers in tests (JUnit XML, Prometheus text format)
+  python3                      # real parsers in tests (JUnit XML, Prometheus text format)
   ca-certificates
+  # Independent writers of credential files for the corpus (scripts/credential-corpus.py)
+  openjdk-17-jdk-headless      # keytool: PKCS12 keystores
+  gnutls-bin                   # certtool --to-p12
+  libnss3-tools                # pk12util, certutil (NSS)
+  python3-pip                  # to install the PyPI packages below
 )
+
+# PyPI packages the tests use as real peers, pinned. Debian's own python3 refuses installs
+# into the system (PEP 668) unless told --break-system-packages.
+python_packages=(
+  cryptography==48.0.0         # the corpus's certificates and its PKCS#12 writer
+  prometheus-client==0.26.0    # its text-format parser reads `check --format prometheus`
+)
+ensure_python_packages() {
+  local spec name version
+  for spec in "${python_packages[@]}"; do
+    name="${spec%%==*}"; version="${spec#*==}"
+    if [ "$(python3 -c "import importlib.metadata as m; print(m.version('$name'))" 2>/dev/null)" = "$version" ]; then continue; fi
+    echo "setup: installing Python $spec"
+    python3 -m pip install --quiet --disable-pip-version-check "$spec" 2>/dev/null \
+      || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "$spec"
+  done
+}
 
 missing=()
 for p in "${packages[@]}"; do
@@ -22,28 +44,17 @@ for p in "${packages[@]}"; do
   fi
 done
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all system packages present"
-else
-  echo "setup: installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  echo "setup: done"
+  ensure_python_packages
+  exit 0
 fi
 
-# PyPI packages the tests use as real peers, pinned. Debian's own python3 refuses user
-# installs into the system (PEP 668) unless told --break-system-packages.
-python_packages=(
-  prometheus-client==0.26.0    # its text-format parser reads `check --format prometheus`
-)
-for spec in "${python_packages[@]}"; do
-  name="${spec%%==*}"; version="${spec#*==}"
-  if [ "$(python3 -c "import importlib.metadata as m; print(m.version('$name'))" 2>/dev/null)" != "$version" ]; then
-    echo "setup: pip install $spec"
-    python3 -m pip install --quiet --disable-pip-version-check "$spec" 2>/dev/null \
-      || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "$spec"
-  fi
-done
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+ensure_python_packages
+echo "setup: done"

@@ -96,7 +96,9 @@ struct CheckCommand: ParsableCommand {
         policy.minimumRemainingPercent = minRemaining.flatMap(RemainingLifetime.parsePercent)
         policy.keyID = keyID
         policy.decoding = base64 ? .base64 : .automatic
-        let passphrases = PassphraseSupplier(source: try passin.map(PassphraseSource.init(parsing:)), allowPrompt: false)
+        policy.ruleNames = [.minimumDays: "--min-days", .requireKey: "--require-key", .caFile: "--ca-file",
+                            .minimumRemaining: "--min-remaining", .keyID: "--key-id"]
+        let passphrases = PassphraseSupplier(source: try passin.map(PassphraseSource.init(parsing:)), optionName: "--passin", allowPrompt: false)
         let files = CredentialChecker.expand(paths)
         let reportFormat = CheckFormat(rawValue: format) ?? .text
         // Text goes out line by line (a long folder walk shows progress); the other formats,

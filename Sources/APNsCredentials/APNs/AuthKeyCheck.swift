@@ -34,11 +34,11 @@ struct AuthKeyCheck {
         keyID = fromName ?? policy.keyID
         switch (fromName, policy.keyID) {
         case let (name?, given?) where name != given:
-            failures.append("the file name says key id \(name) but --key-id is \(given); tokens signed with the wrong id are rejected (InvalidProviderToken)")
+            failures.append("the file name says key id \(name) but \(policy.name(.keyID)) is \(given); tokens signed with the wrong id are rejected (InvalidProviderToken)")
         case (nil, nil):
-            failures.append("no key id: the name does not carry it (Apple names the file AuthKey_<KEYID>.p8) and no --key-id was given; token auth needs it")
+            failures.append("no key id: the name does not carry it (Apple names the file AuthKey_<KEYID>.p8) and no \(policy.name(.keyID)) was given; token auth needs it")
         case (nil, let given?):
-            summary += ", key id \(given) (--key-id)"
+            summary += ", key id \(given) (\(policy.name(.keyID)))"
         default:
             break
         }

@@ -10,7 +10,7 @@ extension CheckPolicy {
         let left = RemainingLifetime.percentLeft(notBefore: info.notBefore, notAfter: info.notAfter, now: now)
         guard left < percent else { return nil }
         return "expires in \(info.daysLeft) days on \(APNsCertificateInfo.day(info.notAfter)), "
-            + "\(RemainingLifetime.format(left))% of its lifetime left (--min-remaining \(RemainingLifetime.format(percent))%)"
+            + "\(RemainingLifetime.format(left))% of its lifetime left (\(name(.minimumRemaining)) \(RemainingLifetime.format(percent))%)"
     }
 }
 
