@@ -9,8 +9,10 @@ struct CheckCommand: ParsableCommand {
         commandName: "check",
         abstract: "Gate CI on credentials: expiry horizon, environment, topic, key match, chain.",
         discussion: """
-        Folders are searched recursively for .pem, .cer, .crt, .p12, .pfx and .p8 files. Every \
-        file is checked even when an earlier one fails. Status per file: OK; WARN (not an APNs \
+        Folders are searched recursively for .pem, .cer, .crt, .p12, .pfx, .p8, .mobileprovision \
+        and .provisionprofile files. Every file is checked even when an earlier one fails. \
+        Provisioning profiles are checked last, against the push certificates and .p8 keys of \
+        the run and --push-credential: app id, aps-environment and team must fit. Status per file: OK; WARN (not an APNs \
         certificate, no --ca-file to check the chain, a CSR); FAIL (expired, not yet valid, \
         expiring within --min-days, wrong environment, topic not covered, malformed topics, key \
         mismatch, no key with --require-key, chain not verifying to --ca-file); UNREADABLE. \
@@ -46,6 +48,9 @@ struct CheckCommand: ParsableCommand {
     @Option(help: "text or json.")
     var format: String = "text"
 
+    @Option(name: .customLong("push-credential"), help: "A push certificate or .p8 key the provisioning profiles are cross-checked against, without gating it (repeatable).")
+    var pushCredentials: [String] = []
+
     func validate() throws {
         guard OutputFormat(rawValue: format) != nil else { throw ValidationError("--format must be text or json.") }
         if let environment, APNsEnvironment(rawValue: environment) == nil {
@@ -61,6 +66,7 @@ struct CheckCommand: ParsableCommand {
                                  topic: topic, requireKey: requireKey, trust: trust, trustLabel: caFile)
         let passphrases = PassphraseSupplier(source: try passin.map(PassphraseSource.init(parsing:)), allowPrompt: false)
         let files = CredentialChecker.expand(paths)
+        let profileRun = try CheckProfiles(pushCredentials: pushCredentials, passphrases: passphrases)
         let json = format == OutputFormat.json.rawValue
         var results: [CheckResult] = []
         results.reserveCapacity(files.count)
@@ -68,8 +74,11 @@ struct CheckCommand: ParsableCommand {
         for (index, file) in files.enumerated() {
             let result = CredentialChecker.check(file, policy: policy, passphrases: passphrases)
             results.append(result)
-            if !json { Output.line(CheckText.line(result)) }
+            if !json && result.profile == nil { Output.line(CheckText.line(result)) }
             if showProgress && index % 100 == 99 { Output.note("checked \(index + 1)/\(files.count)") }
+        }
+        for index in profileRun.crossCheck(&results, files: files) where !json {
+            Output.line(CheckText.line(results[index]))
         }
         let summary = CheckSummary(results, strict: strict)
         if json {

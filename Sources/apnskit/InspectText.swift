@@ -54,6 +54,7 @@ enum InspectText {
             fact("Key", request.keySummary + (request.matchesKey.map { $0 ? " (private key matches)" : " (private key does NOT match)" } ?? ""))
             fact("Signature", request.signatureValid ? "valid" : "INVALID")
         }
+        if let profile = report.profile { out += ProfileText.lines(profile) }
         for finding in report.allFindings {
             let mark = finding.severity == .error ? "!! " : finding.severity == .warning ? "!  " : "   "
             out.append("  \(mark)\(finding.severity.rawValue): \(finding.message)")

@@ -46,7 +46,7 @@ struct MockCACommand: ParsableCommand {
 struct MockIssueCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "issue",
-        abstract: "Sign a CSR as Apple's developer portal would and write the DER .cer.",
+        abstract: "Sign a CSR as Apple's developer portal would and write the DER .cer (or a .p8 key, or a provisioning profile).",
         discussion: """
         The certificate's subject is UID=<bundle>, CN=<type prefix><bundle>, OU=<team>, O=<org>, \
         C=US; it carries Apple's environment and topics extensions and is valid for 13 months \
@@ -94,12 +94,19 @@ struct MockIssueCommand: ParsableCommand {
     @Flag(help: "Replace the output if it exists.")
     var force = false
 
+    @OptionGroup(title: "Provisioning profiles (--profile)")
+    var profileOptions: MockProfileOptions
+
     static let types: [String: APNsCertificateType] = [
         "development": .development, "production": .production, "universal": .universal, "voip": .voip,
         "passtype": .passTypeID, "website": .website, "watchkit": .watchKit,
     ]
 
     func validate() throws {
+        if profileOptions.profile {
+            try profileOptions.validate(csr: csr, authKey: authKey, bundleID: bundleID, days: days, notBefore: notBefore, notAfter: notAfter)
+            return
+        }
         if authKey {
             if csr != nil || bundleID != nil { throw ValidationError("--auth-key makes a token-auth key; it takes no CSR and no --bundle-id.") }
             return
@@ -119,6 +126,11 @@ struct MockIssueCommand: ParsableCommand {
     }
 
     func run() throws {
+        if profileOptions.profile {
+            try profileOptions.issue(caFolder: ca, bundleID: bundleID ?? "", teamID: teamID, days: days, notBefore: notBefore,
+                                     notAfter: notAfter, out: out, force: force)
+            return
+        }
         if authKey {
             try MockAuthKey.issue(caFolder: ca, keyID: keyID, teamID: teamID, out: out, force: force)
             return

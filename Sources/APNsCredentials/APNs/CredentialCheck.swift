@@ -41,13 +41,21 @@ public struct CheckResult: Sendable, Codable {
     public let environments: [APNsEnvironment]?
     public let notAfter: Date?
     public let daysLeft: Int?
+    /// Only for provisioning profiles: what the profile says (as in `inspect`).
+    public internal(set) var profile: ProvisioningProfileInfo? = nil
+
+    /// The same file with another verdict (the profile cross-check adds its failures).
+    func replacing(status: Status, reasons: [String]) -> CheckResult {
+        CheckResult(path: path, status: status, summary: summary, reasons: reasons, bundleID: bundleID, type: type,
+                    environments: environments, notAfter: notAfter, daysLeft: daysLeft)
+    }
 }
 
 /// The CI gate: turns each file's inspection into OK / WARN / FAIL / UNREADABLE under a policy.
 public enum CredentialChecker {
     public static func check(_ path: String, policy: CheckPolicy, passphrases: PassphraseSupplier, now: Date = Date()) -> CheckResult {
         let (report, contents) = CredentialInspector.inspectLoaded(path, passphrases: passphrases, extraKey: nil, now: now,
-                                                                   expiryWarningDays: policy.minimumDays)
+                                                                   expiryWarningDays: policy.minimumDays, profileTrust: policy.trust)
         guard let contents else {
             return CheckResult(path: path, status: .unreadable, summary: "unreadable", reasons: [report.error ?? "unreadable"],
                                bundleID: nil, type: nil, environments: nil, notAfter: nil, daysLeft: nil)
@@ -106,6 +114,8 @@ public enum CredentialChecker {
                 if finding.severity == .error { failures.append(finding.message) }
                 if finding.severity == .warning { warnings.append(finding.message) }
             }
+        } else if let profile = report.profile {
+            return ProfileCheck.result(path, report.summary, profile, policy: policy, now: now)
         } else if report.kind == .certificateRequest {
             warnings.append("a certificate signing request, not a certificate")
         } else if report.kind == .other {
@@ -120,7 +130,7 @@ public enum CredentialChecker {
     }
 
     /// The file extensions a folder walk picks up.
-    public static let credentialExtensions: Set<String> = ["pem", "cer", "crt", "p12", "pfx", "p8"]
+    public static let credentialExtensions: Set<String> = Set(["pem", "cer", "crt", "p12", "pfx", "p8"]).union(ProvisioningProfileFile.extensions)
 
     /// Expands folders (recursively, sorted, credential extensions only); files given by name
     /// are kept whatever their extension. Missing paths are kept so they report as unreadable.
