@@ -22,8 +22,9 @@ public enum ProvisioningProfileFile {
         guard bytes.count <= maximumSize else {
             throw CredentialError(.unreadable, "\(label) is \(bytes.count) bytes, more than the \(maximumSize) a provisioning profile may be; it is not one.")
         }
-        if PEMScanner.looksLikePEM(bytes) || bytes.first == 0x3C {
-            throw CredentialError(.unreadable, "\(label) is text, not a provisioning profile (a DER CMS signed message); download the .mobileprovision from the developer portal or Xcode.")
+        guard bytes.first == 0x30 else {
+            let what = PEMScanner.looksLikePEM(bytes) ? "PEM text" : "not DER"
+            throw CredentialError(.unreadable, "\(label) is not a provisioning profile (\(what); a profile is a DER CMS signed message); download the .mobileprovision from the developer portal or Xcode.")
         }
         if let problem = DERLength.truncation(in: bytes) {
             throw CredentialError(.unreadable, "\(label) is truncated: \(problem); download the profile again.")
