@@ -10,6 +10,7 @@ packages=(
   pkg-config                   # SwiftPM finds OpenSSL and nghttp2 through it
   valgrind                     # leak checks
   ca-certificates
+  python3                      # plistlib: provisioning profiles built independently of apnskit in the profile tests
 )
 
 missing=()
