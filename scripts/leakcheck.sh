@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs apnskit's commands under valgrind memcheck and fails on any "definitely lost" block or
-# memory error: the credential commands, verify and push (single and a small batch, HTTP/2 and
+# memory error: the credential commands, provisioning profiles, verify and push (single and a small batch, HTTP/2 and
 # legacy) against a mock gateway running outside valgrind, and `mock serve` itself under
 # valgrind, fed a few requests by the plain binary and stopped with SIGTERM. OpenSSL's and the
 # Swift runtime's one-time global allocations are "still reachable" at exit, which is not an
@@ -106,6 +106,15 @@ vg missing-passphrase 3 key strip enc2.key -o y.key
 vg bad-input 3 inspect fixture.csr.missing
 head -c 3000 legacy.p12 > truncated.p12
 vg truncated-p12 3 prepare truncated.p12 --passin env:P12_PASS -o z.pem
+# Provisioning profiles (issue 18): the signer's RSA key is made by a plain run first (RSA
+# keygen is slow under memcheck); then issuing (CMS_sign), reading (CMS decode, signature,
+# chain, property list), the cross-check and a damaged profile.
+apnskit_fixture mock issue --profile --ca ca --bundle-id com.example.leak -o fixture.mobileprovision
+vg mock-issue-profile 0 mock issue --profile --ca ca --bundle-id com.example.leak --distribution appstore -o store.mobileprovision
+vg inspect-profile 0 inspect fixture.mobileprovision --ca-file ca/ca-bundle.pem --format json
+vg check-profile 0 check fixture.cer fixture.mobileprovision --push-credential apns.pem --ca-file ca/ca-bundle.pem
+head -c 1000 store.mobileprovision > truncated.mobileprovision
+vg truncated-profile 3 inspect truncated.mobileprovision
 
 # The network clients, against a mock gateway outside valgrind.
 "$apnskit_plain" mock serve --ca ca --port 0 --legacy-port 0 --feedback-port 0 --ports-file mock.json -q >mock.log 2>&1 &
