@@ -116,13 +116,7 @@ struct MockIssueCommand: ParsableCommand {
         guard Self.types[type.lowercased()] != nil else {
             throw ValidationError("--type must be one of development, production, universal, voip, passtype, website, watchkit.")
         }
-        if (notBefore == nil) != (notAfter == nil) {
-            throw ValidationError("--not-before and --not-after go together; give both or neither.")
-        }
-        if days != nil && notBefore != nil {
-            throw ValidationError("Give either --days or --not-before/--not-after, not both.")
-        }
-        if let days, days <= 0 { throw ValidationError("--days must be positive.") }
+        try ValidityArguments.validate(days: days, notBefore: notBefore, notAfter: notAfter)
     }
 
     func run() throws {
@@ -137,12 +131,7 @@ struct MockIssueCommand: ParsableCommand {
         }
         guard let csr, let bundleID else { return }
         try SecureFileWriter.preflight(out, force: force)
-        var validity = PortalRequest.Validity.portalDefault
-        if let days { validity = .days(days) }
-        if let notBefore, let notAfter {
-            validity = .window(notBefore: try DateArgument.parse(notBefore, option: "--not-before"),
-                               notAfter: try DateArgument.parse(notAfter, option: "--not-after"))
-        }
+        let validity = try ValidityArguments.validity(days: days, notBefore: notBefore, notAfter: notAfter, fallback: .portalDefault)
         let authority = try MockCA.load(from: ca)
         let requestBytes = try CredentialFile.readBytes(csr)
         let request = try CertificateSigningRequest(bytes: requestBytes, label: displayName(csr))

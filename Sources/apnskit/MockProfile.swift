@@ -46,11 +46,7 @@ struct MockProfileOptions: ParsableArguments {
         }
         guard ["ios", "macos"].contains(platform.lowercased()) else { throw ValidationError("--platform must be ios or macos.") }
         if let devices, devices < 0 || devices > 10_000 { throw ValidationError("--devices must be between 0 and 10000.") }
-        if (notBefore == nil) != (notAfter == nil) {
-            throw ValidationError("--not-before and --not-after go together; give both or neither.")
-        }
-        if days != nil && notBefore != nil { throw ValidationError("Give either --days or --not-before/--not-after, not both.") }
-        if let days, days <= 0 { throw ValidationError("--days must be positive.") }
+        try ValidityArguments.validate(days: days, notBefore: notBefore, notAfter: notAfter)
     }
 
     func issue(caFolder: String, bundleID: String, teamID: String, days: Int?, notBefore: String?, notAfter: String?,
@@ -58,11 +54,7 @@ struct MockProfileOptions: ParsableArguments {
         try SecureFileWriter.preflight(out, force: force)
         var request = ProfileRequest(bundleID: bundleID, distribution: Self.distributions[distribution.lowercased()]!, teamID: teamID,
                                      teamName: teamName, name: name, platform: platform.lowercased() == "macos" ? .macOS : .iOS)
-        if let days { request.validity = .days(days) }
-        if let notBefore, let notAfter {
-            request.validity = .window(notBefore: try DateArgument.parse(notBefore, option: "--not-before"),
-                                       notAfter: try DateArgument.parse(notAfter, option: "--not-after"))
-        }
+        request.validity = try ValidityArguments.validity(days: days, notBefore: notBefore, notAfter: notAfter, fallback: request.validity)
         if let apsEnvironment { request.apsEnvironment = apsEnvironment == "none" ? nil : apsEnvironment }
         if let devices { request.deviceCount = devices }
         request.developerCertificates = try developerCertificates.map { try IdentityLoader.certificate($0).0 }

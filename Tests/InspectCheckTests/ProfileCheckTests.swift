@@ -117,3 +117,37 @@ import Testing
         #expect(notOne.err.contains("not a push certificate or .p8 key"), "\(notOne.err)")
     }
 }
+
+/// The same cross-checks with profiles `mock issue --profile` makes (signed by the mock CA's
+/// profile signer, so `ca-bundle.pem` verifies them).
+@Suite struct MockProfileCheckTests {
+    @Test(arguments: [
+        (["--distribution", "development"], "dev.cer", nil),
+        (["--distribution", "development"], "prod.cer", "serves only production"),
+        (["--distribution", "appstore"], "prod.cer", nil),
+        (["--distribution", "appstore"], "dev.cer", "serves only sandbox"),
+        (["--distribution", "enterprise"], "universal.cer", nil),
+        (["--distribution", "enterprise"], "other-team.cer", "is not the team Z9Y8X7W6V5"),
+        (["--distribution", "adhoc", "--team-id", "Z9Y8X7W6V5"], "prod.cer", "the profile's team Z9Y8X7W6V5 is not the team A1B2C3D4E5"),
+        (["--bundle-id", "com.example.*"], "dev.cer", nil),
+        (["--bundle-id", "com.example.*"], "other-app.cer", "does not match the bundle id"),
+        (["--aps-environment", "none"], "dev.cer", "no aps-environment entitlement"),
+        (["--not-before", "2024-01-01", "--not-after", "2025-01-01"], "dev.cer", "profile expired on 2025-01-01"),
+    ] as [([String], String, String?)])
+    func mockProfileCrossCheck(options: [String], credential: String, failure: String?) throws {
+        let f = try ProfileFixtures.shared.get()
+        let profile = f.path("mock-check-\(UUID().uuidString).mobileprovision")
+        let bundle = options.contains("--bundle-id") ? [] : ["--bundle-id", "com.example.app"]
+        let issued = try run(["apnskit", "mock", "issue", "--profile", "--ca", f.path("ca"), "-o", profile] + bundle + options)
+        #expect(issued.status == 0, "\(issued.err)")
+        let result = try run(["apnskit", "check", "--ca-file", f.bundle, profile, "--push-credential", f.path(credential)])
+        if let failure {
+            #expect(result.status == 1, "\(result.out)")
+            #expect(result.out.hasPrefix("FAIL "), "\(result.out)")
+            #expect(result.out.contains(failure), "\(result.out)")
+        } else {
+            #expect(result.status == 0, "\(result.out)")
+            #expect(result.out.hasPrefix("OK "), "\(result.out)")
+        }
+    }
+}

@@ -83,6 +83,14 @@ import Testing
         try expectUnreadable(big, "more than the \(ProvisioningProfileFile.maximumSize)")
     }
 
+    /// A `.p7b` certificate bundle is SignedData too, but carries no property list.
+    @Test func certificateBundleIsNotAProfile() throws {
+        let f = try ProfileFixtures.shared.get()
+        let made = try run(["openssl", "crl2pkcs7", "-nocrl", "-certfile", f.bundle, "-outform", "DER", "-out", f.path("bundle.p7b")])
+        #expect(made.status == 0, "\(made.err)")
+        try expectUnreadable(f.path("bundle.p7b"), "without embedded content (a .p7b certificate bundle or a detached signature)")
+    }
+
     /// A byte of the property list changed after signing: still shown, but the signature fails.
     @Test func tamperedContentFailsTheSignature() throws {
         let f = try ProfileFixtures.shared.get()

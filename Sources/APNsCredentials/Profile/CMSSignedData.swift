@@ -46,7 +46,7 @@ public final class CMSSignedData: @unchecked Sendable {
             throw CredentialError(.unreadable, "\(label) is a CMS message but not a signed one; a provisioning profile is CMS SignedData.")
         }
         guard content != nil else {
-            throw CredentialError(.unreadable, "\(label) is a detached CMS signature without its content; a provisioning profile embeds its property list.")
+            throw CredentialError(.unreadable, "\(label) is a CMS signed message without embedded content (a .p7b certificate bundle or a detached signature), not a provisioning profile, which embeds its property list.")
         }
         OpenSSLErrorQueue.clear()
     }
