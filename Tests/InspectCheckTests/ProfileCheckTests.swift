@@ -87,6 +87,19 @@ import Testing
         #expect(other.out.contains("does not cover topic com.other.app"))
     }
 
+    @Test func unknownEnvironmentFailsAndExpiredDeveloperCertificatesWarn() throws {
+        let f = try ProfileFixtures.shared.get()
+        let bogus = try run(["apnskit", "check", "--ca-file", f.path("signer.pem"), f.path("bogus-aps.mobileprovision")])
+        #expect(bogus.status == 1)
+        #expect(bogus.out.contains("aps-environment is \"staging\", neither development nor production"), "\(bogus.out)")
+        let inspected = try run(["apnskit", "inspect", f.path("bogus-aps.mobileprovision")])
+        #expect(inspected.status == 1)
+        let old = try run(["apnskit", "check", "--ca-file", f.path("signer.pem"), f.path("old-certificates.mobileprovision")])
+        #expect(old.status == 0, "\(old.out)")
+        #expect(status(old.out, "old-certificates.mobileprovision") == "WARN")
+        #expect(old.out.contains("every developer certificate in the profile has expired"), "\(old.out)")
+    }
+
     @Test func withoutCAFileTheSignatureIsAWarning() throws {
         let f = try ProfileFixtures.shared.get()
         let result = try run(["apnskit", "check", f.path("production.mobileprovision")])

@@ -111,6 +111,11 @@ struct ProfileFixtures: Sendable {
         try f.makeIndependent("mac.provisionprofile", spec("com.example.app", "production", uuid: "88888888-8888-8888-8888-888888888888",
                                                             extra: ["macos": true, "devices": 1]))
         try f.makeIndependent("wildcard-no-push.mobileprovision", spec("*", nil, uuid: "99999999-9999-9999-9999-999999999999"))
+        try f.makeIndependent("bogus-aps.mobileprovision", spec("com.example.app", "staging", uuid: "AAAAAAAA-AAAA-AAAA-AAAA-AAAAAAAAAAAA"))
+        let day: TimeInterval = 86_400
+        try issue("old-developer.der", PortalRequest(bundleID: "com.example.app", validity: .window(notBefore: Date() - 400 * day, notAfter: Date() - 2 * day)))
+        try f.makeIndependent("old-certificates.mobileprovision", spec("com.example.app", "production", uuid: "BBBBBBBB-BBBB-BBBB-BBBB-BBBBBBBBBBBB",
+                                                                        extra: ["certs": [f.path("old-developer.der")]]))
         return f
     }
 }

@@ -139,14 +139,14 @@ public enum AppIdentifier {
 }
 
 /// The findings about a profile on its own (the cross-checks against push credentials are
-/// `ProfileCrossCheck`'s).
+/// `ProfileCheck.crossCheck`'s).
 extension ProvisioningProfileInfo {
     /// The file report's findings (inspect exits 1 on an error among them).
     public func findings(now: Date = Date(), expiryWarningDays: Int = APNsCertificateInfo.defaultExpiryWarningDays) -> [Finding] {
         var result: [Finding] = []
         let day = APNsCertificateInfo.day(expirationDate)
         if expirationDate <= now {
-            result.append(Finding(.error, "expired", "the profile expired on \(day) (\(-daysLeft) days ago); regenerate it in Apple's developer portal (or let Xcode) and rebuild the app"))
+            result.append(Finding(.error, "expired", "the profile expired on \(day) (\(-daysLeft) days ago); regenerate it in Apple's developer portal or Xcode and rebuild the app"))
         } else if daysLeft < expiryWarningDays {
             result.append(Finding(.warning, "expiringSoon", "the profile expires in \(daysLeft) days (on \(day)); regenerate it and ship a build before then"))
         }
