@@ -109,11 +109,17 @@ vg truncated-p12 3 prepare truncated.p12 --passin env:P12_PASS -o z.pem
 # Provisioning profiles (issue 18): the signer's RSA key is made by a plain run first (RSA
 # keygen is slow under memcheck); then issuing (CMS_sign), and one check that reads a good
 # profile (CMS decode, signature, chain, property list), cross-checks it and rejects a
-# truncated one (exit 3).
+# truncated one and a malformed one (exit 3).
 apnskit_fixture mock issue --profile --ca ca --bundle-id com.example.leak -o fixture.mobileprovision
 vg mock-issue-profile 0 mock issue --profile --ca ca --bundle-id com.example.leak --distribution appstore -o store.mobileprovision
 head -c 1000 store.mobileprovision > truncated.mobileprovision
-vg check-profiles 3 check fixture.cer fixture.mobileprovision truncated.mobileprovision --push-credential apns.pem --ca-file ca/ca-bundle.pem --format json
+# A signed but malformed property list: Foundation's PropertyListSerialization leaked its error
+# object for each one on Linux (the reason ProvisioningProfile uses PropertyListDecoder).
+printf '<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0">\n<dict><key>Name</key><string>x</dict></plist>\n' > broken.xml
+openssl cms -sign -nodetach -binary -outform DER -in broken.xml -signer ca/profile-signing.pem -inkey ca/profile-signing-key.pem \
+  -out broken.mobileprovision
+vg check-profiles 3 check fixture.cer fixture.mobileprovision truncated.mobileprovision broken.mobileprovision \
+  --push-credential apns.pem --ca-file ca/ca-bundle.pem --format json
 
 # The network clients, against a mock gateway outside valgrind.
 "$apnskit_plain" mock serve --ca ca --port 0 --legacy-port 0 --feedback-port 0 --ports-file mock.json -q >mock.log 2>&1 &

@@ -63,9 +63,16 @@ import Testing
         """
         try expectUnreadable(try signed("no-uuid.mobileprovision", plist: noUUID), "the profile has no UUID")
         let stringEntitlements = Self.header + """
-        <dict><key>Name</key><string>x</string><key>UUID</key><string>u</string><key>Entitlements</key><string>oops</string></dict></plist>
+        <dict><key>Name</key><string>x</string><key>UUID</key><string>u</string><key>Entitlements</key><string>oops</string>
+        <key>CreationDate</key><date>2026-01-01T00:00:00Z</date><key>ExpirationDate</key><date>2027-01-01T00:00:00Z</date></dict></plist>
         """
-        try expectUnreadable(try signed("bad-type.mobileprovision", plist: stringEntitlements), "Entitlements is not a dictionary")
+        try expectUnreadable(try signed("bad-type.mobileprovision", plist: stringEntitlements), "the profile's Entitlements is not a dictionary")
+        let numberEnvironment = Self.header + """
+        <dict><key>Name</key><string>x</string><key>UUID</key><string>u</string>
+        <key>Entitlements</key><dict><key>application-identifier</key><string>T.b</string><key>aps-environment</key><integer>1</integer></dict>
+        <key>CreationDate</key><date>2026-01-01T00:00:00Z</date><key>ExpirationDate</key><date>2027-01-01T00:00:00Z</date></dict></plist>
+        """
+        try expectUnreadable(try signed("number-aps.mobileprovision", plist: numberEnvironment), "the profile's Entitlements.aps-environment is not a string")
         try expectUnreadable(try signed("array.mobileprovision", plist: Self.header + "<array/></plist>"), "not a dictionary")
     }
 
