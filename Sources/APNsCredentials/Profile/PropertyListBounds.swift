@@ -1,11 +1,11 @@
 /// What a profile's property list must look like before Foundation's parser is given it.
 ///
 /// Apple's profiles are XML property lists a few kilobytes long, nested three levels deep
-/// (dictionary, Entitlements, an array of keychain groups). Foundation's parser recurses per
-/// level; the toolchain's version stops somewhere between 100 and 600 levels by itself, but
-/// that is its choice, not a documented promise. It also reads binary and OpenStep lists,
-/// which no profile uses. Refusing those here keeps the parser on inputs shaped like profiles
-/// whatever Foundation version apnskit is built with.
+/// (dictionary, Entitlements, an array of keychain groups). swift-foundation's
+/// `PropertyListDecoder` recurses once per level and has no limit: about 5,000 nested arrays
+/// overflow the main thread's 8 MB stack (SIGSEGV in `XMLPlistScanner.scanArray`), and far
+/// fewer a secondary thread's. It also reads binary and OpenStep lists, which no profile uses.
+/// Refusing those here keeps the parser on inputs shaped like profiles.
 public enum PropertyListBounds {
     /// Larger property lists are refused (Apple's largest, with 100s of devices and dozens of
     /// developer certificates, stay well under a megabyte).
