@@ -51,6 +51,22 @@ import Testing
         try expectUnreadable(try signed("deep.mobileprovision", plist: deep), "nested 33 levels deep, more than the 32")
     }
 
+    /// Closing tags hidden in comments, CDATA or after a tab must not hide the nesting from
+    /// the bound (the parser would still recurse 10,000 levels deep and crash).
+    @Test(arguments: ["<!-- </array> -->", "<![CDATA[</array>]]>"])
+    func hiddenClosersDoNotHideTheNesting(decoy: String) throws {
+        let open = String(repeating: "<array>\(decoy)", count: 10_000)
+        let deep = Self.header + open + String(repeating: "</array>", count: 10_000) + "</plist>\n"
+        try expectUnreadable(try signed("decoy-\(decoy.count).mobileprovision", plist: deep), "nested 33 levels deep")
+        let tabbed = Self.header + String(repeating: "<array\t>", count: 10_000) + String(repeating: "</array>", count: 10_000) + "</plist>\n"
+        try expectUnreadable(try signed("tabbed.mobileprovision", plist: tabbed), "nested 33 levels deep")
+    }
+
+    @Test func entityDeclarationsAreRefused() throws {
+        let plist = "<?xml version=\"1.0\"?>\n<!DOCTYPE plist [<!ENTITY a \"<array><array>\">]>\n<plist version=\"1.0\"><dict/></plist>\n"
+        try expectUnreadable(try signed("entity.mobileprovision", plist: plist), "declares XML entities")
+    }
+
     @Test func brokenXML() throws {
         try expectUnreadable(try signed("broken.mobileprovision", plist: Self.header + "<dict><key>Name</key><string>x</dict>"),
                              "does not parse")
