@@ -42,7 +42,9 @@ public struct ProviderTokenSigner: Sendable {
     public static func load(authKey path: String, keyID: String?, teamID: String) throws -> ProviderTokenSigner {
         let key = try IdentityLoader.privateKey(path, passphrases: .none)
         guard let id = keyID ?? keyIDFromFileName(path) else {
-            throw CredentialError(.invalidArgument, "Cannot tell the key ID of \(displayName(path)): its name is not AuthKey_<KEYID>.p8; pass --key-id.")
+            // The caller names its key-id option in its hint (the error's `file` says which key).
+            throw CredentialError(.invalidArgument, "Cannot tell the key ID of \(displayName(path)): its name is not AuthKey_<KEYID>.p8, so the key id must be given.",
+                                  file: displayName(path), remedy: .keyID)
         }
         return try ProviderTokenSigner(key: key, keyID: id, teamID: teamID)
     }
@@ -55,7 +57,8 @@ public struct ProviderTokenSigner: Sendable {
         return isAppleIdentifier(id) ? id : nil
     }
 
-    static func isAppleIdentifier(_ text: String) -> Bool {
+    /// Apple's key and team ids: 10 characters, upper-case letters and digits.
+    public static func isAppleIdentifier(_ text: String) -> Bool {
         text.utf8.count == 10 && text.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 

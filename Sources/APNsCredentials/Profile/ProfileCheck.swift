@@ -12,7 +12,7 @@ public enum ProfileCheck {
         if profile.expirationDate <= now {
             failures.append("profile expired on \(day); regenerate it and rebuild the app")
         } else if profile.daysLeft < policy.minimumDays {
-            failures.append("profile expires in \(profile.daysLeft) days on \(day) (--min-days \(policy.minimumDays)); regenerate it and ship a build before then")
+            failures.append("profile expires in \(profile.daysLeft) days on \(day) (\(policy.name(.minimumDays)) \(policy.minimumDays)); regenerate it and ship a build before then")
         }
         for finding in profile.findings(now: now, expiryWarningDays: policy.minimumDays)
         where !["expired", "expiringSoon", "signatureNotVerified"].contains(finding.code) {
@@ -21,13 +21,13 @@ public enum ProfileCheck {
         }
         if let environment = policy.environment, let apsEnvironment = profile.apsEnvironment, profile.pushEnvironment != environment {
             let wanted = environment == .production ? "production" : "development"
-            failures.append("aps-environment is \(apsEnvironment), so the app's device tokens are not for \(environment.rawValue) (--environment); build with a profile whose aps-environment is \(wanted)")
+            failures.append("aps-environment is \(apsEnvironment), so the app's device tokens are not for \(environment.rawValue); build with a profile whose aps-environment is \(wanted)")
         }
         if let topic = policy.topic, !AppIdentifier.covers(profile.bundleID, bundleID: appTopic(topic)) {
-            failures.append("app id \(profile.applicationIdentifier) does not cover topic \(topic) (--topic)")
+            failures.append("app id \(profile.applicationIdentifier) does not cover topic \(topic)")
         }
         if policy.trust == nil {
-            warnings.append("signature not verified (no --ca-file)")
+            warnings.append("signature not verified (no \(policy.name(.caFile)))")
         }
         return (failures, warnings)
     }

@@ -163,9 +163,9 @@ extension ProvisioningProfileInfo {
             result.append(Finding(.error, "badSignature", "the profile's signature does not verify (\(error)); it was altered after signing, download it again"))
         }
         if let chainError = signature.chainError {
-            result.append(Finding(.error, "signerNotTrusted", "the profile's signer does not chain to --ca-file: \(chainError)"))
+            result.append(Finding(.error, "signerNotTrusted", "the profile's signer does not chain to the CA file: \(chainError)"))
         } else if signature.chainVerified == nil {
-            result.append(Finding(.info, "signatureNotVerified", "signature not verified against a CA (give --ca-file with Apple's root to check who signed it)"))
+            result.append(Finding(.info, "signatureNotVerified", "signature not verified against a CA (give a CA file with Apple's root to check who signed it)"))
         }
         return result
     }
