@@ -88,7 +88,7 @@ struct MockIssueCommand: ParsableCommand {
     @Option(help: "End of validity (with --not-before).")
     var notAfter: String?
 
-    @Option(name: [.short, .customLong("out")], help: "Where to write the DER certificate (- for stdout).")
+    @Option(name: [.short, .customLong("out")], help: "Where to write the DER certificate (- for stdout); with --auth-key a folder (created if missing) for AuthKey_<KEYID>.p8, or a .p8 path.")
     var out: String
 
     @Flag(help: "Replace the output if it exists.")

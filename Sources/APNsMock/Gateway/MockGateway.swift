@@ -62,6 +62,7 @@ public final class MockGateway: @unchecked Sendable {
         let handler = self.handler
         var http2Settings = HTTP2Settings(maxConcurrentStreams: settings.faults.maxConcurrentStreams)
         http2Settings.uniqueResponseHeaders = ["apns-id", "apns-unique-id"]
+        http2Settings.maxConcurrentStreamsWithoutClientCertificate = min(settings.tokenConnectionInitialStreams, settings.faults.maxConcurrentStreams)
         let http2 = try HTTP2Server.start(host: configuration.host, port: configuration.port, tls: tls, settings: http2Settings,
                                           limit: limit, log: warn, loopHandler: { handler.handle($0) })
         let required = TLSConfiguration.server(identity: identity, clientCA: bundle)

@@ -22,6 +22,9 @@ public final class ProviderAPIHandler: @unchecked Sendable {
         /// APNs refuses a new provider token on a connection less than 20 minutes after the
         /// previous one (TooManyProviderTokenUpdates).
         public var minimumTokenUpdateInterval: TimeInterval = 20 * 60
+        /// Streams offered to a connection without a client certificate (token auth) until a
+        /// request with a valid token succeeds; then `faults.maxConcurrentStreams` (§1).
+        public var tokenConnectionInitialStreams: UInt32 = 1
         public init() {}
     }
 
@@ -33,6 +36,8 @@ public final class ProviderAPIHandler: @unchecked Sendable {
         var token: (authorization: String, claims: ProviderTokenClaims, since: Date)?
         var goneAway = false
         var lastActivity = Date()
+        /// A token connection's stream limit has been raised (after its first success).
+        var streamsRaised = false
     }
 
     private let settings: Settings
@@ -117,6 +122,10 @@ public final class ProviderAPIHandler: @unchecked Sendable {
         var response = HTTP2Response(status: 200, headers: settings.environment == .sandbox
             ? [("apns-id", apnsID), ("apns-unique-id", ids.next()), Self.serverHeader]
             : [("apns-id", apnsID), Self.serverHeader])
+        if state.certificateInfo == nil, !state.streamsRaised {
+            state.streamsRaised = true
+            response.announceMaxConcurrentStreams = faults.maxConcurrentStreams
+        }
         if faults.dropAfter > 0, state.requests == faults.dropAfter {
             response.afterward = faults.dropMode == .answered ? .close : .dropWithoutResponse
             log("connection #\(request.connectionID): dropping after request \(state.requests) (\(faults.dropMode.rawValue))")
@@ -218,6 +227,9 @@ public final class ProviderAPIHandler: @unchecked Sendable {
     }
 
     private func checkDevice(_ token: DeviceToken, topic: String, pushType: PushType?) -> APNsReason? {
+        // Never a real device, registry or not: Apple answers it BadDeviceToken, and a
+        // handshake check (verify's probe) reads that answer as "credentials accepted" (§1).
+        if token.bytes.allSatisfy({ $0 == 0 }) { return .badDeviceToken }
         guard let registry = settings.registry else { return nil }
         guard let device = registry.devices[token], device.environment == settings.environment else { return .badDeviceToken }
         if let registered = device.topic {

@@ -62,7 +62,6 @@ final class GatewayFixture: @unchecked Sendable {
 
     /// The record's lines as dictionaries.
     func records() throws -> [[String: Any]] {
-        gateway.recorder?.flush()
         let text = (try? String(contentsOfFile: recordPath, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     }

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `mock serve` and `mock issue` where they once differed from Apple or from their own docs.
+@Suite("CLI: mock fidelity (record durability, auth-key folder, server names)", .serialized)
+struct MockFidelityCLITests {
+    @Test("kill -9 after N answered notifications leaves N lines in --record; a token-auth batch copes with the 1-stream start")
+    func recordSurvivesKill() throws {
+        let f = try CLIFixture()
+        #expect(try f.run("mock", "ca", "-o", "mockca").status == 0)
+        let key = try f.run("mock", "issue", "--auth-key", "--ca", "mockca", "--team-id", "TEAM123456", "--key-id", "ABC123DEFG", "-o", ".")
+        #expect(key.status == 0, "\(key)")
+        let server = try BackgroundProcess(Binaries.apnskit, ["mock", "serve", "--ca", "mockca", "--port", "0", "--no-legacy", "--no-feedback",
+                                                              "--ports-file", "ports.json", "--record", "record.jsonl", "-q"],
+                                           directory: f.dir.path)
+        #expect(server.waitForFile(f.dir.file("ports.json")), "\(server.stderr)")
+        let ports = try JSONSerialization.jsonObject(with: Data(try f.dir.read("ports.json"))) as? [String: Any]
+        let port = try #require(ports?["provider"] as? Int)
+        let count = 40
+        let tokens = (0..<count).map { String(format: "%064x", $0 + 1) }.joined(separator: "\n") + "\n"
+        _ = try f.dir.write("tokens.txt", text: tokens)
+        let push = try f.run("push", "--auth-key", "AuthKey_ABC123DEFG.p8", "--team-id", "TEAM123456", "--topic", "com.example.app",
+                             "--tokens", "tokens.txt", "--alert", "x", "--gateway", "127.0.0.1:\(port)", "--ca-file", "mockca/ca-bundle.pem")
+        #expect(push.status == 0, "\(push)")
+        // SIGKILL: no flush, no close; only what was written before each answer left survives.
+        server.stop(signal: SIGKILL)
+        let lines = String(decoding: try f.dir.read("record.jsonl"), as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == count, "\(lines.count) lines for \(count) answered notifications")
+        let recorded = Set(lines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["token"] as? String })
+        #expect(recorded == Set(tokens.split(separator: "\n").map(String.init)))
+    }
+
+    @Test("mock issue --auth-key -o NEWDIR creates the folder and writes NEWDIR/AuthKey_<KEYID>.p8 (0600)")
+    func authKeyIntoNewFolder() throws {
+        let f = try CLIFixture()
+        #expect(try f.run("mock", "ca", "-o", "mockca").status == 0)
+        let issued = try f.run("mock", "issue", "--auth-key", "--ca", "mockca", "--team-id", "TEAM123456", "--key-id", "ABC123DEFG", "-o", "keys")
+        #expect(issued.status == 0, "\(issued)")
+        #expect(try f.dir.mode("keys/AuthKey_ABC123DEFG.p8") == 0o600)
+        let named = try f.run("mock", "issue", "--auth-key", "--ca", "mockca", "--team-id", "TEAM123456", "--key-id", "XYZ123DEFG", "-o", "my.p8")
+        #expect(named.status == 0, "\(named)")
+        #expect(try f.dir.mode("my.p8") == 0o600)
+    }
+
+    @Test("The mock's server certificate verifies for api.development.push.apple.com (openssl verify -verify_hostname)")
+    func serverCertificateNames() throws {
+        let f = try CLIFixture()
+        #expect(try f.run("mock", "ca", "-o", "mockca").status == 0)
+        for name in ["api.development.push.apple.com", "api.sandbox.push.apple.com", "api.push.apple.com"] {
+            let result = try f.openssl("verify", "-CAfile", "mockca/ca-bundle.pem", "-verify_hostname", name, "mockca/server.pem")
+            #expect(result.status == 0, "\(name): \(result)")
+        }
+    }
+}
