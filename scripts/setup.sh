@@ -10,6 +10,7 @@ packages=(
   pkg-config                   # SwiftPM finds OpenSSL and nghttp2 through it
   valgrind                     # leak checks
   ca-certificates
+  curl                         # curl --http2: a third-party client in the conformance suite
 )
 
 missing=()
@@ -18,6 +19,14 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
+
+# Third-party APNs clients the conformance suite runs against the mock
+# (scripts/conformance/mock_conformance.py): pinned, installed with pip, idempotent.
+python_clients=(aioapns==4.0 "httpx[http2]==0.28.1")
+if ! python3 -c "import aioapns, httpx, h2" 2>/dev/null; then
+  echo "setup: pip-installing ${python_clients[*]}"
+  python3 -m pip install --quiet "${python_clients[@]}"
+fi
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all system packages present"

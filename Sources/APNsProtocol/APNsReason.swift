@@ -25,6 +25,7 @@ public enum APNsReason: String, Sendable, CaseIterable, Codable {
     case missingProviderToken = "MissingProviderToken"
     case unrelatedKeyIdInToken = "UnrelatedKeyIdInToken"
     case badEnvironmentKeyIdInToken = "BadEnvironmentKeyIdInToken"
+    case badEnvironmentKeyInToken = "BadEnvironmentKeyInToken"
     // 404, 405, 410, 413
     case badPath = "BadPath"
     case methodNotAllowed = "MethodNotAllowed"
@@ -47,7 +48,8 @@ public enum APNsReason: String, Sendable, CaseIterable, Codable {
              .missingTopic, .payloadEmpty, .topicDisallowed:
             return 400
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden, .invalidProviderToken,
-             .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken:
+             .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken,
+             .badEnvironmentKeyInToken:
             return 403
         case .badPath: return 404
         case .methodNotAllowed: return 405

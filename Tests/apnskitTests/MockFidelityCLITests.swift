@@ -52,4 +52,20 @@ struct MockFidelityCLITests {
             #expect(result.status == 0, "\(name): \(result)")
         }
     }
+
+    @Test("mock issue --auth-key --scope registers the key's scope; a bad scope is a usage error")
+    func authKeyScopes() throws {
+        let f = try CLIFixture()
+        #expect(try f.run("mock", "ca", "-o", "mockca").status == 0)
+        let production = try f.run("mock", "issue", "--auth-key", "--ca", "mockca", "--key-id", "PROD000001", "--scope", "production", "-o", ".")
+        #expect(production.status == 0 && production.stdout.contains("production only"), "\(production)")
+        let topics = try f.run("mock", "issue", "--auth-key", "--ca", "mockca", "--key-id", "TOPIC00001", "--scope", "topics:com.a.app,com.b.app", "-o", ".")
+        #expect(topics.status == 0 && topics.stdout.contains("topic-specific: com.a.app, com.b.app"), "\(topics)")
+        let registered = try JSONSerialization.jsonObject(with: Data(try f.dir.read("mockca/auth-keys/TOPIC00001.json"))) as? [String: Any]
+        #expect(registered?["topics"] as? [String] == ["com.a.app", "com.b.app"])
+        let environment = try JSONSerialization.jsonObject(with: Data(try f.dir.read("mockca/auth-keys/PROD000001.json"))) as? [String: Any]
+        #expect(environment?["environments"] as? [String] == ["production"])
+        let bad = try f.run("mock", "issue", "--auth-key", "--ca", "mockca", "--scope", "everything", "-o", ".")
+        #expect(bad.status == 2 && bad.stderr.contains("--scope 'everything' must be team, sandbox, production or topics:"), "\(bad)")
+    }
 }

@@ -34,6 +34,9 @@ public final class ProviderAPIHandler: @unchecked Sendable {
         /// The provider token in use: the whole `authorization` value it came in, so the next
         /// request's header is compared as it is, without cutting the token out of it again.
         var token: (authorization: String, claims: ProviderTokenClaims, since: Date)?
+        /// The key id of the first token accepted here: APNs ties a connection to it, and a
+        /// token of any other key is UnrelatedKeyIdInToken (§8).
+        var keyID: String?
         var goneAway = false
         var lastActivity = Date()
         /// A token connection's stream limit has been raised (after its first success).
@@ -201,23 +204,42 @@ public final class ProviderAPIHandler: @unchecked Sendable {
             let token = String(authorization.dropFirst("bearer ".count))
             switch ProviderTokenVerifier.verify(token, keys: settings.authKeys.publicKeys, now: now) {
             case .failure(.expired): return .failure(.init(.expiredProviderToken))
+            case .failure(.badSignature) where signedByKeyOfOtherEnvironment(token):
+                return .failure(.init(.badEnvironmentKeyInToken))
             case .failure: return .failure(.init(.invalidProviderToken))
             case .success(let claims):
                 guard let key = settings.authKeys.entries[claims.keyID] else { return .failure(.init(.invalidProviderToken)) }
-                // The key belongs to another team than the token claims (third-party naming).
-                guard key.teamID == claims.teamID else { return .failure(.init(.unrelatedKeyIdInToken)) }
+                // A token claiming another team than the key's is simply not valid (§8).
+                guard key.teamID == claims.teamID else { return .failure(.init(.invalidProviderToken)) }
                 if let allowed = key.environments, !allowed.contains(settings.environment) {
                     return .failure(.init(.badEnvironmentKeyIdInToken))
                 }
                 if key.revoked { return .failure(.init(.forbidden)) }
+                if let first = state.keyID, first != claims.keyID { return .failure(.init(.unrelatedKeyIdInToken)) }
                 if let previous = state.token, now.timeIntervalSince(previous.since) < settings.minimumTokenUpdateInterval {
                     return .failure(.init(.tooManyProviderTokenUpdates))
                 }
                 state.token = (authorization, claims, now)
+                state.keyID = claims.keyID
             }
         }
         guard let topic = validated.topic else { return .failure(.init(.missingTopic)) }
+        if let keyID = state.keyID, let key = settings.authKeys.entries[keyID], !key.allows(topic: topic) {
+            return .failure(.init(.topicDisallowed))
+        }
         return checkPushType(topic, validated.pushType)
+    }
+
+    /// A token whose `kid` names a key valid here but whose signature was made by a key of the
+    /// team limited to the other environment (BadEnvironmentKeyInToken, §8). Only on that
+    /// failure path, so accepted tokens pay nothing for it.
+    private func signedByKeyOfOtherEnvironment(_ token: String) -> Bool {
+        guard let keyID = ProviderTokenVerifier.keyID(of: token) else { return false }
+        return settings.authKeys.entries.values.contains { entry in
+            guard let allowed = entry.environments, !allowed.contains(settings.environment) else { return false }
+            if case .success = ProviderTokenVerifier.verify(token, keys: [keyID: entry.publicKey], maximumAge: .infinity) { return true }
+            return false
+        }
     }
 
     /// Push types that need a topic suffix (voip -> `.voip`, ...) must be sent to such a topic.

@@ -69,4 +69,43 @@ struct FidelityTests {
         #expect(Set(records.compactMap { $0["apns_id"] as? String }).count == 3)
         #expect(records.allSatisfy { $0["identifier"] as? Int == 7 })
     }
+
+    @Test("Scoped token keys: other environment (kid or signature), topic-specific keys, one key per connection, another team")
+    func scopedKeys() async throws {
+        let sandboxOnly = try PrivateKey.generate(.ec256)
+        let topicKey = try PrivateKey.generate(.ec256)
+        let second = try PrivateKey.generate(.ec256)
+        let f = try GatewayFixture(environment: .production, extraKeys: [
+            .init(keyID: "SANDBOX001", teamID: "TEAM123456", publicKey: try PublicKey(of: sandboxOnly), environments: [.sandbox]),
+            .init(keyID: "TOPICS0001", teamID: "TEAM123456", publicKey: try PublicKey(of: topicKey), topics: ["com.example.app"]),
+            .init(keyID: "SECOND0001", teamID: "TEAM123456", publicKey: try PublicKey(of: second)),
+        ])
+        func tokenPush(_ token: String, topic: String = "com.example.app", pushType: String = "alert") async throws -> HTTP2Response {
+            let client = try await f.client(nil)
+            return try await push(client, headers: [("apns-topic", topic), ("apns-push-type", pushType), ("authorization", "bearer " + token)])
+        }
+        let byKid = try await tokenPush(try f.token(key: sandboxOnly, keyID: "SANDBOX001"))
+        #expect(byKid.status == 403 && reason(byKid) == "BadEnvironmentKeyIdInToken")
+        // The team key's id, signed with the sandbox-only key: the signature gives it away.
+        let bySignature = try await tokenPush(try f.token(key: sandboxOnly, keyID: f.keyID))
+        #expect(bySignature.status == 403 && reason(bySignature) == "BadEnvironmentKeyInToken")
+        let strangerSignature = try await tokenPush(try f.token(key: try PrivateKey.generate(.ec256)))
+        #expect(reason(strangerSignature) == "InvalidProviderToken")
+        let otherTeam = try await tokenPush(try f.token(teamID: "OTHER12345"))
+        #expect(otherTeam.status == 403 && reason(otherTeam) == "InvalidProviderToken")
+
+        let topicToken = try f.token(key: topicKey, keyID: "TOPICS0001")
+        #expect(try await tokenPush(topicToken).status == 200)
+        #expect(try await tokenPush(topicToken, topic: "com.example.app.voip", pushType: "voip").status == 200)
+        let outside = try await tokenPush(topicToken, topic: "com.other.app")
+        #expect(outside.status == 400 && reason(outside) == "TopicDisallowed")
+
+        // A connection belongs to the key it was first used with.
+        let client = try await f.client(nil)
+        let first = try await push(client, headers: [("apns-topic", "com.example.app"), ("authorization", "bearer " + (try f.token()))])
+        #expect(first.status == 200)
+        let unrelated = try await push(client, headers: [("apns-topic", "com.example.app"),
+                                                         ("authorization", "bearer " + (try f.token(key: second, keyID: "SECOND0001")))])
+        #expect(unrelated.status == 403 && reason(unrelated) == "UnrelatedKeyIdInToken")
+    }
 }
