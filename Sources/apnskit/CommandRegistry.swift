@@ -16,5 +16,6 @@ enum CommandRegistry {
         Verify.self,
         Push.self,
         Feedback.self,
+        TokenCommand.self,
     ]
 }
