@@ -84,7 +84,7 @@ public struct ProviderTokenInspection: Sendable, Equatable {
         } else {
             add("iss", false, "The claims have no iss; put your 10-character team id there.")
         }
-        guard let number = claims["iat"] as? NSNumber, !(claims["iat"] is Bool), Double(number.intValue) == number.doubleValue else {
+        guard let number = claims["iat"] as? NSNumber, Double(number.intValue) == number.doubleValue else {
             add("iat", false, "iat must be an integer number of UNIX seconds (not milliseconds, not a string).")
             return
         }

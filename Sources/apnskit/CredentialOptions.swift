@@ -42,7 +42,7 @@ struct CredentialOptions: ParsableArguments {
     }
 
     func validate(for service: GatewayService) throws {
-        if authKey != nil && service != .provider {
+        if authKey != nil && (service == .legacy || service == .feedback) {
             throw ValidationError("The legacy gateway has no token auth; give a certificate with --legacy.")
         }
     }

@@ -11,7 +11,7 @@ import Foundation
 /// crash of the machine itself could lose it, and `close` fsyncs for that). No user-space
 /// buffer: a 64 KiB one once lost every answered notification on `kill -9`.
 ///
-/// Fields: `apns_id`, `token`, `topic`, `push_type`, `payload_bytes`, `connection`, `protocol`
+/// Fields (broadcasts: see `recordBroadcast`): `apns_id`, `token`, `topic`, `push_type`, `payload_bytes`, `connection`, `protocol`
 /// ("h2", "legacy"), and for legacy frames `identifier` (the client's, which need not be
 /// unique; `apns_id` is, `legacy-<connection>-<n>` for the connection's n-th notification).
 public final class NotificationRecorder: @unchecked Sendable {
@@ -37,6 +37,18 @@ public final class NotificationRecorder: @unchecked Sendable {
             ("payload_bytes", .int(payloadBytes)), ("connection", .int(connection)), ("protocol", .string(protocolName)),
         ]
         if let identifier { fields.append(("identifier", .int(Int(identifier)))) }
+        write(fields)
+    }
+
+    /// A broadcast accepted for a channel (apns-protocol.md §8): `protocol` "broadcast",
+    /// `channel` and `bundle_id` instead of `token` and `topic`.
+    public func recordBroadcast(apnsID: String, bundleID: String, channel: String, payloadBytes: Int, connection: Int) {
+        write([("apns_id", .string(apnsID)), ("channel", .string(channel)), ("bundle_id", .string(bundleID)),
+               ("push_type", .string("liveactivity")), ("payload_bytes", .int(payloadBytes)), ("connection", .int(connection)),
+               ("protocol", .string("broadcast"))])
+    }
+
+    private func write(_ fields: [(String, JSONValue)]) {
         var line = JSONValue.object(fields).serialized()
         line.append(0x0A)
         lock.lock()
