@@ -61,6 +61,9 @@ struct MockServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS to announce.")
     var maxStreams: UInt32 = 1000
 
+    @Option(name: .customLong("max-channels"), help: "Broadcast channels per bundle id (Apple's limit: 10,000); creates beyond it get CannotCreateChannelConfig.")
+    var maxChannels: Int = ChannelStore.appleLimit
+
     @Option(name: .customLong("max-connections"), help: "Connections open at once, over all ports; more are closed at once, with a log line.")
     var maxConnections: Int = MockGateway.defaultMaxConnections
 
@@ -92,6 +95,7 @@ struct MockServeCommand: AsyncParsableCommand {
         guard APNsEnvironment(rawValue: environment) != nil else { throw ValidationError("--environment must be sandbox or production.") }
         guard GatewayFaults.DropMode(rawValue: dropMode) != nil else { throw ValidationError("--drop-mode must be accepted, answered or unprocessed.") }
         _ = try parsedRates()
+        guard maxChannels >= 0 else { throw ValidationError("--max-channels must be 0 or more.") }
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1.") }
         for (name, value) in [("--port", port), ("--legacy-port", legacyPort), ("--feedback-port", feedbackPort), ("--channels-port", channelsPort ?? 0)] where value < 0 || value > 65_535 {
             throw ValidationError("\(name) must be a port number (0 for any free port).")
@@ -131,6 +135,7 @@ struct MockServeCommand: AsyncParsableCommand {
         configuration.api.faults.seed = seed
         configuration.api.faults.idleTimeoutSeconds = idleTimeout
         configuration.maxConnections = maxConnections
+        configuration.api.channelLimit = maxChannels
         checkOpenFileLimit()
         let quiet = self.quiet
         let gateway: MockGateway

@@ -217,6 +217,8 @@ struct Push: AsyncParsableCommand {
         let alertless = alert == nil && title == nil && subtitle == nil && badge == nil && sound == nil
         let type = pushType ?? (newer.liveActivity != nil ? .liveactivity : (payload == nil && contentAvailable && alertless ? .background : .alert))
         var topic = self.topic
+        // A Live Activity goes to <bundle>.push-type.liveactivity: a bare bundle id gets the suffix.
+        if newer.liveActivity != nil, let given = topic, !given.hasSuffix(type.topicSuffix) { topic = given + type.topicSuffix }
         if topic == nil, let bundleID {
             topic = bundleID.hasSuffix(type.topicSuffix) ? bundleID : bundleID + type.topicSuffix
         }
