@@ -9,15 +9,10 @@ struct BroadcastCLITests {
     @Test("create a channel, broadcast a Live Activity update, read, list, delete; the limit and unknown channels get their sentences")
     func channelLifecycle() throws {
         let f = try CLIFixture()
-        #expect(try f.run("mock", "ca", "-o", "mockca").status == 0)
-        #expect(try f.run("mock", "issue", "--auth-key", "--ca", "mockca", "--team-id", "TEAM123456", "--key-id", "ABC123DEFG", "-o", ".").status == 0)
-        let server = try BackgroundProcess(Binaries.apnskit, ["mock", "serve", "--ca", "mockca", "--port", "0", "--channels-port", "0", "--max-channels", "2",
-                                                              "--no-legacy", "--no-feedback", "--ports-file", "ports.json", "--record", "record.jsonl", "-q"],
-                                           directory: f.dir.path)
-        #expect(server.waitForFile(f.dir.file("ports.json")), "\(server.stderr)")
-        let ports = try JSONSerialization.jsonObject(with: Data(try f.dir.read("ports.json"))) as? [String: Any]
-        let provider = try #require(ports?["provider"] as? Int)
-        let channels = try #require(ports?["channels"] as? Int)
+        try f.prepareMock()
+        let (server, ports) = try f.startMock(["--channels-port", "0", "--max-channels", "2", "--record", "record.jsonl"])
+        let provider = try #require(ports["provider"] as? Int)
+        let channels = try #require(ports["channels"] as? Int)
         let auth = ["--auth-key", "AuthKey_ABC123DEFG.p8", "--team-id", "TEAM123456", "--bundle-id", "com.example.app", "--ca-file", "mockca/ca-bundle.pem"]
         let manage = auth + ["--gateway", "127.0.0.1:\(channels)"]
         let send = auth + ["--gateway", "127.0.0.1:\(provider)"]
@@ -54,22 +49,10 @@ struct BroadcastCLITests {
     @Test("--print-curl prints what push would send; run by curl against the mock it is accepted (token and certificate auth)")
     func printCurl() throws {
         let f = try CLIFixture()
-        for step in [
-            ["mock", "ca", "-o", "mockca"],
-            ["mock", "issue", "--auth-key", "--ca", "mockca", "--team-id", "TEAM123456", "--key-id", "ABC123DEFG", "-o", "."],
-            ["csr", "--email", "d@example.com", "--common-name", "Push", "--key-out", "push.key", "--csr-out", "push.csr"],
-            ["mock", "issue", "push.csr", "--ca", "mockca", "--bundle-id", "com.example.app", "--type", "development", "-o", "dev.cer"],
-            ["combine", "dev.cer", "push.key", "-o", "apns.pem"],
-        ] {
-            try #require(try Binaries.apnskit(step, directory: f.dir.path).status == 0, "\(step)")
-        }
-        let server = try BackgroundProcess(Binaries.apnskit, ["mock", "serve", "--ca", "mockca", "--port", "0", "--channels-port", "0",
-                                                              "--no-legacy", "--no-feedback", "--ports-file", "ports.json", "--record", "record.jsonl", "-q"],
-                                           directory: f.dir.path)
-        #expect(server.waitForFile(f.dir.file("ports.json")), "\(server.stderr)")
-        let ports = try JSONSerialization.jsonObject(with: Data(try f.dir.read("ports.json"))) as? [String: Any]
-        let provider = try #require(ports?["provider"] as? Int)
-        let channels = try #require(ports?["channels"] as? Int)
+        try f.prepareMock(certificates: true)
+        let (server, ports) = try f.startMock(["--channels-port", "0", "--record", "record.jsonl"])
+        let provider = try #require(ports["provider"] as? Int)
+        let channels = try #require(ports["channels"] as? Int)
         let token = String(repeating: "ab", count: 32)
         let gateway = ["--gateway", "127.0.0.1:\(provider)", "--ca-file", "mockca/ca-bundle.pem"]
         let key = ["--auth-key", "AuthKey_ABC123DEFG.p8", "--team-id", "TEAM123456"]

@@ -8,15 +8,9 @@ struct MockFidelityCLITests {
     @Test("kill -9 after N answered notifications leaves N lines in --record; a token-auth batch copes with the 1-stream start")
     func recordSurvivesKill() throws {
         let f = try CLIFixture()
-        #expect(try f.run("mock", "ca", "-o", "mockca").status == 0)
-        let key = try f.run("mock", "issue", "--auth-key", "--ca", "mockca", "--team-id", "TEAM123456", "--key-id", "ABC123DEFG", "-o", ".")
-        #expect(key.status == 0, "\(key)")
-        let server = try BackgroundProcess(Binaries.apnskit, ["mock", "serve", "--ca", "mockca", "--port", "0", "--no-legacy", "--no-feedback",
-                                                              "--ports-file", "ports.json", "--record", "record.jsonl", "-q"],
-                                           directory: f.dir.path)
-        #expect(server.waitForFile(f.dir.file("ports.json")), "\(server.stderr)")
-        let ports = try JSONSerialization.jsonObject(with: Data(try f.dir.read("ports.json"))) as? [String: Any]
-        let port = try #require(ports?["provider"] as? Int)
+        try f.prepareMock()
+        let (server, ports) = try f.startMock(["--record", "record.jsonl"])
+        let port = try #require(ports["provider"] as? Int)
         let count = 40
         let tokens = (0..<count).map { String(format: "%064x", $0 + 1) }.joined(separator: "\n") + "\n"
         _ = try f.dir.write("tokens.txt", text: tokens)

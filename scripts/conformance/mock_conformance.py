@@ -8,7 +8,7 @@ HTTP/2 with tokens signed by PyJWT, and Debian curl --http2.
 The mock shares no validation code with these clients, so an agreement here is evidence that
 the mock behaves like Apple rather than like our own sender (apns-protocol.md §1, §8).
 
-Usage: mock_conformance.py WORKDIR PORT
+Usage: mock_conformance.py WORKDIR PORT CHANNELS_PORT
 WORKDIR holds mockca/ (the mock CA), AuthKey_ABC123DEFG.p8 (team TEAM123456, registered),
 apns.pem (development certificate + key for com.example.app) and production.pem (a production
 certificate + key). Only 127.0.0.1 is contacted. Prints one line per case; exit 0 when every
@@ -35,7 +35,7 @@ except ImportError as missing:
     sys.exit(2)
 
 logging.getLogger("aioapns").setLevel(logging.CRITICAL)  # it logs every non-200; the table says it instead
-WORKDIR, PORT = sys.argv[1], int(sys.argv[2])
+WORKDIR, PORT, CHANNELS_PORT = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 CA = os.path.join(WORKDIR, "mockca", "ca-bundle.pem")
 KEY_ID, TEAM_ID, TOPIC = "ABC123DEFG", "TEAM123456", "com.example.app"
 DEVICE = "ab" * 32
@@ -142,20 +142,23 @@ def httpx_cases():
 # curl -------------------------------------------------------------------------------------
 
 def curl(case, arguments, status, reason):
-    # --resolve: the sandbox host name, connected on 127.0.0.1, verified against the mock CA.
+    """Runs curl; returns the apns-channel-id answer header (or None)."""
+    # --resolve: Apple's host names, connected on 127.0.0.1, verified against the mock CA.
     command = ["curl", "--silent", "--show-error", "--http2", "--cacert", CA,
                "--resolve", f"api.sandbox.push.apple.com:{PORT}:127.0.0.1",
-               "--write-out", "\n%{http_code} %{http_version}"] + arguments
+               "--resolve", f"api-manage-broadcast.sandbox.push.apple.com:{CHANNELS_PORT}:127.0.0.1",
+               "--write-out", "\n%{http_code} %{http_version} %header{apns-channel-id}"] + arguments
     run = subprocess.run(command, capture_output=True, text=True, timeout=30)
     if run.returncode != 0:
         check("curl", case, f"exit {run.returncode}", run.stderr.strip(), status, reason)
-        return
+        return None
     body, _, tail = run.stdout.rpartition("\n")
-    code, version = tail.split()
+    code, version, *channel = tail.split()
     if version != "2":
         check("curl", case + " (protocol)", version, None, "2", None)
     got = json.loads(body).get("reason") if body.strip() else None
     check("curl", case, int(code), got, status, reason)
+    return channel[0] if channel else None
 
 
 def curl_cases():
@@ -173,6 +176,26 @@ def curl_cases():
     curl("GET", cert + topic + ["--request", "GET", device], 405, "MethodNotAllowed")
     curl("bad expiration", cert + topic + ["--header", "apns-expiration: tomorrow"] + data + [device], 400, "BadExpirationDate")
     curl("topic the certificate lacks", cert + ["--header", "apns-topic: com.other.app"] + data + [device], 400, "TopicDisallowed")
+
+    # Broadcast channels (§8): management on its own host and port, broadcasts on the provider's.
+    manage = f"https://api-manage-broadcast.sandbox.push.apple.com:{CHANNELS_PORT}/1/apps/{TOPIC}"
+    policy = ["--data", '{"message-storage-policy": 1, "push-type": "LiveActivity"}']
+    channel = curl("create channel", cert + policy + [f"{manage}/channels"], 201, None)
+    curl("create channel, policy 5", bearer + ["--data", '{"message-storage-policy": 5, "push-type": "LiveActivity"}', f"{manage}/channels"],
+         400, "InvalidPolicy")
+    if channel is None:
+        check("curl", "apns-channel-id header on create", "absent", None, "present", None)
+        return
+    with_channel = ["--header", f"apns-channel-id: {channel}"]
+    curl("read channel", cert + with_channel + [f"{manage}/channels"], 200, None)
+    broadcast = f"{base}/4/broadcasts/apps/{TOPIC}"
+    update = ["--data", '{"aps":{"timestamp":1,"event":"update","content-state":{"score":1}}}']
+    curl("broadcast", bearer + with_channel + ["--header", "apns-push-type: liveactivity"] + update + [broadcast], 200, None)
+    curl("broadcast, alert push type", bearer + with_channel + ["--header", "apns-push-type: alert"] + update + [broadcast], 400, "InvalidPushType")
+    curl("broadcast, unknown channel", bearer + ["--header", "apns-channel-id: bm9uZQ==", "--header", "apns-push-type: liveactivity"] + update
+         + [broadcast], 400, "ChannelNotRegistered")
+    curl("delete channel", cert + with_channel + ["--request", "DELETE", f"{manage}/channels"], 204, None)
+    curl("read deleted channel", cert + with_channel + [f"{manage}/channels"], 400, "ChannelNotRegistered")
 
 
 async def main():
