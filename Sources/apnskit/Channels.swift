@@ -52,6 +52,7 @@ struct ChannelOptions: ParsableArguments {
             authentication = .token(signer)
         }
         guard let bundle else { throw CommandFailure(message: "The certificate names no bundle id (subject UID); pass --bundle-id.", status: ExitStatus.usage) }
+        try credentials.checkKeyScope(environment: APNsEnvironment(rawValue: gateway.environment.rawValue) ?? .sandbox, topic: bundle)
         let endpoint = gateway.endpoint(for: .channels)
         let client = BroadcastClient(endpoint: endpoint, trust: try gateway.trust(), authentication: authentication,
                                      timeout: gateway.timeout(for: .channels))

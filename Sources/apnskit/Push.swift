@@ -124,6 +124,8 @@ struct Push: AsyncParsableCommand {
             authentication = .token(signer)
         }
         let template = try makeTemplate(bundleID: certificateIdentity?.certificate.subject.first("UID"))
+        try credentials.checkKeyScope(environment: APNsEnvironment(rawValue: gateway.environment.rawValue) ?? .sandbox,
+                                      topic: newer.isBroadcast ? newer.bundleID : template.topic)
         if newer.isBroadcast || newer.printCurl {
             try await sendNewer(template: template, authentication: authentication, certificateBundle: certificateIdentity?.certificate.subject.first("UID"))
             return

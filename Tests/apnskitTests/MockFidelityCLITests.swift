@@ -62,4 +62,31 @@ struct MockFidelityCLITests {
         let bad = try f.run("mock", "issue", "--auth-key", "--ca", "mockca", "--scope", "everything", "-o", ".")
         #expect(bad.status == 2 && bad.stderr.contains("--scope 'everything' must be team, sandbox, production or topics:"), "\(bad)")
     }
+
+    @Test("push/verify/channels --key-scope refuse locally what APNs would refuse, with its reason; the mock agrees")
+    func keyScopeRefusedLocally() throws {
+        let f = try CLIFixture()
+        try f.prepareMock()
+        #expect(try f.run("mock", "issue", "--auth-key", "--ca", "mockca", "--team-id", "TEAM123456", "--key-id", "PROD000001",
+                          "--scope", "production", "-o", ".").status == 0)
+        let (server, ports) = try f.startMock(["--channels-port", "0"])
+        let port = try #require(ports["provider"] as? Int)
+        let token = String(repeating: "ab", count: 32)
+        let target = ["--gateway", "127.0.0.1:\(port)", "--ca-file", "mockca/ca-bundle.pem"]
+        let production = ["--auth-key", "AuthKey_PROD000001.p8", "--team-id", "TEAM123456"]
+        let local = try f.run(["push", "--token", token, "--topic", "com.example.app", "--alert", "x", "--key-scope", "production"] + production + target)
+        #expect(local.status == 1 && local.stderr.contains("BadEnvironmentKeyIdInToken") && local.stderr.contains("limited to production"), "\(local)")
+        // Without --key-scope the request goes out and the (sandbox) mock answers the same reason.
+        let remote = try f.run(["push", "--token", token, "--topic", "com.example.app", "--alert", "x", "--format", "json"] + production + target)
+        #expect(remote.status == 1 && remote.stdout.contains("BadEnvironmentKeyIdInToken"), "\(remote)")
+        let team = ["--auth-key", "AuthKey_ABC123DEFG.p8", "--team-id", "TEAM123456"]
+        let topics = try f.run(["verify", "--topic", "com.other.app", "--key-scope", "topics:com.example.app"] + team + target)
+        #expect(topics.status == 1 && topics.stderr.contains("TopicDisallowed"), "\(topics)")
+        let channels = try f.run(["channels", "list", "--bundle-id", "com.example.app", "--key-scope", "sandbox", "--environment", "production"] + production
+                                 + ["--gateway", "127.0.0.1:\(try #require(ports["channels"] as? Int))", "--ca-file", "mockca/ca-bundle.pem"])
+        #expect(channels.status == 1 && channels.stderr.contains("limited to sandbox"), "\(channels)")
+        let bad = try f.run(["push", "apns.pem", "--token", token, "--key-scope", "team"] + target)
+        #expect(bad.status == 2 && bad.stderr.contains("--key-scope describes an --auth-key key"), "\(bad)")
+        #expect(server.stop() == 0)
+    }
 }

@@ -5,6 +5,12 @@ import TestSupport
 /// A CLI fixture with a mock CA and the credentials the gateway tests use, and `mock serve`
 /// started in it on free ports.
 extension CLIFixture {
+    /// `run` with the arguments in an array.
+    @discardableResult
+    func run(_ arguments: [String]) throws -> ProcessResult {
+        try Binaries.apnskit(arguments, directory: dir.path)
+    }
+
     /// `mockca/`, `AuthKey_ABC123DEFG.p8` (team TEAM123456); with `certificates`, also
     /// `apns.pem` (development, com.example.app) and `production.pem`.
     func prepareMock(certificates: Bool = false) throws {

@@ -35,42 +35,12 @@ public struct AuthKeyRegistry: Sendable {
         /// under it (`<bundle>.voip`, `<bundle>.push-type.liveactivity`, ...).
         public func allows(topic: String) -> Bool {
             guard let topics else { return true }
-            return topics.contains { topic == $0 || topic.hasPrefix($0 + ".") }
+            return TokenKeyScope.covers(topics, topic: topic)
         }
     }
 
-    /// What the portal's Keys page offers since 2025 (`mock issue --auth-key --scope`): a team
-    /// key for both environments and every topic, a key for one environment, or a key for
-    /// some topics only.
-    public enum Scope: Sendable, Equatable {
-        case team
-        case environment(APNsEnvironment)
-        case topics([String])
-
-        /// `team`, `sandbox`, `production` or `topics:A,B`; nil for anything else.
-        public init?(argument: String) {
-            switch argument {
-            case "team": self = .team
-            case "sandbox": self = .environment(.sandbox)
-            case "production": self = .environment(.production)
-            default:
-                guard argument.hasPrefix("topics:") else { return nil }
-                let topics = argument.dropFirst("topics:".count).split(separator: ",").map(String.init)
-                guard !topics.isEmpty, topics.allSatisfy({ !$0.isEmpty && !$0.contains(" ") }) else { return nil }
-                self = .topics(topics)
-            }
-        }
-
-        public var environments: [APNsEnvironment]? {
-            if case .environment(let environment) = self { return [environment] }
-            return nil
-        }
-
-        public var topics: [String]? {
-            if case .topics(let topics) = self { return topics }
-            return nil
-        }
-    }
+    /// What the portal says a key is for (team, one environment, some topics).
+    public typealias Scope = TokenKeyScope
 
     public static let folderName = "auth-keys"
     public private(set) var entries: [String: Entry] = [:]
