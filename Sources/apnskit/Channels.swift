@@ -29,6 +29,9 @@ struct ChannelOptions: ParsableArguments {
     @Option(name: .customLong("bundle-id"), help: "The app's bundle id (default: the certificate's).")
     var bundleID: String?
 
+    @Flag(name: .customLong("print-curl"), help: "Print the equivalent curl command (token auth: with a fresh JWT) instead of sending.")
+    var printCurl = false
+
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
@@ -54,6 +57,11 @@ struct ChannelOptions: ParsableArguments {
         guard let bundle else { throw CommandFailure(message: "The certificate names no bundle id (subject UID); pass --bundle-id.", status: ExitStatus.usage) }
         try credentials.checkKeyScope(environment: APNsEnvironment(rawValue: gateway.environment.rawValue) ?? .sandbox, topic: bundle)
         let endpoint = gateway.endpoint(for: .channels)
+        if printCurl {
+            try CurlCommand.print(make(bundle), authentication: authentication, endpoint: endpoint,
+                                  identityFiles: credentials.certificate.files, caFile: gateway.caFile)
+            throw ExitCode.success
+        }
         let client = BroadcastClient(endpoint: endpoint, trust: try gateway.trust(), authentication: authentication,
                                      timeout: gateway.timeout(for: .channels))
         let answers: [BroadcastClient.Answer]

@@ -1,3 +1,4 @@
+import APNsSender
 import APNsTransport
 import Foundation
 
@@ -5,6 +6,17 @@ import Foundation
 /// Console's "copy as cURL" gives it, so it can be run, shared or put in a script. Every part
 /// is single-quoted for POSIX shells; passphrases are never printed.
 enum CurlCommand {
+    /// Prints one curl command per request; token auth adds a freshly signed JWT.
+    static func print(_ requests: [HTTP2Request], authentication: APNsClient.Authentication, endpoint: Endpoint,
+                      identityFiles: [String], caFile: String?) throws {
+        var authorization: String?
+        if case .token(let signer) = authentication { authorization = "bearer \(try signer.token())" }
+        for var request in requests {
+            if let authorization { request.headers.append((name: "authorization", value: authorization)) }
+            Output.line(render(request, endpoint: endpoint, identityFiles: identityFiles, caFile: caFile))
+        }
+    }
+
     static func render(_ request: HTTP2Request, endpoint: Endpoint, identityFiles: [String], caFile: String?) -> String {
         var parts = ["curl", "--http2"]
         if let caFile { parts += ["--cacert", quote(caFile)] }

@@ -40,12 +40,8 @@ extension Push {
             requests = [single.httpRequest()]
         }
         if newer.printCurl {
-            var authorization: String?
-            if case .token(let signer) = authentication { authorization = "bearer \(try signer.token())" }
-            for var request in requests {
-                if let authorization { request.headers.append((name: "authorization", value: authorization)) }
-                Output.line(CurlCommand.render(request, endpoint: endpoint, identityFiles: credentials.certificate.files, caFile: gateway.caFile))
-            }
+            try CurlCommand.print(requests, authentication: authentication, endpoint: endpoint,
+                                  identityFiles: credentials.certificate.files, caFile: gateway.caFile)
             return
         }
         let client = BroadcastClient(endpoint: endpoint, trust: try gateway.trust(), authentication: authentication, timeout: gateway.timeout(for: .provider))
