@@ -54,6 +54,9 @@ let package = Package(
         // Fuzz harnesses for every input parser, shared by the libFuzzer executable and the
         // deterministic pass in HardeningTests (issue 7).
         .target(name: "APNsFuzzHarness", dependencies: ["APNsCredentials", "APNsProtocol", "APNsSender", "APNsMock", "COpenSSL"]),
+        // The same fuzz pass as a plain executable: scripts/test.sh builds only this product
+        // under AddressSanitizer (the libraries, not the CLI or the test bundle).
+        .executableTarget(name: "APNsFuzzPass", dependencies: ["APNsFuzzHarness"]),
         // Shared test helpers: child processes (openssl, apnskit), temporary folders, fixtures.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // Fixtures only OpenSSL's C API can make (crafted PKCS#12 layouts), for HardeningTests.

@@ -42,7 +42,9 @@ public struct ProviderTokenSigner: Sendable {
     public static func load(authKey path: String, keyID: String?, teamID: String) throws -> ProviderTokenSigner {
         let key = try IdentityLoader.privateKey(path, passphrases: .none)
         guard let id = keyID ?? keyIDFromFileName(path) else {
-            throw CredentialError(.invalidArgument, "Cannot tell the key ID of \(displayName(path)): its name is not AuthKey_<KEYID>.p8; pass --key-id.")
+            // The caller names its key-id option in its hint (the error's `file` says which key).
+            throw CredentialError(.invalidArgument, "Cannot tell the key ID of \(displayName(path)): its name is not AuthKey_<KEYID>.p8, so the key id must be given.",
+                                  file: displayName(path), remedy: .keyID)
         }
         return try ProviderTokenSigner(key: key, keyID: id, teamID: teamID)
     }

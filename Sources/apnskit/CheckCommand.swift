@@ -57,9 +57,10 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws {
         let trust = try caFile.map { try TrustStore(caFile: $0) }
-        let policy = CheckPolicy(minimumDays: minDays, environment: environment.flatMap(APNsEnvironment.init(rawValue:)),
+        var policy = CheckPolicy(minimumDays: minDays, environment: environment.flatMap(APNsEnvironment.init(rawValue:)),
                                  topic: topic, requireKey: requireKey, trust: trust, trustLabel: caFile)
-        let passphrases = PassphraseSupplier(source: try passin.map(PassphraseSource.init(parsing:)), allowPrompt: false)
+        policy.ruleNames = [.minimumDays: "--min-days", .requireKey: "--require-key", .caFile: "--ca-file"]
+        let passphrases = PassphraseSupplier(source: try passin.map(PassphraseSource.init(parsing:)), optionName: "--passin", allowPrompt: false)
         let files = CredentialChecker.expand(paths)
         let json = format == OutputFormat.json.rawValue
         var results: [CheckResult] = []

@@ -9,6 +9,7 @@ struct IdentityOptions: ParsableArguments {
     var files: [String] = []
 
     @OptionGroup var passin: PassinOption
+    @OptionGroup var choice: IdentityChoiceOption
 }
 
 /// Certificate auth (IDENTITY) or token auth (`--auth-key`, `--key-id`, `--team-id`), checked and
@@ -68,7 +69,7 @@ struct CredentialOptions: ParsableArguments {
     /// refused before connecting, not reported as the gateway's answer.
     func load() throws -> LoadedCredentials {
         let passphrases = try certificate.passin.supplier()
-        guard let authKey else { return .certificate(try IdentityLoader.load(certificate.files, passphrases: passphrases)) }
+        guard let authKey else { return .certificate(try IdentityLoader.load(certificate.files, passphrases: passphrases, identity: certificate.choice.selector)) }
         let key = try IdentityLoader.privateKey(authKey, passphrases: passphrases)
         // validate() made sure both ids exist; an empty one would still get the signer's sentence.
         let id = keyID ?? ProviderTokenSigner.keyIDFromFileName(authKey) ?? ""

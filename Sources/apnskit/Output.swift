@@ -18,7 +18,7 @@ enum Output {
     static func fail(_ error: Error) -> Never {
         switch error {
         case let error as CredentialError:
-            note("apnskit: \(error.message)")
+            note("apnskit: \(CredentialErrorText.sentence(error))")
             if verbose { for line in error.details { note("  openssl: \(line)") } }
             exit(ExitStatus.code(for: error.kind))
         case let error as CommandFailure:
