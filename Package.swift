@@ -67,7 +67,8 @@ let package = Package(
         .testTarget(name: "APNsSenderTests", dependencies: ["APNsSender", "APNsProtocol", "APNsTransport", "APNsCredentials", "TestSupport"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "TestSupport"]),
         // CLI end-to-end tests for inspect/check/mock: run the built apnskit binary.
-        .testTarget(name: "InspectCheckTests", dependencies: ["apnskit", "APNsMock", "APNsCredentials"]),
+        .testTarget(name: "InspectCheckTests", dependencies: ["apnskit", "APNsMock", "APNsCredentials", "TestSupport"],
+                    exclude: ["Schemas"]),
         .testTarget(name: "apnskitTests", dependencies: ["apnskit", "APNsCredentials", "TestSupport"]),
         // Issue 7: the fuzz harnesses over fixed-seed mutations, secrets, resource bounds.
         .testTarget(name: "HardeningTests", dependencies: ["APNsFuzzHarness", "apnskit", "APNsCredentials", "APNsProtocol", "APNsSender",

@@ -9,22 +9,38 @@ packages=(
   nghttp2-client nghttp2-server nghttp2-proxy   # nghttp, nghttpd, nghttpx, h2load: real HTTP/2 peers for tests
   pkg-config                   # SwiftPM finds OpenSSL and nghttp2 through it
   valgrind                     # leak checks
+  man-db                       # `man -l` reads the installed man page in the install.sh test
+  libxml2-utils                # xmllint validates check's JUnit XML against the JUnit schema
+  python3                      # real parsers in tests (JUnit XML, Prometheus text format)
   ca-certificates
   curl                         # curl --http2: a third-party client in the conformance suite
   # Independent writers of credential files for the corpus (scripts/credential-corpus.py)
   openjdk-17-jdk-headless      # keytool: PKCS12 keystores
   gnutls-bin                   # certtool --to-p12
   libnss3-tools                # pk12util, certutil (NSS)
-  python3-pip                  # to install Python cryptography below
+  python3-pip                  # to install the PyPI packages below
 )
 
-# Python cryptography (PyPI, pinned): the corpus's certificates and its PKCS#12 writer.
-cryptography_version=48.0.0
-ensure_cryptography() {
-  if python3 -c "import cryptography, sys; sys.exit(cryptography.__version__ != '$cryptography_version')" 2>/dev/null; then return; fi
-  echo "setup: installing Python cryptography==$cryptography_version"
-  python3 -m pip install --quiet "cryptography==$cryptography_version" 2>/dev/null \
-    || python3 -m pip install --quiet --break-system-packages "cryptography==$cryptography_version"
+# PyPI packages the tests use as real peers, pinned. Debian's own python3 refuses installs
+# into the system (PEP 668) unless told --break-system-packages.
+python_packages=(
+  cryptography==48.0.0         # the corpus's certificates and its PKCS#12 writer
+  prometheus-client==0.26.0    # its text-format parser reads `check --format prometheus`
+  # Third-party APNs clients the conformance suite runs against the mock
+  # (scripts/conformance/mock_conformance.py); h2 is httpx's HTTP/2 (the [http2] extra).
+  aioapns==4.0
+  httpx==0.28.1
+  h2==4.4.1
+)
+ensure_python_packages() {
+  local spec name version
+  for spec in "${python_packages[@]}"; do
+    name="${spec%%==*}"; version="${spec#*==}"
+    if [ "$(python3 -c "import importlib.metadata as m; print(m.version('$name'))" 2>/dev/null)" = "$version" ]; then continue; fi
+    echo "setup: installing Python $spec"
+    python3 -m pip install --quiet --disable-pip-version-check "$spec" 2>/dev/null \
+      || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "$spec"
+  done
 }
 
 missing=()
@@ -34,21 +50,9 @@ for p in "${packages[@]}"; do
   fi
 done
 
-# Third-party APNs clients the conformance suite runs against the mock
-# (scripts/conformance/mock_conformance.py): pinned, installed with pip, idempotent.
-# Installed together with the corpus's pinned cryptography, so pip picks one consistent set.
-ensure_apns_clients() {
-  local clients=(aioapns==4.0 "httpx[http2]==0.28.1" "cryptography==$cryptography_version")
-  if python3 -c "import aioapns, httpx, h2" 2>/dev/null; then return; fi
-  echo "setup: pip-installing ${clients[*]}"
-  python3 -m pip install --quiet "${clients[@]}" 2>/dev/null \
-    || python3 -m pip install --quiet --break-system-packages "${clients[@]}"
-}
-
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all system packages present"
-  ensure_cryptography
-  ensure_apns_clients
+  ensure_python_packages
   exit 0
 fi
 
@@ -58,6 +62,5 @@ echo "setup: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-ensure_cryptography
-ensure_apns_clients
+ensure_python_packages
 echo "setup: done"

@@ -5,6 +5,9 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export PATH="/opt/swift/usr/bin:$PATH"
 swift build --build-tests
+# swift-argument-parser's man page generator, for the install.sh test (which must not build
+# from inside `swift test`); about a minute the first time, then cached.
+swift build --product generate-manual
 # Serially: many suites run child processes and wait for them synchronously, which would
 # starve the 2-thread cooperative pool that in-process test servers need if run in parallel.
 # The hardening suites (issue 7) run after the rest: they are CPU-heavy (130,000 fuzz inputs,

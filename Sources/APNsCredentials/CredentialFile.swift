@@ -50,6 +50,9 @@ public enum CredentialFile {
     /// Reads a whole file (or standard input for `-`), with a clear error when it cannot.
     public static func readBytes(_ path: String) throws -> [UInt8] {
         let label = displayName(path)
+        if let variable = CredentialInput.environmentVariable(path) {
+            return try CredentialInput.readEnvironment(variable, label: label)
+        }
         if path == "-" {
             // At most one byte past the limit: reading to end of file first would hold all of
             // a hostile stream (100 MB piped in cost 127 MB of memory before this bound).
@@ -80,17 +83,20 @@ public enum CredentialFile {
         return Array(data)
     }
 
-    /// Loads everything in `path`.
+    /// Loads everything in `path` (a file, `-` for standard input, or `env:VAR`).
     /// - Parameter skipLockedKeys: when a PEM key is encrypted and no passphrase is at hand,
     ///   record it in `lockedKeys` and read the rest, instead of failing: a certificate's
     ///   expiry needs no passphrase (`inspect`, `check`).
-    public static func load(_ path: String, passphrases: PassphraseSupplier, skipLockedKeys: Bool = false) throws -> CredentialContents {
-        try load(bytes: readBytes(path), label: displayName(path), passphrases: passphrases, skipLockedKeys: skipLockedKeys)
+    public static func load(_ path: String, passphrases: PassphraseSupplier, skipLockedKeys: Bool = false,
+                            decoding: CredentialDecoding = .automatic) throws -> CredentialContents {
+        try load(bytes: readBytes(path), label: displayName(path), passphrases: passphrases, skipLockedKeys: skipLockedKeys, decoding: decoding)
     }
 
     /// Loads everything in `bytes`; `label` names the source in messages.
-    public static func load(bytes: [UInt8], label: String, passphrases: PassphraseSupplier, skipLockedKeys: Bool = false) throws -> CredentialContents {
+    public static func load(bytes: [UInt8], label: String, passphrases: PassphraseSupplier, skipLockedKeys: Bool = false,
+                            decoding: CredentialDecoding = .automatic) throws -> CredentialContents {
         OpenSSLProviders.ensureLoaded()
+        let bytes = try Base64Credential.unwrap(bytes, label: label, decoding: decoding)
         if PEMScanner.looksLikePEM(bytes) {
             return try loadPEM(bytes, label: label, passphrases: passphrases, skipLockedKeys: skipLockedKeys)
         }

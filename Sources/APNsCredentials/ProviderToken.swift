@@ -57,7 +57,8 @@ public struct ProviderTokenSigner: Sendable {
         return isAppleIdentifier(id) ? id : nil
     }
 
-    static func isAppleIdentifier(_ text: String) -> Bool {
+    /// Apple's key and team ids: 10 characters, upper-case letters and digits.
+    public static func isAppleIdentifier(_ text: String) -> Bool {
         text.utf8.count == 10 && text.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 

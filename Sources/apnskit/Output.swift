@@ -10,6 +10,9 @@ enum Output {
 
     static func line(_ text: String) { print(text) }
 
+    /// Text that carries its own line ends (a whole report).
+    static func text(_ text: String) { print(text, terminator: "") }
+
     static func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
 
     static func warning(_ text: String) { note("apnskit: warning: \(text)") }

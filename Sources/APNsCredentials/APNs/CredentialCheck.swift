@@ -11,12 +11,18 @@ public struct CheckPolicy: Sendable {
     /// Chains are verified against this; without it every certificate gets a warning.
     public var trust: TrustStore?
     public var trustLabel: String?
+    /// A certificate with less than this percentage of its lifetime left fails (`--min-remaining`).
+    public var minimumRemainingPercent: Double? = nil
+    /// The key id of token-auth keys whose name does not carry one (`--key-id`).
+    public var keyID: String? = nil
+    /// How inputs are wrapped (`--base64`).
+    public var decoding: CredentialDecoding = .automatic
     /// How reasons name the rule that produced them: the CLI maps these to its flags
     /// (`--min-days`, ...); the library itself never names a flag.
     public var ruleNames: [Rule: String] = [:]
 
     public enum Rule: Sendable, Hashable {
-        case minimumDays, requireKey, caFile
+        case minimumDays, requireKey, caFile, minimumRemaining, keyID
     }
 
     func name(_ rule: Rule) -> String {
@@ -25,6 +31,8 @@ public struct CheckPolicy: Sendable {
         case .minimumDays: return "minimum days"
         case .requireKey: return "key required"
         case .caFile: return "CA file"
+        case .minimumRemaining: return "minimum remaining lifetime"
+        case .keyID: return "key id"
         }
     }
 
@@ -57,13 +65,18 @@ public struct CheckResult: Sendable, Codable {
     public let environments: [APNsEnvironment]?
     public let notAfter: Date?
     public let daysLeft: Int?
+    /// Every certificate in the file, leaf first as the file orders them (for per-certificate
+    /// reports such as `--format prometheus`).
+    public var certificates: [CheckedCertificate] = []
+    /// A token-auth key's id (from the file name or `--key-id`).
+    public var keyID: String? = nil
 }
 
 /// The CI gate: turns each file's inspection into OK / WARN / FAIL / UNREADABLE under a policy.
 public enum CredentialChecker {
     public static func check(_ path: String, policy: CheckPolicy, passphrases: PassphraseSupplier, now: Date = Date()) -> CheckResult {
         let (report, contents) = CredentialInspector.inspectLoaded(path, passphrases: passphrases, extraKey: nil, now: now,
-                                                                   expiryWarningDays: policy.minimumDays)
+                                                                   expiryWarningDays: policy.minimumDays, decoding: policy.decoding)
         guard let contents else {
             return CheckResult(path: path, status: .unreadable, summary: "unreadable", reasons: [report.error ?? "unreadable"],
                                bundleID: nil, type: nil, environments: nil, notAfter: nil, daysLeft: nil)
@@ -71,6 +84,7 @@ public enum CredentialChecker {
         var failures: [String] = []
         var warnings: [String] = []
         var summary = report.summary
+        var keyID: String? = nil
 
         if let leafIndex = report.leafIndex {
             let leaf = report.certificates[leafIndex]
@@ -124,11 +138,11 @@ public enum CredentialChecker {
             } else {
                 warnings.append("chain not checked (no \(policy.name(.caFile)))")
             }
-        } else if report.kind == .authKey {
-            for finding in report.findings {
-                if finding.severity == .error { failures.append(finding.message) }
-                if finding.severity == .warning { warnings.append(finding.message) }
-            }
+        } else if let authKey = AuthKeyCheck(report: report, contents: contents, path: path, policy: policy) {
+            failures += authKey.failures
+            warnings += authKey.warnings
+            summary = authKey.summary
+            keyID = authKey.keyID
         } else if report.kind == .certificateRequest {
             warnings.append("a certificate signing request, not a certificate")
         } else if report.kind == .other {
@@ -139,16 +153,19 @@ public enum CredentialChecker {
         let leaf = report.leaf
         return CheckResult(path: path, status: status, summary: summary, reasons: failures + warnings,
                            bundleID: leaf?.bundleID, type: leaf?.type, environments: leaf?.environments,
-                           notAfter: leaf?.notAfter, daysLeft: leaf?.daysLeft)
+                           notAfter: leaf?.notAfter, daysLeft: leaf?.daysLeft,
+                           certificates: CheckedCertificate.all(in: report, now: now), keyID: keyID)
     }
 
-    /// Expired, not yet valid, or expiring within the policy's horizon.
+    /// Expired, not yet valid, or expiring within the policy's horizon (days, or share of the
+    /// lifetime).
     static func validityFailures(_ info: APNsCertificateInfo, policy: CheckPolicy, now: Date, prefix: String) -> [String] {
         if info.notAfter <= now { return ["\(prefix)expired on \(APNsCertificateInfo.day(info.notAfter))"] }
         if info.notBefore > now { return ["\(prefix)not valid until \(APNsCertificateInfo.day(info.notBefore))"] }
         if info.daysLeft < policy.minimumDays {
             return ["\(prefix)expires in \(info.daysLeft) days on \(APNsCertificateInfo.day(info.notAfter)) (\(policy.name(.minimumDays)) \(policy.minimumDays))"]
         }
+        if let shortfall = policy.lifetimeShortfall(info, now: now) { return ["\(prefix)\(shortfall)"] }
         return []
     }
 

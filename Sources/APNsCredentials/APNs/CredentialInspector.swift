@@ -14,9 +14,10 @@ public enum CredentialInspector {
 
     /// The report plus the loaded objects (for `check`, which verifies the leaf's chain).
     package static func inspectLoaded(_ path: String, passphrases: PassphraseSupplier, extraKey: PrivateKey?,
-                                      now: Date, expiryWarningDays: Int) -> (report: CredentialReport, contents: CredentialContents?) {
+                                      now: Date, expiryWarningDays: Int,
+                                      decoding: CredentialDecoding = .automatic) -> (report: CredentialReport, contents: CredentialContents?) {
         do {
-            let contents = try CredentialFile.load(path, passphrases: passphrases, skipLockedKeys: true)
+            let contents = try CredentialFile.load(path, passphrases: passphrases, skipLockedKeys: true, decoding: decoding)
             return (report(path, contents, extraKey: extraKey, now: now, expiryWarningDays: expiryWarningDays), contents)
         } catch {
             return (CredentialReport.unreadable(path, error), nil)
