@@ -11,8 +11,9 @@ packages=(
   valgrind                     # leak checks
   man-db                       # `man -l` reads the installed man page in the install.sh test
   libxml2-utils                # xmllint validates check's JUnit XML against the JUnit schema
-  python3                      # real parsers in tests (JUnit XML, Prometheus text format)
+  python3                      # real parsers in tests (JUnit XML, Prometheus text format); plistlib writes the profile tests' provisioning profiles
   ca-certificates
+  curl                         # curl --http2: a third-party client in the conformance suite
   # Independent writers of credential files for the corpus (scripts/credential-corpus.py)
   openjdk-17-jdk-headless      # keytool: PKCS12 keystores
   gnutls-bin                   # certtool --to-p12
@@ -25,6 +26,11 @@ packages=(
 python_packages=(
   cryptography==48.0.0         # the corpus's certificates and its PKCS#12 writer
   prometheus-client==0.26.0    # its text-format parser reads `check --format prometheus`
+  # Third-party APNs clients the conformance suite runs against the mock
+  # (scripts/conformance/mock_conformance.py); h2 is httpx's HTTP/2 (the [http2] extra).
+  aioapns==4.0
+  httpx==0.28.1
+  h2==4.4.1
 )
 ensure_python_packages() {
   local spec name version

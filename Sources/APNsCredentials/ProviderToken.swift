@@ -87,6 +87,14 @@ public enum ProviderTokenVerifier {
         case issuedInFuture
     }
 
+    /// The `kid` of a token's header, without checking anything else.
+    public static func keyID(of token: String) -> String? {
+        guard let first = token.split(separator: ".", omittingEmptySubsequences: false).first,
+              let bytes = Base64URL.decode(first),
+              let header = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return nil }
+        return header["kid"] as? String
+    }
+
     public static func verify(_ token: String, keys: [String: PublicKey], now: Date = Date(), maximumAge: TimeInterval = 3600) -> Result<ProviderTokenClaims, Failure> {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]), let claimBytes = Base64URL.decode(parts[1]),

@@ -70,6 +70,8 @@ struct Push: AsyncParsableCommand {
     @Option(name: .customLong("legacy-format"), help: "Legacy frame format: simple, enhanced or framed.")
     var legacyFormat: LegacyFormat = .framed
 
+    @OptionGroup var newer: BroadcastPushOptions
+
     @OptionGroup var output: OutputOptions
 
     var service: GatewayService { legacy ? .legacy : .provider }
@@ -78,8 +80,9 @@ struct Push: AsyncParsableCommand {
     func validate() throws {
         try credentials.validate(for: service)
         try gateway.validate(for: service)
-        if credentials.authKey != nil && topic == nil { throw ValidationError("Token auth needs --topic (the app's bundle id).") }
-        if (token == nil) == (tokens == nil) { throw ValidationError("Give exactly one of --token TOKEN or --tokens FILE.") }
+        try validateNewer()
+        if credentials.authKey != nil && topic == nil && !newer.isBroadcast { throw ValidationError("Token auth needs --topic (the app's bundle id).") }
+        if !newer.isBroadcast && (token == nil) == (tokens == nil) { throw ValidationError("Give exactly one of --token TOKEN or --tokens FILE.") }
         if let token {
             do { _ = try DeviceToken(parsing: token) } catch { throw ValidationError("--token: \(error)") }
         }
@@ -121,6 +124,12 @@ struct Push: AsyncParsableCommand {
             authentication = .token(signer)
         }
         let template = try makeTemplate(bundleID: certificateIdentity?.certificate.subject.first("UID"))
+        try credentials.checkKeyScope(environment: APNsEnvironment(rawValue: gateway.environment.rawValue) ?? .sandbox,
+                                      topic: newer.isBroadcast ? newer.bundleID : template.topic)
+        if newer.isBroadcast || newer.printCurl {
+            try await sendNewer(template: template, authentication: authentication, certificateBundle: certificateIdentity?.certificate.subject.first("UID"))
+            return
+        }
         let trust = try gateway.trust()
         let timeout = gateway.timeout(for: service)
 
@@ -194,7 +203,9 @@ struct Push: AsyncParsableCommand {
     /// Headers and default payload every notification of this run shares.
     private func makeTemplate(bundleID: String?) throws -> PushNotification {
         var body: [UInt8]
-        if let payload {
+        if let built = try newer.liveActivityPayload(title: title, body: alert) {
+            body = built
+        } else if let payload {
             body = try Self.readPayload(payload)
         } else {
             var built = Payload()
@@ -210,8 +221,11 @@ struct Push: AsyncParsableCommand {
             body = built.json()
         }
         let alertless = alert == nil && title == nil && subtitle == nil && badge == nil && sound == nil
-        let type = pushType ?? (payload == nil && contentAvailable && alertless ? .background : .alert)
-        let topic = self.topic ?? bundleID.map { PushNotification.topic(bundleID: $0, pushType: type) }
+        let type = pushType ?? (newer.liveActivity != nil ? .liveactivity : (payload == nil && contentAvailable && alertless ? .background : .alert))
+        var topic = self.topic
+        // A Live Activity goes to <bundle>.push-type.liveactivity: a bare bundle id gets the suffix.
+        if newer.liveActivity != nil, let given = topic { topic = PushNotification.topic(bundleID: given, pushType: type) }
+        if topic == nil, let bundleID { topic = PushNotification.topic(bundleID: bundleID, pushType: type) }
         let chosenPriority = priority.flatMap(Priority.init(rawValue:)) ?? PushNotification.defaultPriority(for: type)
         // The token is filled in per notification; a placeholder keeps the template a value.
         let placeholder = try DeviceToken(bytes: [UInt8](repeating: 0, count: 32))
