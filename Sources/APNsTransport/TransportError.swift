@@ -31,6 +31,8 @@ public struct TransportError: Error, CustomStringConvertible, Sendable, Equatabl
         /// above GOAWAY's last-stream-id, or never sent before the connection ended): a
         /// resend cannot deliver twice.
         case notProcessed
+        /// The caller gave the request up (`RequestCancellation`); its stream was reset.
+        case cancelled
         /// A bad argument (unparseable host:port, unreadable CA file).
         case configuration
         /// An OpenSSL or nghttp2 call failed where it should not.
