@@ -93,12 +93,23 @@ struct BroadcastPushOptions: ParsableArguments {
     /// The longest line `--channels` takes: Apple's ids are about 24 characters.
     static let channelLineLimit = 1024
 
-    /// The channel ids to broadcast to, all of them (the sender reports per channel).
+    /// The channel ids to broadcast to, all of them (the sender reports per channel). At most
+    /// Apple's 10,000 channels an app can have in one environment: more cannot all be live
+    /// channels, and the list is held in memory.
     func channelIDs() throws -> [String] {
         var ids: [String] = []
-        try forEachChannelID { ids.append($0) }
+        try forEachChannelID {
+            guard ids.count < Self.channelCountLimit else {
+                throw CommandFailure(message: "More than \(ChannelLimit.apple) channel ids to broadcast to, Apple's limit of channels per app and "
+                                     + "environment; remove stale or repeated ids (apnskit channels list shows the live ones).", status: ExitStatus.usage)
+            }
+            ids.append($0)
+        }
         return ids
     }
+
+    /// Apple's channel limit per app and environment (apns-protocol.md §8).
+    static let channelCountLimit = 10_000
 
     /// The Live Activity payload the flags describe (nil without --live-activity); `title`
     /// and `body` are push's --title and --alert.

@@ -124,6 +124,16 @@ struct BroadcastCLITests {
             let run = try ProcessRunner.run("/bin/sh", ["-c", command + " --silent --write-out '%{http_code}'"], directory: f.dir.path)
             #expect(run.stdout == "200", "\(run)")
         }
+        // Bounds: a channel line over 1,024 bytes (exit 3); more than 10,000 ids to send to (exit 2), before connecting.
+        _ = try f.dir.write("long.txt", text: channels[0] + "\n" + String(repeating: "A", count: 2000) + "\n")
+        let long = try Binaries.apnskit(["push", "--channels", "long.txt", "--bundle-id", "com.example.app", "--live-activity", "update",
+                                         "--content-state", #"{"score":1}"#, "--print-curl"] + key + gateway, directory: f.dir.path)
+        #expect(long.status == 3 && long.stderr.contains("Line 2 of long.txt is longer than 1024 bytes"), "\(long)")
+        _ = try f.dir.write("many.txt", text: String(repeating: channels[0] + "\n", count: 10_001))
+        let many = try Binaries.apnskit(["push", "--channels", "many.txt", "--bundle-id", "com.example.app", "--live-activity", "update",
+                                         "--content-state", #"{"score":1}"#] + key + gateway, directory: f.dir.path)
+        #expect(many.status == 2 && many.stderr.contains("More than 10,000 channel ids"), "\(many)")
+
         let sent = try records(f).filter { $0["protocol"] as? String != "channels" }
         #expect(sent.compactMap { $0["token"] as? String } == tokens, "\(sent)")
         #expect(sent.first { $0["token"] as? String == tokens[1] }?["payload_bytes"] as? Int == own.utf8.count, "the line's own payload was sent")
