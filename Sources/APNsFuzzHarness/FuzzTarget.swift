@@ -32,6 +32,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case legacyFrames
     /// `LegacyErrorResponse(bytes:)` and `FeedbackTuple.decodeAll`.
     case legacyReplies
+    /// `ProvisioningProfileFile.read` (CMS envelope, then property list) and, for inputs whose
+    /// mode byte is odd, `ProvisioningProfile.parse` on the property list directly.
+    case provisioningProfile
 
     /// Runs the harness on one input. Returns normally for an accepted input and for a
     /// rejection with a typed, non-empty error; throws `HarnessViolation` otherwise (libFuzzer
@@ -51,6 +54,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .request: try ProtocolHarnesses.request(input)
         case .legacyFrames: try ProtocolHarnesses.legacyFrames(input)
         case .legacyReplies: try ProtocolHarnesses.legacyReplies(input)
+        case .provisioningProfile: try ProfileHarness.provisioningProfile(input)
         }
     }
 
