@@ -9,7 +9,7 @@ enum CurlCommand {
     /// Prints the curl commands of one run, one per request, as they come (a batch streams:
     /// nothing is held but the request being printed). Token auth signs one JWT when the
     /// printer is made and every command carries it, as a sender reuses its token (APNs takes
-    /// it for up to an hour, apns-protocol.md §1).
+    /// it for up to an hour and throttles a token that changes too often, apns-protocol.md §1, §8).
     struct Printer {
         let authorization: String?
         let endpoint: Endpoint

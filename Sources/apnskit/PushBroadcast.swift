@@ -44,7 +44,7 @@ struct BroadcastPushOptions: ParsableArguments {
     @Option(name: .customLong("input-push-channel"), help: ArgumentHelp("Start: subscribe the new activity to this broadcast channel.", valueName: "ID"))
     var inputPushChannel: String?
 
-    @Flag(name: .customLong("print-curl"), help: "Print the equivalent curl command (token auth: with a fresh JWT) instead of sending.")
+    @Flag(name: .customLong("print-curl"), help: "Print the equivalent curl command instead of sending: one per token line or channel of a batch (token auth: one fresh JWT for all).")
     var printCurl = false
 
     var isBroadcast: Bool { !channels.isEmpty || channelsFile != nil }
