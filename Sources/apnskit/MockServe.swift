@@ -135,6 +135,7 @@ struct MockServeCommand: AsyncParsableCommand {
         configuration.api.faults.seed = seed
         configuration.api.faults.idleTimeoutSeconds = idleTimeout
         configuration.maxConnections = maxConnections
+        configuration.connectionLimitHint = "--max-connections allows more"
         configuration.api.channelLimit = maxChannels
         checkOpenFileLimit()
         let quiet = self.quiet

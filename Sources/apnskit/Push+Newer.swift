@@ -64,8 +64,8 @@ extension Push {
             throw CommandFailure(message: "Cannot read the token file: \(error) Check --tokens.", status: ExitStatus.input)
         }
         let source = path == "-" ? "stdin" : path
-        let feed = PushFeed(reader: reader, template: template, check: { $0.localProblem() }) { index, token, reason in
-            sink.recordInvalid(index: index, token: token, reason: reason)
+        let feed = PushFeed(reader: reader, template: template, check: { $0.localProblem() }) { index, token, reason, removable in
+            sink.recordInvalid(index: index, token: token, reason: reason, removable: removable)
             Output.note("apnskit: \(source): \(reason) No curl command printed for it.")
         }
         while let (_, notification) = feed.next() { printer.print(notification.httpRequest()) }

@@ -21,6 +21,9 @@ public final class MockGateway: @unchecked Sendable {
         /// Connections open at once over all three ports (`--max-connections`); one more is
         /// closed at once, with a log line. See `defaultMaxConnections`.
         public var maxConnections = MockGateway.defaultMaxConnections
+        /// Appended to the log line about a refused connection: how the caller raises the
+        /// limit (the CLI names its flag; a library user, their own setting).
+        public var connectionLimitHint = ""
         public init() {}
     }
 
@@ -51,7 +54,7 @@ public final class MockGateway: @unchecked Sendable {
     public init(ca: MockCA, caFolder: String, configuration: Configuration, log: @escaping @Sendable (String) -> Void = { _ in },
                 warn: (@Sendable (String) -> Void)? = nil) throws {
         let warn = warn ?? log
-        let limit = ConnectionLimit(maximum: configuration.maxConnections, hint: "--max-connections allows more", log: warn)
+        let limit = ConnectionLimit(maximum: configuration.maxConnections, hint: configuration.connectionLimitHint, log: warn)
         connectionLimit = limit
         var settings = configuration.api
         if settings.authKeys.entries.isEmpty { settings.authKeys = try AuthKeyRegistry.load(caFolder: caFolder) }
