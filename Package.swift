@@ -79,7 +79,7 @@ let package = Package(
         .target(name: "CTestFixtures", dependencies: ["COpenSSL"], path: "Tests/CTestFixtures"),
         .testTarget(name: "APNsCredentialsTests", dependencies: ["APNsCredentials", "TestSupport"]),
         .testTarget(name: "APNsProtocolTests", dependencies: ["APNsProtocol"]),
-        .testTarget(name: "APNsTransportTests", dependencies: ["APNsTransport", "APNsCredentials", "APNsSender"]),
+        .testTarget(name: "APNsTransportTests", dependencies: ["APNsTransport", "APNsCredentials", "APNsSender", "TestSupport"]),
         .testTarget(name: "APNsSenderTests", dependencies: ["APNsSender", "APNsProtocol", "APNsTransport", "APNsCredentials", "TestSupport",
                                                             .product(name: "Logging", package: "swift-log"),
                                                             .product(name: "Metrics", package: "swift-metrics"),

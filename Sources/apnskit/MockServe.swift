@@ -171,7 +171,7 @@ struct MockServeCommand: AsyncParsableCommand {
         fflush(nil)
         await SignalWaiter.waitForTermination()
         gateway.stop()
-        Output.note("apnskit mock gateway stopped\(gateway.recorder.map { " (\($0.count) notification(s) recorded)" } ?? "").")
+        Output.note("apnskit mock gateway stopped\(gateway.recorder.map { " (\($0.count) record line(s))" } ?? "").")
     }
 }
 

@@ -127,7 +127,7 @@ struct Push: AsyncParsableCommand {
         try credentials.checkKeyScope(environment: APNsEnvironment(rawValue: gateway.environment.rawValue) ?? .sandbox,
                                       topic: newer.isBroadcast ? newer.bundleID : template.topic)
         if newer.isBroadcast || newer.printCurl {
-            try await sendNewer(template: template, authentication: authentication, certificateBundle: certificateIdentity?.certificate.subject.first("UID"))
+            try await sendNewer(template: template, authentication: authentication, certificateBundle: certificateIdentity?.certificate.subject.first("UID"), sink: sink)
             return
         }
         let trust = try gateway.trust()
