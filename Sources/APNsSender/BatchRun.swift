@@ -75,7 +75,7 @@ final class BatchRun: @unchecked Sendable {
             lock.withLock { finished = continuation }
             for slot in slots.indices { pump(slot) }
         }
-        summary.reconnects = max(0, await pool.connectCount - slots.count)
+        summary.reconnects = await pool.reconnectCount
         summary.connectionFailure = await pool.unreachable
         return summary
     }

@@ -76,8 +76,11 @@ struct MockServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("delay-ms"), help: "Delay every answer by this many milliseconds.")
     var delayMilliseconds: Int = 0
 
-    @Option(name: .customLong("idle-timeout"), help: "Send GOAWAY IdleTimeout to connections idle this many seconds (0: never).")
-    var idleTimeout: Double = 0
+    @Option(name: .customLong("idle-timeout"), help: "Send GOAWAY IdleTimeout to connections idle this many seconds, then close them (0: never).")
+    var idleTimeout: Double = GatewayFaults.defaultIdleTimeout
+
+    @Option(name: .customLong("max-connections-per-peer"), help: "Of --max-connections, at most this many from one address.")
+    var maxConnectionsPerPeer: Int = MockGateway.defaultMaxConnectionsPerPeer
 
     @Option(help: "Seed for --fail-rate draws.")
     var seed: UInt64 = 1
@@ -90,6 +93,8 @@ struct MockServeCommand: AsyncParsableCommand {
         guard GatewayFaults.DropMode(rawValue: dropMode) != nil else { throw ValidationError("--drop-mode must be accepted, answered or unprocessed.") }
         _ = try parsedRates()
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1.") }
+        guard maxConnectionsPerPeer >= 1 else { throw ValidationError("--max-connections-per-peer must be at least 1.") }
+        guard idleTimeout >= 0, idleTimeout.isFinite else { throw ValidationError("--idle-timeout must be 0 (never) or a number of seconds.") }
         for (name, value) in [("--port", port), ("--legacy-port", legacyPort), ("--feedback-port", feedbackPort)] where value < 0 || value > 65_535 {
             throw ValidationError("\(name) must be a port number (0 for any free port).")
         }
@@ -127,6 +132,7 @@ struct MockServeCommand: AsyncParsableCommand {
         configuration.api.faults.seed = seed
         configuration.api.faults.idleTimeoutSeconds = idleTimeout
         configuration.maxConnections = maxConnections
+        configuration.maxConnectionsPerPeer = maxConnectionsPerPeer
         checkOpenFileLimit()
         let quiet = self.quiet
         let gateway: MockGateway
