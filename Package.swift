@@ -53,7 +53,7 @@ let package = Package(
         ),
         // Fuzz harnesses for every input parser, shared by the libFuzzer executable and the
         // deterministic pass in HardeningTests (issue 7).
-        .target(name: "APNsFuzzHarness", dependencies: ["APNsCredentials", "APNsProtocol", "APNsSender", "APNsMock", "COpenSSL"]),
+        .target(name: "APNsFuzzHarness", dependencies: ["APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "APNsMock", "COpenSSL"]),
         // Shared test helpers: child processes (openssl, apnskit), temporary folders, fixtures.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // Fixtures only OpenSSL's C API can make (crafted PKCS#12 layouts), for HardeningTests.

@@ -9,6 +9,8 @@ packages=(
   nghttp2-client nghttp2-server nghttp2-proxy   # nghttp, nghttpd, nghttpx, h2load: real HTTP/2 peers for tests
   pkg-config                   # SwiftPM finds OpenSSL and nghttp2 through it
   valgrind                     # leak checks
+  python3                      # pty and ssl peers in tests (passphrase prompt, legacy gateway)
+  curl                         # an HTTP/2 client from another loopback address (slots per peer)
   ca-certificates
 )
 

@@ -32,6 +32,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case legacyFrames
     /// `LegacyErrorResponse(bytes:)` and `FeedbackTuple.decodeAll`.
     case legacyReplies
+    /// `HTTP2Session` glue: peer frames into a server session and into a client session.
+    case http2
 
     /// Runs the harness on one input. Returns normally for an accepted input and for a
     /// rejection with a typed, non-empty error; throws `HarnessViolation` otherwise (libFuzzer
@@ -51,6 +53,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .request: try ProtocolHarnesses.request(input)
         case .legacyFrames: try ProtocolHarnesses.legacyFrames(input)
         case .legacyReplies: try ProtocolHarnesses.legacyReplies(input)
+        case .http2: try HTTP2Harness.http2(input)
         }
     }
 

@@ -96,6 +96,24 @@ final class Connection: PollHandler, @unchecked Sendable {
         loop.connectionCreated()
     }
 
+    /// A connection with no socket and no TLS, already open, whose output is dropped: how the
+    /// HTTP/2 fuzz harness drives a real `HTTP2Session` with arbitrary bytes
+    /// (`HTTP2SessionFuzzing`). Loop thread only, like any connection.
+    init(detachedOn loop: EventLoop, context: SSLContext, host: String) {
+        self.loop = loop
+        self.context = context
+        self.host = host
+        self.state = .open
+        self.remoteAddress = host
+        discardsOutput = true
+        observations = .allocate(capacity: 1)
+        observations.initialize(to: apns_tls_observations())
+        loop.connectionCreated()
+    }
+
+    /// Set for a detached connection: there is nowhere to send to.
+    private var discardsOutput = false
+
     deinit {
         if let ssl { SSL_free(ssl) }
         observations.deallocate()
@@ -336,6 +354,11 @@ final class Connection: PollHandler, @unchecked Sendable {
     }
 
     private func writeQueued() {
+        if discardsOutput {
+            outgoing.removeAll(keepingCapacity: true)
+            outgoingHead = 0
+            return
+        }
         guard state == .open, let ssl else { return }
         while pendingOutput > 0 {
             OpenSSLErrorQueue.clear()

@@ -192,6 +192,12 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
 
     // MARK: session
 
+    /// Starts nghttp2 without a handshake, for a detached connection (`HTTP2SessionFuzzing`).
+    func startDetached() throws {
+        try startSession()
+        produce()
+    }
+
     private func startSession() throws {
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {

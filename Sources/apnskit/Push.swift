@@ -179,7 +179,7 @@ struct Push: AsyncParsableCommand {
         if !unwritten.isEmpty {
             // After the summary, and with the delivery's exit code: a script that reran the
             // batch because the results file is missing would send every notification again.
-            Output.note("apnskit: the batch was sent (summary above), but \(unwritten.joined(separator: " ")) Do not send it again; free space and keep the summary.")
+            Output.note("apnskit: the batch was sent (summary above); not written: \(unwritten.joined(separator: " ")) Do not send it again; free space and keep the summary.")
         }
         if let readError = feed.readError {
             throw CommandFailure(message: "Reading \(tokens ?? "the tokens") failed after \(report.total) notifications: \(readError)", status: ExitStatus.input)
