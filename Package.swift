@@ -54,6 +54,9 @@ let package = Package(
         // Fuzz harnesses for every input parser, shared by the libFuzzer executable and the
         // deterministic pass in HardeningTests (issue 7).
         .target(name: "APNsFuzzHarness", dependencies: ["APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "APNsMock", "COpenSSL"]),
+        // The same fuzz pass as a plain executable: scripts/test.sh builds only this product
+        // under AddressSanitizer (the libraries, not the CLI or the test bundle).
+        .executableTarget(name: "APNsFuzzPass", dependencies: ["APNsFuzzHarness"]),
         // Shared test helpers: child processes (openssl, apnskit), temporary folders, fixtures.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // Fixtures only OpenSSL's C API can make (crafted PKCS#12 layouts), for HardeningTests.
@@ -64,7 +67,8 @@ let package = Package(
         .testTarget(name: "APNsSenderTests", dependencies: ["APNsSender", "APNsProtocol", "APNsTransport", "APNsCredentials", "TestSupport"]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "TestSupport"]),
         // CLI end-to-end tests for inspect/check/mock: run the built apnskit binary.
-        .testTarget(name: "InspectCheckTests", dependencies: ["apnskit", "APNsMock", "APNsCredentials"]),
+        .testTarget(name: "InspectCheckTests", dependencies: ["apnskit", "APNsMock", "APNsCredentials", "TestSupport"],
+                    exclude: ["Schemas"]),
         .testTarget(name: "apnskitTests", dependencies: ["apnskit", "APNsCredentials", "TestSupport"]),
         // Issue 7: the fuzz harnesses over fixed-seed mutations, secrets, resource bounds.
         .testTarget(name: "HardeningTests", dependencies: ["APNsFuzzHarness", "apnskit", "APNsCredentials", "APNsProtocol", "APNsSender",

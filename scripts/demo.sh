@@ -44,8 +44,11 @@ step "6. what it is" "$APNSKIT" inspect apns-dev.pem
 step "7. the CI gate: expiry, environment, topic, key" \
   "$APNSKIT" check apns-dev.pem --environment sandbox --topic com.example.demo --require-key --ca-file mock-ca/ca-bundle.pem
 
+step "7b. a token-auth key (.p8), registered with the mock gateway, for the Live Activity steps" \
+  "$APNSKIT" mock issue --auth-key --ca mock-ca --team-id DEMOTEAM01 --key-id DEMOKEY001 -o keys
+
 printf '\n== 8. the embedded default gateway: apnskit mock serve (HTTP/2 provider API, legacy, feedback)\n'
-"$APNSKIT" mock serve --ca mock-ca --port 0 --legacy-port 0 --feedback-port 0 --ports-file ports.json --record accepted.jsonl \
+"$APNSKIT" mock serve --ca mock-ca --port 0 --legacy-port 0 --feedback-port 0 --channels-port 0 --ports-file ports.json --record accepted.jsonl \
   >gateway.out 2>gateway.log &
 GATEWAY_PID=$!
 for _ in $(seq 1 100); do [ -s ports.json ] && break; sleep 0.1; done
@@ -66,6 +69,29 @@ for i in range(1000): print('%064x' % (i + 1))" > tokens.txt
     "$APNSKIT" push apns-dev.pem --tokens tokens.txt --alert "Batch" --topic com.example.demo \
     --gateway "127.0.0.1:$PORT" --ca-file mock-ca/ca-bundle.pem --results results.jsonl
 fi
+
+# Live Activities over a broadcast channel (apns-protocol.md §8), with a token-auth key.
+CHANNELS=$(python3 -c "import json; print(json.load(open('ports.json'))['channels'])")
+KEY=(--auth-key keys/AuthKey_DEMOKEY001.p8 --team-id DEMOTEAM01 --bundle-id com.example.demo --ca-file mock-ca/ca-bundle.pem)
+step "12. a provider JWT from the .p8, and what the Console's JWT validator would say about it" \
+  "$APNSKIT" token inspect "$("$APNSKIT" token --auth-key keys/AuthKey_DEMOKEY001.p8 --team-id DEMOTEAM01)" --auth-key keys/AuthKey_DEMOKEY001.p8
+step "13. create a broadcast channel" "$APNSKIT" channels create "${KEY[@]}" --gateway "127.0.0.1:$CHANNELS"
+CHANNEL=$("$APNSKIT" channels list "${KEY[@]}" --gateway "127.0.0.1:$CHANNELS" | tail -1)
+step "14. broadcast a Live Activity update to every device subscribed to it" \
+  "$APNSKIT" push --channel "$CHANNEL" --live-activity update --content-state '{"score": "2-1", "minute": 67}' --stale-date +900 \
+  "${KEY[@]}" --gateway "127.0.0.1:$PORT"
+step "15. read the channel, then delete it" "$APNSKIT" channels read "$CHANNEL" "${KEY[@]}" --gateway "127.0.0.1:$CHANNELS"
+"$APNSKIT" channels delete "$CHANNEL" "${KEY[@]}" --gateway "127.0.0.1:$CHANNELS"
+
+printf '\n== 16. the same with --print-curl: apnskit prints each request, curl sends it\n'
+curl_run() { printf '$ %s\n' "$1" | cut -c1-160; sh -c "$1 --silent --show-error --dump-header curl-headers.txt --write-out '   -> HTTP %{http_code}\\n'"; }
+curl_run "$("$APNSKIT" channels create "${KEY[@]}" --gateway "127.0.0.1:$CHANNELS" --print-curl)"
+CHANNEL=$(tr -d '\r' < curl-headers.txt | awk -F': ' 'tolower($1) == "apns-channel-id" {print $2}')
+echo "   channel $CHANNEL"
+curl_run "$("$APNSKIT" push --channel "$CHANNEL" --live-activity update --content-state '{"score": "3-1", "minute": 81}' \
+  "${KEY[@]}" --gateway "127.0.0.1:$PORT" --print-curl)"
+curl_run "$("$APNSKIT" channels read "$CHANNEL" "${KEY[@]}" --gateway "127.0.0.1:$CHANNELS" --print-curl)"; echo
+curl_run "$("$APNSKIT" channels delete "$CHANNEL" "${KEY[@]}" --gateway "127.0.0.1:$CHANNELS" --print-curl)"
 
 kill "$GATEWAY_PID"; wait "$GATEWAY_PID" 2>/dev/null || true; GATEWAY_PID=""
 printf '\n== the gateway recorded %s accepted notification(s) in %s/accepted.jsonl\n' "$(wc -l < accepted.jsonl)" "$OUT"

@@ -101,6 +101,11 @@ vg key-strip 0 key strip enc2.key --passin env:P12_PASS -o stripped.key
 vg inspect 0 inspect legacy.p12 folder/apns.pem fixture.csr --passin env:P12_PASS
 vg inspect-json 0 inspect fixture.cer --format json
 vg check-folder 0 check folder --ca-file ca/ca-bundle.pem
+# A .p12 as CI secret variables hold it (base64 in a variable), reported for Prometheus.
+P12_BASE64="$(base64 -w0 modern.p12)"
+export P12_BASE64
+vg check-env-base64 0 check env:P12_BASE64 --base64 --passin env:P12_PASS \
+  --ca-file ca/ca-bundle.pem --format prometheus -o check.prom
 vg wrong-passphrase 3 p12 split legacy.p12 --passin pass:wrong --cert-out x.pem
 vg missing-passphrase 3 key strip enc2.key -o y.key
 vg bad-input 3 inspect fixture.csr.missing

@@ -9,10 +9,39 @@ packages=(
   nghttp2-client nghttp2-server nghttp2-proxy   # nghttp, nghttpd, nghttpx, h2load: real HTTP/2 peers for tests
   pkg-config                   # SwiftPM finds OpenSSL and nghttp2 through it
   valgrind                     # leak checks
-  python3                      # pty and ssl peers in tests (passphrase prompt, legacy gateway)
-  curl                         # an HTTP/2 client from another loopback address (slots per peer)
+  man-db                       # `man -l` reads the installed man page in the install.sh test
+  libxml2-utils                # xmllint validates check's JUnit XML against the JUnit schema
+  python3                      # real parsers in tests (JUnit XML, Prometheus text format)
   ca-certificates
+  curl                         # curl --http2: a third-party client in the conformance suite
+  # Independent writers of credential files for the corpus (scripts/credential-corpus.py)
+  openjdk-17-jdk-headless      # keytool: PKCS12 keystores
+  gnutls-bin                   # certtool --to-p12
+  libnss3-tools                # pk12util, certutil (NSS)
+  python3-pip                  # to install the PyPI packages below
 )
+
+# PyPI packages the tests use as real peers, pinned. Debian's own python3 refuses installs
+# into the system (PEP 668) unless told --break-system-packages.
+python_packages=(
+  cryptography==48.0.0         # the corpus's certificates and its PKCS#12 writer
+  prometheus-client==0.26.0    # its text-format parser reads `check --format prometheus`
+  # Third-party APNs clients the conformance suite runs against the mock
+  # (scripts/conformance/mock_conformance.py); h2 is httpx's HTTP/2 (the [http2] extra).
+  aioapns==4.0
+  httpx==0.28.1
+  h2==4.4.1
+)
+ensure_python_packages() {
+  local spec name version
+  for spec in "${python_packages[@]}"; do
+    name="${spec%%==*}"; version="${spec#*==}"
+    if [ "$(python3 -c "import importlib.metadata as m; print(m.version('$name'))" 2>/dev/null)" = "$version" ]; then continue; fi
+    echo "setup: installing Python $spec"
+    python3 -m pip install --quiet --disable-pip-version-check "$spec" 2>/dev/null \
+      || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "$spec"
+  done
+}
 
 missing=()
 for p in "${packages[@]}"; do
@@ -23,6 +52,7 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all system packages present"
+  ensure_python_packages
   exit 0
 fi
 
@@ -32,4 +62,5 @@ echo "setup: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+ensure_python_packages
 echo "setup: done"

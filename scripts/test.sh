@@ -5,6 +5,9 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export PATH="/opt/swift/usr/bin:$PATH"
 swift build --build-tests
+# swift-argument-parser's man page generator, for the install.sh test (which must not build
+# from inside `swift test`); about a minute the first time, then cached.
+swift build --product generate-manual
 # Serially: many suites run child processes and wait for them synchronously, which would
 # starve the 2-thread cooperative pool that in-process test servers need if run in parallel.
 # The hardening suites (issue 7) run after the rest: they are CPU-heavy (130,000 fuzz inputs,
@@ -12,11 +15,12 @@ swift build --build-tests
 swift test --skip-build --no-parallel --skip HardeningTests 2>&1 | tee .build/test-output.txt
 swift test --skip-build --no-parallel --filter HardeningTests 2>&1 | tee -a .build/test-output.txt
 # The same fuzz pass under AddressSanitizer: out-of-bounds and use-after-free in Swift code or
-# in our use of OpenSSL that do not crash a normal build. ASAN_PASS=0 skips it.
+# in our use of OpenSSL that do not crash a normal build. Only the APNsFuzzPass product (the
+# libraries and the harnesses) is built sanitized, not the CLI or the test bundle.
+# ASAN_PASS=0 skips it.
 if [ "${ASAN_PASS:-1}" != "0" ]; then
-  swift build --build-tests --scratch-path .build-asan -Xswiftc -sanitize=address
-  ASAN_OPTIONS=detect_leaks=0 APNSKIT_FUZZ_PASS_INPUTS="${ASAN_FUZZ_INPUTS:-10000}" \
-    swift test --skip-build --scratch-path .build-asan --filter FuzzPassTests 2>&1 | tee -a .build/test-output.txt
+  swift build --scratch-path .build-asan --product APNsFuzzPass -Xswiftc -sanitize=address
+  ASAN_OPTIONS=detect_leaks=0 .build-asan/debug/APNsFuzzPass "${ASAN_FUZZ_INPUTS:-10000}" 2>&1 | tee -a .build/test-output.txt
 fi
 # The CLI under valgrind memcheck: no definitely lost bytes, no memory errors.
 bash scripts/leakcheck.sh .build/debug/apnskit

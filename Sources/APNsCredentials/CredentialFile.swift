@@ -9,7 +9,14 @@ public struct CredentialContents: Sendable {
 
     public var encoding: Encoding
     public var certificates: [Certificate] = []
+    /// friendlyName / localKeyId of each certificate (same order; may be shorter: none).
+    public var certificateAttributes: [BagAttributes] = []
     public var privateKeys: [PrivateKey] = []
+    /// friendlyName / localKeyId of each key (same order; may be shorter: none).
+    public var keyAttributes: [BagAttributes] = []
+    /// Keys that are encrypted and could not be opened because no passphrase was given: the
+    /// rest of the file (certificates, their expiry) is still read. One sentence each.
+    public var lockedKeys: [String] = []
     public var requests: [CertificateSigningRequest] = []
     /// PEM labels found but not loaded (`PUBLIC KEY`, ...), for messages and `inspect`.
     public var otherLabels: [String] = []
@@ -52,6 +59,9 @@ public enum CredentialFile {
     public static func readBytes(_ path: String, limit: Int, kind: String) throws -> [UInt8] {
         let label = displayName(path)
         let size = limit >= 1_048_576 ? "\(limit / 1_048_576) MiB" : (limit >= 1024 ? "\(limit / 1024) KiB" : "\(limit) bytes")
+        if let variable = CredentialInput.environmentVariable(path) {
+            return try CredentialInput.readEnvironment(variable, label: label)
+        }
         if path == "-" {
             // At most one byte past the limit: reading to end of file first would hold all of
             // a hostile stream (100 MB piped in cost 127 MB of memory before this bound).
@@ -82,28 +92,43 @@ public enum CredentialFile {
         return Array(data)
     }
 
-    /// Loads everything in `path`.
-    public static func load(_ path: String, passphrases: PassphraseSupplier) throws -> CredentialContents {
-        try load(bytes: readBytes(path), label: displayName(path), passphrases: passphrases)
+    /// Loads everything in `path` (a file, `-` for standard input, or `env:VAR`).
+    /// - Parameter skipLockedKeys: when a PEM key is encrypted and no passphrase is at hand,
+    ///   record it in `lockedKeys` and read the rest, instead of failing: a certificate's
+    ///   expiry needs no passphrase (`inspect`, `check`).
+    public static func load(_ path: String, passphrases: PassphraseSupplier, skipLockedKeys: Bool = false,
+                            decoding: CredentialDecoding = .automatic) throws -> CredentialContents {
+        try load(bytes: readBytes(path), label: displayName(path), passphrases: passphrases, skipLockedKeys: skipLockedKeys, decoding: decoding)
     }
 
     /// Loads everything in `bytes`; `label` names the source in messages.
-    public static func load(bytes: [UInt8], label: String, passphrases: PassphraseSupplier) throws -> CredentialContents {
+    public static func load(bytes: [UInt8], label: String, passphrases: PassphraseSupplier, skipLockedKeys: Bool = false,
+                            decoding: CredentialDecoding = .automatic) throws -> CredentialContents {
+        OpenSSLProviders.ensureLoaded()
+        let bytes = try Base64Credential.unwrap(bytes, label: label, decoding: decoding)
         if PEMScanner.looksLikePEM(bytes) {
-            return try loadPEM(bytes, label: label, passphrases: passphrases)
+            return try loadPEM(bytes, label: label, passphrases: passphrases, skipLockedKeys: skipLockedKeys)
         }
         return try loadDER(bytes, label: label, passphrases: passphrases)
     }
 
-    private static func loadPEM(_ bytes: [UInt8], label: String, passphrases: PassphraseSupplier) throws -> CredentialContents {
+    private static func loadPEM(_ bytes: [UInt8], label: String, passphrases: PassphraseSupplier, skipLockedKeys: Bool) throws -> CredentialContents {
         var contents = CredentialContents(encoding: .pem)
+        var lockedError: CredentialError?
         for block in try PEMScanner.blocks(in: bytes, label: label) {
             let where_ = "\(label) (line \(block.line))"
             switch block.kind {
             case .certificate:
                 contents.certificates.append(try Certificate(pem: block.text, label: where_))
+                contents.certificateAttributes.append(block.attributes)
             case .privateKey:
-                contents.privateKeys.append(try PrivateKey.decode(block.text, label: label, passphrases: passphrases))
+                do {
+                    contents.privateKeys.append(try PrivateKey.decode(block.text, label: label, passphrases: passphrases))
+                    contents.keyAttributes.append(block.attributes)
+                } catch let error as CredentialError where skipLockedKeys && error.kind == .missingPassphrase {
+                    lockedError = lockedError ?? error
+                    contents.lockedKeys.append("the private key at line \(block.line) is encrypted and no passphrase was given, so it was not checked")
+                }
                 contents.hadEncryptedKey = contents.hadEncryptedKey || block.isEncrypted
             case .certificateRequest:
                 contents.requests.append(try CertificateSigningRequest(bytes: block.text, label: where_))
@@ -111,6 +136,9 @@ public enum CredentialFile {
                 contents.otherLabels.append(block.label)
             }
         }
+        // Skipping a locked key is for showing the certificates next to it; a file of keys
+        // only has nothing else to show, so the missing passphrase is the answer.
+        if let lockedError, contents.certificates.isEmpty { throw lockedError }
         if contents.certificates.isEmpty && contents.privateKeys.isEmpty && contents.requests.isEmpty && contents.otherLabels.isEmpty {
             throw CredentialError(.unreadable, "\(label) has no complete PEM block; the file is damaged.")
         }
@@ -127,11 +155,7 @@ public enum CredentialFile {
             return contents
         }
         if PKCS12.isPKCS12(bytes) {
-            let p12 = try PKCS12.parse(bytes, label: label, passphrases: passphrases)
-            var contents = CredentialContents(encoding: .pkcs12)
-            contents.certificates = (p12.certificate.map { [$0] } ?? []) + p12.chain
-            contents.privateKeys = p12.privateKey.map { [$0] } ?? []
-            return contents
+            return try PKCS12.parse(bytes, label: label, passphrases: passphrases)
         }
         if let request = try? CertificateSigningRequest(bytes: bytes, label: label) {
             var contents = CredentialContents(encoding: .der)

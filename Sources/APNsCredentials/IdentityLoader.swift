@@ -1,38 +1,43 @@
 /// Assembles an `Identity` from the files users actually have: one combined PEM, one .p12,
 /// or a certificate file (PEM or DER) plus a key file, with optional chain files.
 public enum IdentityLoader {
-    public static func load(_ paths: [String], passphrases: PassphraseSupplier) throws -> Identity {
-        var certificates: [(Certificate, String)] = []
-        var keys: [(PrivateKey, String)] = []
+    /// - Parameter selector: which identity, when the files hold several key + certificate
+    ///   pairs; without it such files are refused (`ambiguousIdentity`), never reduced to the first.
+    public static func load(_ paths: [String], passphrases: PassphraseSupplier, identity selector: IdentitySelector? = nil) throws -> Identity {
+        var merged = CredentialContents(encoding: .pem)
+        var certificateFiles: [String] = []
+        var keyFiles: [String] = []
         var requestOnly: [String] = []
         for path in paths {
             let contents = try CredentialFile.load(path, passphrases: passphrases)
-            certificates += contents.certificates.map { ($0, displayName(path)) }
-            keys += contents.privateKeys.map { ($0, displayName(path)) }
+            merged.certificates += contents.certificates
+            merged.certificateAttributes += contents.certificates.indices.map { contents.attributes(certificate: $0) }
+            merged.privateKeys += contents.privateKeys
+            merged.keyAttributes += contents.privateKeys.indices.map { contents.attributes(key: $0) }
+            certificateFiles += contents.certificates.map { _ in displayName(path) }
+            keyFiles += contents.privateKeys.map { _ in displayName(path) }
             if contents.certificates.isEmpty && contents.privateKeys.isEmpty && !contents.requests.isEmpty {
                 requestOnly.append(displayName(path))
             }
         }
         let names = paths.map(displayName).joined(separator: " and ")
         if let csr = requestOnly.first {
-            throw CredentialError(.wrongKind, "\(csr) holds a certificate signing request, not a certificate or key; upload it to Apple's portal and use the .cer you get back.")
+            throw CredentialError(.wrongKind, "\(csr) holds a certificate signing request, not a certificate or key; upload it to Apple's portal and use the .cer you get back.", file: csr)
         }
-        guard !certificates.isEmpty else {
+        guard !merged.certificates.isEmpty else {
             throw CredentialError(.wrongKind, "No certificate found in \(names); give the .cer/.pem certificate or a .p12 that holds it.")
         }
-        guard let (key, keyLabel) = keys.first else {
+        guard !merged.privateKeys.isEmpty else {
             throw CredentialError(.wrongKind, "No private key found in \(names); give the key file too, or a .p12 exported with its private key.")
         }
-        guard keys.count == 1 else {
-            throw CredentialError(.wrongKind, "\(names) hold \(keys.count) private keys; give exactly one.")
+        let selection = try merged.select(selector, label: names)
+        guard let certificate = selection.certificate, let key = selection.privateKey else {
+            throw CredentialError(.wrongKind, "No certificate and key pair found in \(names).")
         }
-        guard let leafIndex = certificates.firstIndex(where: { key.matches($0.0) }) else {
-            let (first, certLabel) = certificates[0]
-            return try Identity(certificate: first, privateKey: key, certificateLabel: certLabel, keyLabel: keyLabel)
-        }
-        let (leaf, leafLabel) = certificates.remove(at: leafIndex)
-        return try Identity(certificate: leaf, privateKey: key, chain: certificates.map(\.0),
-                            certificateLabel: leafLabel, keyLabel: keyLabel)
+        let certificateLabel = merged.certificates.firstIndex { $0 === certificate }.map { certificateFiles[$0] } ?? names
+        let keyLabel = merged.privateKeys.firstIndex { $0 === key }.map { keyFiles[$0] } ?? names
+        return try Identity(certificate: certificate, privateKey: key, chain: selection.chain,
+                            certificateLabel: certificateLabel, keyLabel: keyLabel)
     }
 
     /// The first certificate in `path`, with a clear error when the file holds something else.
@@ -54,7 +59,7 @@ public enum IdentityLoader {
         let contents = try CredentialFile.load(path, passphrases: passphrases)
         guard let key = contents.privateKeys.first else { throw wrongKind(path, contents, wanted: "a private key") }
         guard contents.privateKeys.count == 1 else {
-            throw CredentialError(.wrongKind, "\(displayName(path)) holds \(contents.privateKeys.count) private keys; give a file with exactly one.")
+            throw CredentialError(.wrongKind, "\(displayName(path)) holds \(contents.privateKeys.count) private keys; give a file with exactly one.", file: displayName(path))
         }
         return (key, contents.hadEncryptedKey)
     }

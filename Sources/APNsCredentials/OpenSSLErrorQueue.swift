@@ -37,3 +37,38 @@ package enum OpenSSLErrorQueue {
     /// Discards anything left over from an earlier call.
     package static func clear() { ERR_clear_error() }
 }
+
+/// What a failed decryption's error queue says happened. OpenSSL reports a wrong passphrase
+/// and a cipher it cannot run through the same calls; only the queue tells them apart, and a
+/// user who is told "wrong passphrase" for a DES key will retype a correct passphrase forever.
+package enum DecryptionFailure: Equatable {
+    /// OpenSSL has no implementation of the algorithm (a fetch failed, or the cipher or PRF is
+    /// unknown); `algorithm` is the name OpenSSL gave, when it gave one.
+    case unsupported(algorithm: String?)
+    /// The decryption ran and the result did not check out (bad padding, bad MAC, garbage DER).
+    case wrongPassphrase
+
+    /// OpenSSL's error libraries that wrap every failure of theirs as "unsupported" (the
+    /// store and decoder layers say so when no decoder accepted the bytes, which is also what a
+    /// wrong passphrase produces), so their entries say nothing about the algorithm.
+    private static let wrappingLibraries: Set<Int32> = [44 /* OSSL_STORE */, 60 /* OSSL_DECODER */]
+
+    package static func classify(_ entries: [OpenSSLErrorQueue.Entry]) -> DecryptionFailure {
+        let meaningful = entries.filter { !wrappingLibraries.contains($0.library) }
+        if meaningful.contains(where: { $0.text.contains("bad decrypt") || $0.text.contains("cipherfinal error") }) {
+            return .wrongPassphrase
+        }
+        guard let unsupported = meaningful.first(where: { $0.text.contains("unsupported") || $0.text.contains("unknown cipher") }) else {
+            return .wrongPassphrase
+        }
+        return .unsupported(algorithm: algorithmName(in: unsupported.text))
+    }
+
+    /// `PBKDF1` from OpenSSL's "Algorithm (PBKDF1 : 0)" fetch detail.
+    private static func algorithmName(in text: String) -> String? {
+        guard let start = text.range(of: "Algorithm (") else { return nil }
+        let rest = text[start.upperBound...]
+        let name = rest.prefix { $0 != " " && $0 != ":" && $0 != ")" }
+        return name.isEmpty ? nil : String(name)
+    }
+}

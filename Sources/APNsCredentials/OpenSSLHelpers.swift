@@ -35,5 +35,9 @@ func derEncode(_ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -
     return written == length ? bytes : nil
 }
 
-/// A label for messages: the file's path, or "standard input".
-public func displayName(_ path: String) -> String { path == "-" ? "standard input" : path }
+/// A label for messages: the file's path, "standard input", or "environment variable VAR".
+public func displayName(_ path: String) -> String {
+    if path == "-" { return "standard input" }
+    if let variable = CredentialInput.environmentVariable(path) { return "environment variable \(variable)" }
+    return path
+}

@@ -1,8 +1,16 @@
+import Foundation
+
 /// Finds the PEM blocks in a file and says what each one is, without decoding them.
 ///
 /// OpenSSL's PEM readers take the first block of the kind asked for and silently skip the
 /// rest; a combined PEM or a chain file needs every block, in order, and a clear error when a
 /// block is cut off (the most common damage: a copy-paste that lost the END line).
+///
+/// This is the one place PEM text is read, so it takes what editors and other tools write:
+/// a UTF-8 byte order mark (Windows editors, secret stores; also mid-file after `cat`), CRLF
+/// line ends, trailing spaces, no final newline, "Bag Attributes" and `x509 -text` dumps
+/// before a block, any base64 line width. Each block's `text` is rebuilt clean (trimmed lines,
+/// LF ends) so OpenSSL's strict reader never sees those variations.
 public struct PEMBlock: Sendable, Equatable {
     /// The word(s) after BEGIN: `CERTIFICATE`, `PRIVATE KEY`, `RSA PRIVATE KEY`, ...
     public let label: String
@@ -12,6 +20,8 @@ public struct PEMBlock: Sendable, Equatable {
     public let line: Int
     /// True for `ENCRYPTED PRIVATE KEY` and for legacy `Proc-Type: 4,ENCRYPTED` blocks.
     public let isEncrypted: Bool
+    /// friendlyName / localKeyID from the "Bag Attributes" `openssl pkcs12` prints above a block.
+    public var attributes = BagAttributes()
 
     public enum Kind: Sendable, Equatable {
         case certificate, privateKey, certificateRequest, publicKey, pkcs12, other
@@ -33,6 +43,7 @@ public enum PEMScanner {
     private static let begin = Array("-----BEGIN ".utf8)
     private static let end = Array("-----END ".utf8)
     private static let dashes = Array("-----".utf8)
+    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     /// True when the bytes contain a PEM BEGIN line (text with or without leading notes).
     public static func looksLikePEM(_ bytes: [UInt8]) -> Bool {
@@ -45,6 +56,7 @@ public enum PEMScanner {
         var result: [PEMBlock] = []
         let lines = splitLines(bytes)
         var index = 0
+        var previousEnd = 0
         while index < lines.count {
             let line = trimmed(lines[index].bytes)
             guard line.starts(with: begin), line.count > begin.count + dashes.count, line.suffix(dashes.count).elementsEqual(dashes) else {
@@ -52,6 +64,7 @@ public enum PEMScanner {
                 continue
             }
             let label = String(decoding: line.dropFirst(begin.count).dropLast(dashes.count), as: UTF8.self)
+            let attributes = bagAttributes(lines[previousEnd..<index].map { trimmed($0.bytes) })
             let startLine = index
             var encrypted = label == "ENCRYPTED PRIVATE KEY"
             var bodyLines = 0
@@ -78,12 +91,16 @@ public enum PEMScanner {
             guard bodyLines > 0 else {
                 throw CredentialError(.unreadable, "\(fileLabel): the PEM block '\(label)' at line \(startLine + 1) is empty.")
             }
-            let from = lines[startLine].start
-            let to = lines[index].end
-            var text = Array(bytes[from..<to])
-            if text.last != UInt8(ascii: "\n") { text.append(UInt8(ascii: "\n")) }
-            result.append(PEMBlock(label: label, text: text, line: startLine + 1, isEncrypted: encrypted))
+            var text: [UInt8] = []
+            for blockLine in lines[startLine...index] {
+                text += trimmed(blockLine.bytes)
+                text.append(UInt8(ascii: "\n"))
+            }
+            var block = PEMBlock(label: label, text: text, line: startLine + 1, isEncrypted: encrypted)
+            block.attributes = attributes
+            result.append(block)
             index += 1
+            previousEnd = index
         }
         return result
     }
@@ -101,8 +118,39 @@ public enum PEMScanner {
         return lines
     }
 
+    /// The value of a header line (`DEK-Info: DES-CBC,...`) in the first block, or nil.
+    public static func header(_ name: String, in bytes: [UInt8]) -> String? {
+        let prefix = Array((name + ":").utf8)
+        for line in splitLines(bytes) {
+            let text = trimmed(line.bytes)
+            if text.starts(with: end) { return nil }
+            if text.starts(with: prefix) {
+                return String(decoding: trimmed(text.dropFirst(prefix.count)), as: UTF8.self)
+            }
+        }
+        return nil
+    }
+
+    /// `friendlyName: Push A` and `localKeyID: 01 AB ...` from the lines before a block.
+    private static func bagAttributes(_ lines: [ArraySlice<UInt8>]) -> BagAttributes {
+        var name: String?
+        var keyID: [UInt8]?
+        for line in lines {
+            let text = String(decoding: line, as: UTF8.self)
+            if text.hasPrefix("friendlyName:") {
+                name = text.dropFirst("friendlyName:".count).trimmingCharacters(in: .whitespaces)
+            } else if text.hasPrefix("localKeyID:") {
+                let digits = text.dropFirst("localKeyID:".count).split(separator: " ")
+                let bytes = digits.compactMap { UInt8($0, radix: 16) }
+                if bytes.count == digits.count { keyID = bytes }
+            }
+        }
+        return BagAttributes(friendlyName: name, localKeyID: keyID)
+    }
+
     private static func trimmed(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         var slice = line
+        while slice.starts(with: byteOrderMark) { slice = slice.dropFirst(byteOrderMark.count) }
         while let last = slice.last, last == 0x0D || last == 0x20 || last == 0x09 { slice = slice.dropLast() }
         while let first = slice.first, first == 0x20 || first == 0x09 { slice = slice.dropFirst() }
         return slice

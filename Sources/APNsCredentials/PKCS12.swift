@@ -1,14 +1,6 @@
 import COpenSSL
 import CAPNsShims
 
-/// What a PKCS#12 file held. Keychain exports can hold a certificate and key together, or
-/// (following a widely copied guide) only the certificate or only the key.
-public struct PKCS12Contents: Sendable {
-    public let certificate: Certificate?
-    public let privateKey: PrivateKey?
-    public let chain: [Certificate]
-}
-
 /// Owns one `PKCS12` structure and frees it.
 final class PKCS12Object {
     let pointer: OpaquePointer
@@ -33,10 +25,14 @@ public enum PKCS12 {
     /// objects and printed a 10,000-line chain, to no use.
     public static let maximumCertificates = 100
 
+    /// More private keys than this in one file are refused: each is a key derivation and a
+    /// decryption, and the multi-identity files real projects ship hold two to four.
+    public static let maximumKeys = 16
+
     /// Parses a DER PKCS#12 file, asking `passphrases` only when the empty password (in
     /// either of its two encodings) does not open it. A file that asks for more key-derivation
     /// work than `KeyDerivationCost` allows is refused before any passphrase is tried.
-    public static func parse(_ bytes: [UInt8], label: String, passphrases: PassphraseSupplier) throws -> PKCS12Contents {
+    public static func parse(_ bytes: [UInt8], label: String, passphrases: PassphraseSupplier) throws -> CredentialContents {
         OpenSSLProviders.ensureLoaded()
         let archive = try decode(bytes, label: label)
         try checkCost(archive, password: nil, label: label)
@@ -50,7 +46,11 @@ public enum PKCS12 {
                 password = given.bytes.map { CChar(bitPattern: $0) } + [0]
                 let verified = password.withUnsafeBufferPointer { PKCS12_verify_mac(archive.pointer, $0.baseAddress, Int32(given.bytes.count)) }
                 guard verified == 1 else {
-                    throw CredentialError.openssl(.wrongPassphrase, "The passphrase does not open \(label) (its integrity check failed); check the value given to --passin.")
+                    var error = CredentialError(.wrongPassphrase, "The passphrase does not open \(label) (its integrity check failed).",
+                                                details: OpenSSLErrorQueue.drain(), file: label)
+                    error.option = passphrases.optionName
+                    error.remedy = .passphrase
+                    throw error
                 }
             }
             try checkCost(archive, password: password, label: label)
@@ -64,8 +64,9 @@ public enum PKCS12 {
         try checkCost(archive, password: password, label: label)
         do {
             return try extract(archive, password: password, label: label)
-        } catch {
-            throw CredentialError(.wrongPassphrase, "The passphrase does not decrypt \(label); check the value given to --passin.")
+        } catch var error as CredentialError where error.kind == .wrongPassphrase {
+            error.option = passphrases.optionName
+            throw error
         }
     }
 
@@ -104,40 +105,60 @@ public enum PKCS12 {
         return PKCS12Object(taking: decoded)
     }
 
-    private static func extract(_ archive: PKCS12Object, password: [CChar], label: String) throws -> PKCS12Contents {
+    /// Every certificate and key in the file with its bag attributes (`apns_p12_items`), not
+    /// `PKCS12_parse`'s one key + one certificate + "ca" reading, so that a file with several
+    /// identities keeps them all and no leaf with its own key is mistaken for chain.
+    private static func extract(_ archive: PKCS12Object, password: [CChar], label: String) throws -> CredentialContents {
         OpenSSLErrorQueue.clear()
-        var key: OpaquePointer? = nil
-        var leaf: OpaquePointer? = nil
-        var others: OpaquePointer? = nil
-        let ok = password.withUnsafeBufferPointer { PKCS12_parse(archive.pointer, $0.baseAddress, &key, &leaf, &others) }
-        defer { apns_sk_X509_pop_free(others) }
-        guard ok == 1 else {
-            if let key { EVP_PKEY_free(key) }
-            if let leaf { X509_free(leaf) }
-            let details = OpenSSLErrorQueue.drain()
-            if details.contains(where: { $0.contains("unsupported") }) && !OpenSSLProviders.legacyAvailable {
-                throw CredentialError(.unreadable, "\(label) uses legacy encryption (RC2/3DES) and OpenSSL's legacy provider is not installed; install it (Debian: libssl3) and try again.", details: details)
+        var items = [apns_p12_item](repeating: apns_p12_item(), count: maximumCertificates + maximumKeys + 1)
+        var count: Int32 = 0
+        var certificateCount: Int32 = 0
+        var keyCount: Int32 = 0
+        let result = password.withUnsafeBufferPointer { pass in
+            items.withUnsafeMutableBufferPointer {
+                apns_p12_items(archive.pointer, pass.baseAddress, Int32(pass.count - 1), $0.baseAddress, Int32($0.count), &count,
+                               &certificateCount, &keyCount)
             }
-            throw CredentialError(.unreadable, "\(label) could not be decrypted: its contents are corrupt or use an unsupported algorithm.", details: details)
         }
-        let count = Int(apns_sk_X509_num(others))
-        guard count <= maximumCertificates else {
-            if let key { EVP_PKEY_free(key) }
-            if let leaf { X509_free(leaf) }
-            throw CredentialError(.unreadable, "\(label) holds \(count + (leaf == nil ? 0 : 1)) certificates; a push certificate export holds a few (at most \(maximumCertificates) are accepted), so this is not one.")
+        if result == -1 || certificateCount > maximumCertificates || keyCount > maximumKeys {
+            if result == 1 { for index in 0..<Int(count) { apns_p12_item_free(&items[index]) } }
+            throw CredentialError(.unreadable, "\(label) holds \(certificateCount) certificates and \(keyCount) private keys; a push certificate export holds a few (at most \(maximumCertificates) certificates and \(maximumKeys) keys are accepted), so this is not one.", file: label)
         }
-        var chain: [Certificate] = []
-        for index in 0..<apns_sk_X509_num(others) {
-            if let cert = apns_sk_X509_value(others, index) { chain.append(Certificate(retaining: cert)) }
+        guard result == 1 else {
+            let entries = OpenSSLErrorQueue.drainEntries()
+            switch DecryptionFailure.classify(entries) {
+            case .unsupported(let algorithm):
+                var error: CredentialError
+                if !OpenSSLProviders.legacyAvailable {
+                    error = CredentialError(.unsupportedAlgorithm, "\(label) uses legacy encryption (RC2/3DES) and OpenSSL's legacy provider is not installed; install it (Debian: libssl3) and try again.",
+                                            details: entries.map(\.text), file: label)
+                } else {
+                    error = CredentialError(.unsupportedAlgorithm, "\(label) is encrypted with \(algorithm ?? "an algorithm") this OpenSSL cannot decrypt (not even with its legacy provider); export it again with AES-256 or 3DES.",
+                                            details: entries.map(\.text), file: label)
+                }
+                error.algorithm = algorithm
+                throw error
+            case .wrongPassphrase:
+                throw CredentialError(.wrongPassphrase, "The passphrase does not decrypt \(label).", details: entries.map(\.text), file: label, remedy: .passphrase)
+            }
         }
-        var certificate = leaf.map(Certificate.init(taking:))
-        if certificate == nil, key == nil, !chain.isEmpty {
-            // A certificate-only export: OpenSSL files every certificate under "ca" when there
-            // is no key to pair one with. The end-entity certificate is the one that is not a CA.
-            let leafIndex = chain.firstIndex { !$0.isCA } ?? 0
-            certificate = chain.remove(at: leafIndex)
+        var contents = CredentialContents(encoding: .pkcs12)
+        for index in 0..<Int(count) {
+            var item = items[index]
+            let attributes = BagAttributes(friendlyName: item.friendly_name.map { String(cString: $0) },
+                                           localKeyID: withUnsafeBytes(of: &item.local_key_id) { Array($0.prefix(Int(item.local_key_id_length))) })
+            if let certificate = item.certificate {
+                item.certificate = nil
+                contents.certificates.append(Certificate(taking: certificate))
+                contents.certificateAttributes.append(attributes)
+            } else if let key = item.key {
+                item.key = nil
+                contents.privateKeys.append(PrivateKey(taking: key))
+                contents.keyAttributes.append(attributes)
+            }
+            apns_p12_item_free(&item)
         }
-        return PKCS12Contents(certificate: certificate, privateKey: key.map(PrivateKey.init(taking:)), chain: chain)
+        return contents
     }
 
     /// Writes a PKCS#12 file with whatever of certificate, key and chain is given.

@@ -5,18 +5,20 @@ import Foundation
 /// Asking lazily matters: an unencrypted key must never make a CI job block on a prompt, and
 /// a `stdin`/`fd:` source can be read only once, so the first answer is kept for the next
 /// input of the same command. With no source and no terminal it fails with a message that
-/// names the file and the `--passin` forms, instead of hanging.
+/// names the file and carries the option name for the caller's hint, instead of hanging.
 public final class PassphraseSupplier {
     private let source: PassphraseSource?
-    private let optionName: String
+    /// The option the caller reads the passphrase from, carried into errors for its hints.
+    public let optionName: String?
     private let allowPrompt: Bool
     private var cached: Passphrase?
 
     /// - Parameters:
     ///   - source: what the user gave, or nil.
-    ///   - optionName: the flag to mention in messages (`--passin`).
+    ///   - optionName: the caller's name for the passphrase option; errors carry it in
+    ///     `CredentialError.option` so the caller can add its own hint (never in the sentence).
     ///   - allowPrompt: prompt on the terminal when no source is given and stdin is a TTY.
-    public init(source: PassphraseSource?, optionName: String = "--passin", allowPrompt: Bool = true) {
+    public init(source: PassphraseSource?, optionName: String? = nil, allowPrompt: Bool = true) {
         self.source = source
         self.optionName = optionName
         self.allowPrompt = allowPrompt
@@ -36,7 +38,10 @@ public final class PassphraseSupplier {
         } else if allowPrompt, isatty(STDIN_FILENO) == 1, let typed = TerminalPrompt.read(prompt: "Passphrase for \(label): ") {
             value = typed
         } else {
-            throw CredentialError(.missingPassphrase, "\(label) is encrypted and no passphrase was given; pass \(optionName) env:VAR, file:PATH, fd:N, stdin or pass:TEXT.")
+            var error = CredentialError(.missingPassphrase, "\(label) is encrypted and no passphrase was given.", file: label)
+            error.option = optionName
+            error.remedy = .passphrase
+            throw error
         }
         cached = value
         return value
@@ -46,12 +51,15 @@ public final class PassphraseSupplier {
 extension PassphraseSupplier {
     /// A passphrase to encrypt a new file with: from the source if given, else asked twice on
     /// the terminal; with neither, a clear error naming `optionName`.
-    public static func newPassphrase(source: PassphraseSource?, optionName: String = "--passout", for label: String) throws -> Passphrase {
+    public static func newPassphrase(source: PassphraseSource?, optionName: String? = nil, for label: String) throws -> Passphrase {
         if let source { return try source.read() }
         if isatty(STDIN_FILENO) == 1,
            let typed = TerminalPrompt.read(prompt: "New passphrase for \(label): ", confirm: "Repeat the passphrase: ") {
             return typed
         }
-        throw CredentialError(.missingPassphrase, "A passphrase is needed to encrypt \(label); pass \(optionName) env:VAR, file:PATH, fd:N, stdin or pass:TEXT.")
+        var error = CredentialError(.missingPassphrase, "A passphrase is needed to encrypt \(label) and none was given.", file: label)
+        error.option = optionName
+            error.remedy = .passphrase
+        throw error
     }
 }

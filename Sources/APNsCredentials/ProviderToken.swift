@@ -42,7 +42,9 @@ public struct ProviderTokenSigner: Sendable {
     public static func load(authKey path: String, keyID: String?, teamID: String) throws -> ProviderTokenSigner {
         let key = try IdentityLoader.privateKey(path, passphrases: .none)
         guard let id = keyID ?? keyIDFromFileName(path) else {
-            throw CredentialError(.invalidArgument, "Cannot tell the key ID of \(displayName(path)): its name is not AuthKey_<KEYID>.p8; pass --key-id.")
+            // The caller names its key-id option in its hint (the error's `file` says which key).
+            throw CredentialError(.invalidArgument, "Cannot tell the key ID of \(displayName(path)): its name is not AuthKey_<KEYID>.p8, so the key id must be given.",
+                                  file: displayName(path), remedy: .keyID)
         }
         return try ProviderTokenSigner(key: key, keyID: id, teamID: teamID)
     }
@@ -55,7 +57,8 @@ public struct ProviderTokenSigner: Sendable {
         return isAppleIdentifier(id) ? id : nil
     }
 
-    static func isAppleIdentifier(_ text: String) -> Bool {
+    /// Apple's key and team ids: 10 characters, upper-case letters and digits.
+    public static func isAppleIdentifier(_ text: String) -> Bool {
         text.utf8.count == 10 && text.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
@@ -82,6 +85,14 @@ public enum ProviderTokenVerifier {
         case expired
         /// `iat` in the future beyond clock skew -> InvalidProviderToken.
         case issuedInFuture
+    }
+
+    /// The `kid` of a token's header, without checking anything else.
+    public static func keyID(of token: String) -> String? {
+        guard let first = token.split(separator: ".", omittingEmptySubsequences: false).first,
+              let bytes = Base64URL.decode(first),
+              let header = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return nil }
+        return header["kid"] as? String
     }
 
     public static func verify(_ token: String, keys: [String: PublicKey], now: Date = Date(), maximumAge: TimeInterval = 3600) -> Result<ProviderTokenClaims, Failure> {

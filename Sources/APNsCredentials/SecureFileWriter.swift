@@ -246,6 +246,6 @@ public final class AtomicFile {
     }
 
     static func exists(_ path: String) -> CredentialError {
-        CredentialError(.outputExists, "\(path) already exists; choose another path or pass --force to replace it.")
+        CredentialError(.outputExists, "\(path) already exists; choose another path or allow it to be replaced.", file: path, remedy: .replaceOutput)
     }
 }

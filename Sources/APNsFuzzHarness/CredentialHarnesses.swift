@@ -53,8 +53,11 @@ enum CredentialHarnesses {
 
     static func pkcs12(_ input: [UInt8]) throws {
         guard let contents = try Check.credential("PKCS12.parse", { try PKCS12.parse(input, label: "fuzz", passphrases: supplier()) }) else { return }
-        if let key = contents.privateKey, let certificate = contents.certificate { _ = key.matches(certificate) }
-        _ = contents.chain.map(\.subject.description)
+        for pair in contents.identities { _ = contents.describe(pair) }
+        if let selection = try Check.credential("CredentialContents.select", { try contents.select(nil, label: "fuzz") }) {
+            if let key = selection.privateKey, let certificate = selection.certificate { _ = key.matches(certificate) }
+            _ = selection.chain.map(\.subject.description)
+        }
     }
 
     static func credentialFile(_ input: [UInt8]) throws {

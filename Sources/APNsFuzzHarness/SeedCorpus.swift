@@ -75,6 +75,9 @@ enum SeedCorpus {
             return [combined, try f.ecKey.pkcs8PEM(encryptedWith: Passphrase(CredentialHarnesses.passphrase)), try f.ecRequest.pem(),
                     f.rsaCertificate.der, try f.ecKey.pkcs8DER(), f.ecRequest.der,
                     PEMText.wrap(try f.ecKey.publicKeyDER(), label: "PUBLIC KEY") + (try f.ecCertificate.pem())] + f.pkcs12Files
+                // Base64 as CI secret variables hold credentials: one line, and 76-column lines.
+                + [Array(Data(f.rsaCertificate.der).base64EncodedString().utf8), Array(Data(combined).base64EncodedString().utf8)]
+                + f.pkcs12Files.prefix(1).map { Array(Data($0).base64EncodedString(options: .lineLength76Characters).utf8) }
         }
     }
 

@@ -33,7 +33,11 @@ public struct MockCA: Sendable {
     /// Every host name the mock gateway may be reached as (new API, legacy gateway, feedback),
     /// so tests can point a client at 127.0.0.1 with the real host names via SNI.
     public static let serverNames = [
-        "api.sandbox.push.apple.com", "api.push.apple.com",
+        // api.development: the name Apple's sandbox certificate carries, which aioapns and
+        // PyAPNs2 connect to (apns-protocol.md §1).
+        "api.sandbox.push.apple.com", "api.development.push.apple.com", "api.push.apple.com",
+        // Broadcast channel management (§8).
+        "api-manage-broadcast.sandbox.push.apple.com", "api-manage-broadcast.push.apple.com",
         "gateway.push.apple.com", "gateway.sandbox.push.apple.com",
         "feedback.push.apple.com", "feedback.sandbox.push.apple.com",
         "localhost",

@@ -16,6 +16,14 @@ public enum APNsReason: String, Sendable, CaseIterable, Codable {
     case missingTopic = "MissingTopic"
     case payloadEmpty = "PayloadEmpty"
     case topicDisallowed = "TopicDisallowed"
+    // 400, broadcast channels (apns-protocol.md §8)
+    case missingChannelId = "MissingChannelId"
+    case badChannelId = "BadChannelId"
+    case channelNotRegistered = "ChannelNotRegistered"
+    case invalidRequest = "InvalidRequest"
+    case invalidPolicy = "InvalidPolicy"
+    case cannotCreateChannelConfig = "CannotCreateChannelConfig"
+    case missingPushType = "MissingPushType"
     // 403
     case badCertificate = "BadCertificate"
     case badCertificateEnvironment = "BadCertificateEnvironment"
@@ -25,6 +33,7 @@ public enum APNsReason: String, Sendable, CaseIterable, Codable {
     case missingProviderToken = "MissingProviderToken"
     case unrelatedKeyIdInToken = "UnrelatedKeyIdInToken"
     case badEnvironmentKeyIdInToken = "BadEnvironmentKeyIdInToken"
+    case badEnvironmentKeyInToken = "BadEnvironmentKeyInToken"
     // 404, 405, 410, 413
     case badPath = "BadPath"
     case methodNotAllowed = "MethodNotAllowed"
@@ -44,10 +53,12 @@ public enum APNsReason: String, Sendable, CaseIterable, Codable {
         switch self {
         case .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
              .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
-             .missingTopic, .payloadEmpty, .topicDisallowed:
+             .missingTopic, .payloadEmpty, .topicDisallowed, .missingChannelId, .badChannelId, .channelNotRegistered,
+             .invalidRequest, .invalidPolicy, .cannotCreateChannelConfig, .missingPushType:
             return 400
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden, .invalidProviderToken,
-             .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken:
+             .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken,
+             .badEnvironmentKeyInToken:
             return 403
         case .badPath: return 404
         case .methodNotAllowed: return 405

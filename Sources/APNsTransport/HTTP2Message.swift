@@ -47,6 +47,9 @@ public struct HTTP2Response: Sendable {
     public var body: [UInt8]
     /// Server side: what to do with the connection once this response is queued.
     public var afterward: ConnectionAction = .keepOpen
+    /// Server side: announce this SETTINGS_MAX_CONCURRENT_STREAMS with the answer (APNs
+    /// raises a token connection's limit from 1 once a request with a valid token succeeded).
+    public var announceMaxConcurrentStreams: UInt32?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
@@ -98,6 +101,11 @@ public struct HTTP2Settings: Sendable {
     /// ids. They are sent as HPACK literals that are never indexed: indexing them would only
     /// push reusable entries out of both peers' tables and cost both sides time.
     public var uniqueResponseHeaders: [String] = []
+    /// Server: offered instead of `maxConcurrentStreams` to a client that presented no
+    /// certificate (nil: the same to all). APNs offers token-auth connections 1 stream until
+    /// a request with a valid token succeeds; the server raises it with
+    /// `HTTP2Response.announceMaxConcurrentStreams`.
+    public var maxConcurrentStreamsWithoutClientCertificate: UInt32?
 
     public init(maxConcurrentStreams: UInt32 = 1000, initialWindowSize: UInt32 = 1 << 20, connectionWindowSize: Int32 = 16 << 20,
                 maxHeaderListSize: UInt32 = 16 << 10, maxBodySize: Int = 64 << 10, idleTimeout: Double? = nil) {

@@ -113,7 +113,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         serverStreams?.connectionOpened(clientCertificate: info.peerChain.first, connectionID: connectionID,
                                         remoteAddress: connection.remoteAddress)
         do {
-            try startSession()
+            try startSession(certificateless: isServer && info.peerChain.isEmpty)
         } catch {
             connection.fail(error as? TransportError ?? TransportError(.internalFailure, "\(error)"))
             return
@@ -194,11 +194,13 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
 
     /// Starts nghttp2 without a handshake, for a detached connection (`HTTP2SessionFuzzing`).
     func startDetached() throws {
-        try startSession()
+        try startSession(certificateless: false)
         produce()
     }
 
-    private func startSession() throws {
+    /// `certificateless`: a server's client presented no certificate (APNs: token auth), and
+    /// is offered `maxConcurrentStreamsWithoutClientCertificate` streams if that is set.
+    private func startSession(certificateless: Bool) throws {
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
             throw TransportError(.internalFailure, "nghttp2 could not allocate its callbacks.")
@@ -253,7 +255,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         guard rc == 0, let created else { throw TransportError(.internalFailure, "nghttp2 could not create a session.") }
         session = created
         var entries = [
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: settings.maxConcurrentStreams),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: certificateless ? settings.maxConcurrentStreamsWithoutClientCertificate ?? settings.maxConcurrentStreams : settings.maxConcurrentStreams),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: settings.initialWindowSize),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: settings.maxHeaderListSize),
         ]
@@ -680,6 +682,11 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
 
     /// Server: answers stream `id` (unless the action says not to), then applies the action.
     func respond(_ id: Int32, _ response: HTTP2Response, then action: ConnectionAction) {
+        if let streams = response.announceMaxConcurrentStreams, let session, !closed {
+            // Queued before the answer: a client that sees the answer already knows the new limit.
+            var entry = nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: streams)
+            _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1)
+        }
         switch action {
         case .keepOpen:
             respond(id, response)

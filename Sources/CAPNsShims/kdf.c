@@ -62,17 +62,21 @@ static void add_sig(const X509_SIG *sig, int where, apns_kdf_cost *cost) {
     apns_kdf_cost_add_algorithm(alg, where, cost);
 }
 
-int apns_kdf_cost_add_pkcs8(const unsigned char *bytes, long length, int pem, apns_kdf_cost *cost) {
-    X509_SIG *sig = NULL;
-    if (pem) {
-        BIO *bio = BIO_new_mem_buf(bytes, (int)length);
-        if (bio == NULL) return 0;
-        sig = PEM_read_bio_PKCS8(bio, NULL, NULL, NULL);
-        BIO_free(bio);
-    } else {
+/* The EncryptedPrivateKeyInfo in DER or PEM ("ENCRYPTED PRIVATE KEY"), or NULL. */
+static X509_SIG *read_pkcs8(const unsigned char *bytes, long length, int pem) {
+    if (!pem) {
         const unsigned char *cursor = bytes;
-        sig = d2i_X509_SIG(NULL, &cursor, length);
+        return d2i_X509_SIG(NULL, &cursor, length);
     }
+    BIO *bio = BIO_new_mem_buf(bytes, (int)length);
+    if (bio == NULL) return NULL;
+    X509_SIG *sig = PEM_read_bio_PKCS8(bio, NULL, NULL, NULL);
+    BIO_free(bio);
+    return sig;
+}
+
+int apns_kdf_cost_add_pkcs8(const unsigned char *bytes, long length, int pem, apns_kdf_cost *cost) {
+    X509_SIG *sig = read_pkcs8(bytes, length, pem);
     if (sig == NULL) return 0;
     add_sig(sig, APNS_KDF_KEY, cost);
     X509_SIG_free(sig);
@@ -130,4 +134,22 @@ int apns_kdf_cost_add_pkcs12(const PKCS12 *p12, int decrypt, const char *pass, i
     }
     sk_PKCS7_pop_free(safes, PKCS7_free);
     return 1;
+}
+
+int apns_pkcs8_encryption_name(const unsigned char *bytes, long length, int pem, char *name, int capacity) {
+    X509_SIG *sig = read_pkcs8(bytes, length, pem);
+    if (sig == NULL) return 0;
+    const X509_ALGOR *alg = NULL;
+    X509_SIG_get0(sig, &alg, NULL);
+    const ASN1_OBJECT *object = alg->algorithm;
+    PBE2PARAM *pbe2 = NULL;
+    if (OBJ_obj2nid(alg->algorithm) == NID_pbes2 && alg->parameter != NULL) {
+        /* PBES2 names its cipher inside; that is the part that can be missing. */
+        pbe2 = ASN1_TYPE_unpack_sequence(ASN1_ITEM_rptr(PBE2PARAM), alg->parameter);
+        if (pbe2 != NULL && pbe2->encryption != NULL) object = pbe2->encryption->algorithm;
+    }
+    int written = OBJ_obj2txt(name, capacity, object, 0);
+    PBE2PARAM_free(pbe2);
+    X509_SIG_free(sig);
+    return written > 0 && written < capacity;
 }

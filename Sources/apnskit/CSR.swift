@@ -65,7 +65,7 @@ struct CSR: ParsableCommand {
             privateKey = try IdentityLoader.privateKey(key, passphrases: passin.supplier())
         } else {
             if passout != nil {
-                newKeyPassphrase = try PassphraseSupplier.newPassphrase(source: PassphraseSources.parse(passout, option: "--passout"), for: displayName(keyOut ?? "the key"))
+                newKeyPassphrase = try PassphraseSupplier.newPassphrase(source: PassphraseSources.parse(passout, option: "--passout"), optionName: "--passout", for: displayName(keyOut ?? "the key"))
             }
             privateKey = try PrivateKey.generate(type)
         }
@@ -77,9 +77,9 @@ struct CSR: ParsableCommand {
         let stdoutIsData = csrOut == "-" || keyOut == "-"
         if let keyOut {
             try SecureFileWriter.write(try privateKey.pkcs8PEM(encryptedWith: newKeyPassphrase), to: keyOut, sensitivity: .secret, force: common.force)
-            Summaries.report("Wrote \(privateKey.summary) private key to \(displayName(keyOut)) (mode 0600); keep it: the certificate Apple issues works only with this key.", stdoutIsData: stdoutIsData)
+            Summaries.report("Wrote \(privateKey.summary) private key to \(Summaries.outputName(keyOut))\(Summaries.modeNote(keyOut)); keep it: the certificate Apple issues works only with this key.", stdoutIsData: stdoutIsData)
         }
         try SecureFileWriter.write(try request.pem(), to: csrOut, sensitivity: .public, force: common.force)
-        Summaries.report("Wrote CSR to \(displayName(csrOut)) (\(request.subject), \(request.publicKeySummary), SHA-256); upload it to Apple's developer portal.", stdoutIsData: stdoutIsData)
+        Summaries.report("Wrote CSR to \(Summaries.outputName(csrOut)) (\(request.subject), \(request.publicKeySummary), SHA-256); upload it to Apple's developer portal.", stdoutIsData: stdoutIsData)
     }
 }

@@ -9,21 +9,30 @@ struct CheckCommand: ParsableCommand {
         commandName: "check",
         abstract: "Gate CI on credentials: expiry horizon, environment, topic, key match, chain.",
         discussion: """
-        Folders are searched recursively for .pem, .cer, .crt, .p12, .pfx and .p8 files. Every \
+        Inputs are files, folders, - (standard input) or env:VAR (a variable holding the file, \
+        PEM, DER or PKCS#12, or base64 of one: how CI secret variables hold a .p12; --base64 \
+        insists on base64). Folders are searched recursively for .pem, .cer, .crt, .p12, .pfx and .p8 files. Every \
         file is checked even when an earlier one fails. Status per file: OK; WARN (not an APNs \
         certificate, no --ca-file to check the chain, a CSR); FAIL (expired, not yet valid, \
         expiring within --min-days, wrong environment, topic not covered, malformed topics, key \
         mismatch, no key with --require-key, chain not verifying to --ca-file); UNREADABLE. \
-        Exit status: 3 if any file is unreadable; otherwise 1 if any file FAILs (or WARNs with \
-        --strict); otherwise 0.
+        Token keys (.p8) are OK when EC P-256 with a key id (from AuthKey_<KEYID>.p8 or \
+        --key-id). --format junit (JUnit XML), github (workflow-command annotations and a \
+        $GITHUB_STEP_SUMMARY table) and prometheus (node_exporter textfile collector) report the \
+        same verdicts. Exit status: 3 if any file is unreadable; otherwise 1 if any file FAILs \
+        (or WARNs with --strict); otherwise 0.
         """
     )
 
-    @Argument(help: "Files and folders to check.")
+    @Argument(help: ArgumentHelp("Files and folders to check; - reads standard input, env:VAR an environment variable.",
+                                 valueName: "FILE|DIR|-|env:VAR"))
     var paths: [String]
 
     @Option(help: "Fail certificates that expire within this many days.")
     var minDays: Int = 30
+
+    @Option(help: ArgumentHelp("Also fail certificates with less than this share of their lifetime left, e.g. 10%.", valueName: "P%"))
+    var minRemaining: String?
 
     @Option(help: "Require this environment: sandbox or production.")
     var environment: String?
@@ -43,42 +52,109 @@ struct CheckCommand: ParsableCommand {
     @Option(help: "Passphrase source for encrypted keys and .p12 (the same for all files); never prompts.")
     var passin: String?
 
-    @Option(help: "text or json.")
+    @Flag(help: "Inputs are base64 text (as CI secret variables hold a .p12); without it base64 is recognised when it decodes to a credential.")
+    var base64 = false
+
+    @Option(name: .customLong("key-id"), help: "Token auth: the .p8 key's 10-character id when its name (or a nameless input) does not carry it.")
+    var keyID: String?
+
+    @Option(help: "text, json, junit, github or prometheus.")
     var format: String = "text"
 
+    @Option(name: [.short, .long], help: ArgumentHelp("Write the report to this file (atomically; - is stdout).", valueName: "PATH"))
+    var out: String?
+
+    @Flag(help: "Replace the --out file if it exists.")
+    var force = false
+
     func validate() throws {
-        guard OutputFormat(rawValue: format) != nil else { throw ValidationError("--format must be text or json.") }
+        guard CheckFormat(rawValue: format) != nil else {
+            throw ValidationError("--format must be text, json, junit, github or prometheus.")
+        }
         if let environment, APNsEnvironment(rawValue: environment) == nil {
             throw ValidationError("--environment must be sandbox or production.")
         }
         guard minDays >= 0 else { throw ValidationError("--min-days must be 0 or more.") }
+        if let minRemaining, RemainingLifetime.parsePercent(minRemaining) == nil {
+            throw ValidationError("--min-remaining must be a percentage from 0% to 100%, such as 10%.")
+        }
+        if let keyID, !ProviderTokenSigner.isAppleIdentifier(keyID) {
+            throw ValidationError("--key-id must be the key's 10-character id (upper-case letters and digits), as in AuthKey_<KEYID>.p8.")
+        }
         guard !paths.isEmpty else { throw ValidationError("Give at least one file or folder to check.") }
+        let stdinReaders = paths.filter { $0 == "-" }.count + (passin == "stdin" ? 1 : 0)
+        guard stdinReaders <= 1 else {
+            throw ValidationError("Standard input can be read once: give - as one input only, and not with --passin stdin.")
+        }
     }
 
     func run() throws {
+        if let out { try SecureFileWriter.preflight(out, force: force) }
         let trust = try caFile.map { try TrustStore(caFile: $0) }
-        let policy = CheckPolicy(minimumDays: minDays, environment: environment.flatMap(APNsEnvironment.init(rawValue:)),
+        var policy = CheckPolicy(minimumDays: minDays, environment: environment.flatMap(APNsEnvironment.init(rawValue:)),
                                  topic: topic, requireKey: requireKey, trust: trust, trustLabel: caFile)
-        let passphrases = PassphraseSupplier(source: try passin.map(PassphraseSource.init(parsing:)), allowPrompt: false)
+        policy.minimumRemainingPercent = minRemaining.flatMap(RemainingLifetime.parsePercent)
+        policy.keyID = keyID
+        policy.decoding = base64 ? .base64 : .automatic
+        policy.ruleNames = [.minimumDays: "--min-days", .requireKey: "--require-key", .caFile: "--ca-file",
+                            .minimumRemaining: "--min-remaining", .keyID: "--key-id"]
+        let passphrases = PassphraseSupplier(source: try passin.map(PassphraseSource.init(parsing:)), optionName: "--passin", allowPrompt: false)
         let files = CredentialChecker.expand(paths)
-        let json = format == OutputFormat.json.rawValue
+        let reportFormat = CheckFormat(rawValue: format) ?? .text
+        // Text goes out line by line (a long folder walk shows progress); the other formats,
+        // and any report for --out, are written whole once every file is checked.
+        let streaming = reportFormat == .text && out == nil
+        let startedAt = Date()
         var results: [CheckResult] = []
+        var durations: [TimeInterval] = []
         results.reserveCapacity(files.count)
-        let showProgress = !json && files.count > 50 && isatty(STDERR_FILENO) == 1
+        let showProgress = streaming && files.count > 50 && isatty(STDERR_FILENO) == 1
         for (index, file) in files.enumerated() {
-            let result = CredentialChecker.check(file, policy: policy, passphrases: passphrases)
+            let fileStart = Date()
+            let result = CredentialChecker.check(file, policy: policy, passphrases: passphrases, now: startedAt)
+            durations.append(Date().timeIntervalSince(fileStart))
             results.append(result)
-            if !json { Output.line(CheckText.line(result)) }
+            if streaming { Output.line(CheckText.line(result)) }
             if showProgress && index % 100 == 99 { Output.note("checked \(index + 1)/\(files.count)") }
         }
         let summary = CheckSummary(results, strict: strict)
-        if json {
-            try JSONOutput.print(CheckJSON(schemaVersion: 1, results: results, summary: summary))
+        let report: String
+        switch reportFormat {
+        case .text:
+            report = (streaming ? "" : results.map { CheckText.line($0) + "\n" }.joined()) + summary.line + "\n"
+        case .json:
+            report = try JSONOutput.string(CheckJSON(schemaVersion: 1, results: results, summary: summary)) + "\n"
+        case .junit:
+            report = CheckJUnit.render(results, durations: durations, summary: summary, options: reportedOptions, startedAt: startedAt)
+        case .github:
+            report = CheckGitHub.render(results, summary: summary)
+            CheckGitHub.appendStepSummary(CheckGitHub.stepSummary(results, summary: summary))
+        case .prometheus:
+            report = CheckPrometheus.render(results, now: startedAt)
+        }
+        if let out, out != SecureFileWriter.standardOutputPath {
+            try SecureFileWriter.write(Array(report.utf8), to: out, sensitivity: .public, force: force)
         } else {
-            Output.line(summary.line)
+            Output.text(report)
         }
         if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
     }
+
+    /// The policy, for reports that record what was demanded (JUnit properties).
+    var reportedOptions: [(String, String)] {
+        var options: [(String, String)] = [("min-days", String(minDays)), ("strict", String(strict))]
+        if let minRemaining { options.append(("min-remaining", minRemaining)) }
+        if let environment { options.append(("environment", environment)) }
+        if let topic { options.append(("topic", topic)) }
+        if requireKey { options.append(("require-key", "true")) }
+        if let caFile { options.append(("ca-file", caFile)) }
+        return options
+    }
+}
+
+/// `check --format`: the two formats every command has, plus the ones CI and monitoring read.
+enum CheckFormat: String, CaseIterable {
+    case text, json, junit, github, prometheus
 }
 
 /// Counts and the exit code: 3 if anything was unreadable, else 1 on any FAIL (or WARN with

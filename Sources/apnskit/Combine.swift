@@ -39,6 +39,6 @@ struct Combine: ParsableCommand {
                                     certificateLabel: displayName(certificate), keyLabel: displayName(key))
         try SecureFileWriter.write(try identity.combinedPEM(), to: out, sensitivity: .secret, force: common.force)
         let chainNote = identity.chain.isEmpty ? "" : " + \(identity.chain.count) chain certificate(s)"
-        Summaries.report("Wrote \(displayName(out)) (certificate\(chainNote) + matching \(privateKey.summary) key, unencrypted, mode 0600): \(Summaries.certificate(cert))", stdoutIsData: out == "-")
+        Summaries.report("Wrote \(Summaries.outputName(out)) (certificate\(chainNote) + matching \(privateKey.summary) key, unencrypted\(Summaries.modeSuffix(out))): \(Summaries.certificate(cert))", stdoutIsData: out == "-")
     }
 }

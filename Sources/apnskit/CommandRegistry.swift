@@ -16,5 +16,7 @@ enum CommandRegistry {
         Verify.self,
         Push.self,
         Feedback.self,
+        ChannelsCommand.self,
+        TokenCommand.self,
     ]
 }

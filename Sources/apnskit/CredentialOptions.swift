@@ -9,6 +9,7 @@ struct IdentityOptions: ParsableArguments {
     var files: [String] = []
 
     @OptionGroup var passin: PassinOption
+    @OptionGroup var choice: IdentityChoiceOption
 }
 
 /// Certificate auth (IDENTITY) or token auth (`--auth-key`, `--key-id`, `--team-id`), checked and
@@ -26,12 +27,21 @@ struct CredentialOptions: ParsableArguments {
     @Option(name: .customLong("team-id"), help: "Token auth: your 10-character team id.")
     var teamID: String?
 
+    @Option(name: .customLong("key-scope"), help: ArgumentHelp("Token auth: what the portal says the key is for: team, sandbox, production or topics:A,B; what APNs would refuse is refused here.", valueName: "SCOPE"))
+    var keyScope: String?
+
     /// Rules that hold for every service; ArgumentParser runs this before the command's own checks.
     /// A missing key id is caught here, before any file is read, because the portal's file name
     /// carries it and only a renamed file needs `--key-id`.
     func validate() throws {
         if certificate.files.isEmpty && authKey == nil {
             throw ValidationError("Give the identity (combined PEM, certificate + key, or .p12) or --auth-key with --team-id.")
+        }
+        if let keyScope {
+            if authKey == nil { throw ValidationError("--key-scope describes an --auth-key key; drop it with certificate auth.") }
+            if TokenKeyScope(argument: keyScope) == nil {
+                throw ValidationError("--key-scope '\(keyScope)' must be team, sandbox, production or topics:BUNDLE[,BUNDLE...].")
+            }
         }
         guard let authKey else { return }
         if !certificate.files.isEmpty { throw ValidationError("Give either an identity (certificate auth) or --auth-key (token auth), not both.") }
@@ -41,8 +51,15 @@ struct CredentialOptions: ParsableArguments {
         }
     }
 
+    /// Refuses, before connecting, a request APNs would refuse for the key's scope
+    /// (`--key-scope`), with APNs' reason in the sentence (exit 1, as if APNs had answered).
+    func checkKeyScope(environment: APNsEnvironment, topic: String?) throws {
+        guard let scope = keyScope.flatMap(TokenKeyScope.init(argument:)), let refusal = scope.refusal(environment: environment, topic: topic) else { return }
+        throw CommandFailure(message: "Not sent: \(refusal). Use a key for this environment and topic, or --environment accordingly.", status: ExitStatus.problem)
+    }
+
     func validate(for service: GatewayService) throws {
-        if authKey != nil && service != .provider {
+        if authKey != nil && (service == .legacy || service == .feedback) {
             throw ValidationError("The legacy gateway has no token auth; give a certificate with --legacy.")
         }
     }
@@ -52,7 +69,7 @@ struct CredentialOptions: ParsableArguments {
     /// refused before connecting, not reported as the gateway's answer.
     func load() throws -> LoadedCredentials {
         let passphrases = try certificate.passin.supplier()
-        guard let authKey else { return .certificate(try IdentityLoader.load(certificate.files, passphrases: passphrases)) }
+        guard let authKey else { return .certificate(try IdentityLoader.load(certificate.files, passphrases: passphrases, identity: certificate.choice.selector)) }
         let key = try IdentityLoader.privateKey(authKey, passphrases: passphrases)
         // validate() made sure both ids exist; an empty one would still get the signer's sentence.
         let id = keyID ?? ProviderTokenSigner.keyIDFromFileName(authKey) ?? ""

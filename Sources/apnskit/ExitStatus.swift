@@ -16,7 +16,7 @@ enum ExitStatus {
         switch kind {
         case .keyMismatch: return problem
         case .outputExists, .outputFailed, .invalidArgument: return usage
-        case .unreadable, .excessiveCost, .wrongKind, .wrongPassphrase, .missingPassphrase: return input
+        case .unreadable, .excessiveCost, .wrongKind, .wrongPassphrase, .missingPassphrase, .unsupportedAlgorithm, .ambiguousIdentity: return input
         case .internalFailure: return input
         }
     }

@@ -36,7 +36,7 @@ struct Feedback: AsyncParsableCommand {
     func run() async throws {
         output.apply()
         if let out, out != "-" { try SecureFileWriter.preflight(out, force: force) }
-        let loaded = try IdentityLoader.load(identity.files, passphrases: try identity.passin.supplier())
+        let loaded = try IdentityLoader.load(identity.files, passphrases: try identity.passin.supplier(), identity: identity.choice.selector)
         var tls = TLSConfiguration.client(identity: loaded, trust: try gateway.trust())
         tls.applicationProtocols = []
         let (bytes, cut) = try await Self.readAll(endpoint: gateway.endpoint(for: .feedback), tls: tls, timeout: gateway.timeout(for: .feedback))

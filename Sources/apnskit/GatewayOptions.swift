@@ -10,6 +10,8 @@ import Foundation
 /// so that the same flags mean the same thing in every command.
 enum GatewayService {
     case provider, legacy, feedback
+    /// Broadcast channel management (apns-protocol.md §8): its own hosts and ports.
+    case channels
 
     /// apns-protocol.md §1, §4 and §5.
     func host(in environment: APNsClient.Environment) -> String {
@@ -17,6 +19,7 @@ enum GatewayService {
         case .provider: return environment.host
         case .legacy: return environment.legacyHost
         case .feedback: return environment.feedbackHost
+        case .channels: return BroadcastClient.managementEndpoint(environment).host
         }
     }
 
@@ -25,6 +28,8 @@ enum GatewayService {
         case .provider: return 443
         case .legacy: return 2195
         case .feedback: return 2196
+        // Sandbox's; production's (2196) is chosen in `endpoint(for:)`, which knows the environment.
+        case .channels: return 2195
         }
     }
 
@@ -68,6 +73,7 @@ struct GatewayOptions: ParsableArguments {
 
     func endpoint(for service: GatewayService) -> Endpoint {
         if let gateway, let parsed = try? Endpoint(parsing: gateway) { return parsed }
+        if service == .channels, port == nil { return BroadcastClient.managementEndpoint(environment) }
         return Endpoint(host: service.host(in: environment), port: port ?? service.defaultPort)
     }
 

@@ -28,6 +28,6 @@ struct ImportCer: ParsableCommand {
         var pem = try certificate.pem()
         for extra in chain { pem += try extra.pem() }
         try SecureFileWriter.write(pem, to: out, sensitivity: .public, force: common.force)
-        Summaries.report("Wrote \(displayName(out)): \(Summaries.certificate(certificate))", stdoutIsData: out == "-")
+        Summaries.report("Wrote \(Summaries.outputName(out)): \(Summaries.certificate(certificate))", stdoutIsData: out == "-")
     }
 }

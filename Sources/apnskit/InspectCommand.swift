@@ -37,7 +37,7 @@ struct InspectCommand: ParsableCommand {
         if source?.isVisibleToOtherProcesses == true {
             Output.warning("pass: puts the passphrase where other processes can see it; prefer env: or file:.")
         }
-        let passphrases = PassphraseSupplier(source: source)
+        let passphrases = PassphraseSupplier(source: source, optionName: "--passin")
         let extraKey = try key.map { try IdentityLoader.privateKey($0, passphrases: passphrases) }
         let reports = files.map { CredentialInspector.inspect($0, passphrases: passphrases, extraKey: extraKey) }
         if format == OutputFormat.json.rawValue {

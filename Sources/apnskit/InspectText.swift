@@ -7,7 +7,7 @@ enum InspectText {
     static func lines(_ report: CredentialReport) -> [String] {
         var out = ["\(displayName(report.path)): \(report.summary)"]
         if let error = report.error {
-            out.append("  error: \(error)")
+            out.append("  error: \(CredentialErrorText.sentence(report: error, kind: report.errorKind))")
             return out
         }
         func fact(_ label: String, _ value: String) { out.append("  " + (label + ":").padding(toLength: 14, withPad: " ", startingAt: 0) + value) }
@@ -38,8 +38,18 @@ enum InspectText {
             fact("Serial", leaf.serialNumber)
             fact("SHA-1", leaf.sha1Fingerprint)
             fact("SHA-256", leaf.sha256Fingerprint)
-            for (index, other) in report.certificates.enumerated() where index != report.leafIndex {
-                fact("Chain", "\(other.commonName ?? other.subject), until \(day(other.notAfter))")
+            let identityCertificates = Set(report.identities.map(\.certificateIndex))
+            for (index, other) in report.certificates.enumerated() where index != report.leafIndex && !identityCertificates.contains(index) {
+                fact("Chain", "\(other.displayName), until \(day(other.notAfter))")
+            }
+        }
+        if report.identities.count > 1 {
+            for identity in report.identities {
+                let certificate = report.certificates[identity.certificateIndex]
+                let key = report.privateKeys[identity.keyIndex]
+                let name = identity.friendlyName.map { "\"\($0)\", " } ?? ""
+                let keyID = identity.localKeyID.map { ", localKeyId \($0)" } ?? ""
+                fact("Identity \(identity.number)", "\(name)\(certificate.subject), \(key.summary) key matches, until \(day(certificate.notAfter))\(keyID)")
             }
         }
         for key in report.privateKeys where report.leaf == nil {
@@ -54,9 +64,9 @@ enum InspectText {
             fact("Key", request.keySummary + (request.matchesKey.map { $0 ? " (private key matches)" : " (private key does NOT match)" } ?? ""))
             fact("Signature", request.signatureValid ? "valid" : "INVALID")
         }
-        for finding in report.allFindings {
+        for (about, finding) in report.attributedFindings {
             let mark = finding.severity == .error ? "!! " : finding.severity == .warning ? "!  " : "   "
-            out.append("  \(mark)\(finding.severity.rawValue): \(finding.message)")
+            out.append("  \(mark)\(finding.severity.rawValue): \(about.map { "\($0): " } ?? "")\(finding.message)")
         }
         return out
     }

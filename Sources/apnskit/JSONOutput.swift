@@ -4,11 +4,14 @@ import Foundation
 /// ISO 8601 dates in UTC, slashes unescaped (paths stay readable).
 enum JSONOutput {
     static func print<T: Encodable>(_ value: T) throws {
+        Output.line(try string(value))
+    }
+
+    static func string<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        let data = try encoder.encode(value)
-        Output.line(String(decoding: data, as: UTF8.self))
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }
 

@@ -42,7 +42,7 @@ struct KeyStrip: ParsableCommand {
         let pem = traditional ? try key.traditionalPEM() : try key.pkcs8PEM()
         try SecureFileWriter.write(pem, to: out, sensitivity: .secret, force: common.force)
         let note = wasEncrypted ? "" : " (the input was not encrypted)"
-        Summaries.report("Wrote unencrypted \(key.summary) key to \(displayName(out)) (mode 0600)\(note).", stdoutIsData: out == "-")
+        Summaries.report("Wrote unencrypted \(key.summary) key to \(Summaries.outputName(out))\(Summaries.modeNote(out))\(note).", stdoutIsData: out == "-")
     }
 }
 
@@ -79,8 +79,8 @@ struct KeyEncrypt: ParsableCommand {
         common.apply()
         try SecureFileWriter.preflight(out, force: common.force)
         let key = try IdentityLoader.privateKey(input, passphrases: passin.supplier())
-        let passphrase = try PassphraseSupplier.newPassphrase(source: PassphraseSources.parse(passout, option: "--passout"), for: displayName(out))
+        let passphrase = try PassphraseSupplier.newPassphrase(source: PassphraseSources.parse(passout, option: "--passout"), optionName: "--passout", for: displayName(out))
         try SecureFileWriter.write(try key.pkcs8PEM(encryptedWith: passphrase), to: out, sensitivity: .secret, force: common.force)
-        Summaries.report("Wrote \(key.summary) key to \(displayName(out)) (PKCS#8, AES-256-CBC encrypted, mode 0600).", stdoutIsData: out == "-")
+        Summaries.report("Wrote \(key.summary) key to \(Summaries.outputName(out)) (PKCS#8, AES-256-CBC encrypted\(Summaries.modeSuffix(out))).", stdoutIsData: out == "-")
     }
 }

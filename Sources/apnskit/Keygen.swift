@@ -40,12 +40,12 @@ struct Keygen: ParsableCommand {
         common.apply()
         try SecureFileWriter.preflight(out, force: common.force)
         let passphrase = (encrypt || passout != nil)
-            ? try PassphraseSupplier.newPassphrase(source: PassphraseSources.parse(passout, option: "--passout"), for: displayName(out))
+            ? try PassphraseSupplier.newPassphrase(source: PassphraseSources.parse(passout, option: "--passout"), optionName: "--passout", for: displayName(out))
             : nil
         let key = try PrivateKey.generate(type)
         let pem = traditional ? try key.traditionalPEM() : try key.pkcs8PEM(encryptedWith: passphrase)
         try SecureFileWriter.write(pem, to: out, sensitivity: .secret, force: common.force)
         let form = traditional ? "traditional PEM" : (passphrase == nil ? "PKCS#8 PEM, unencrypted" : "PKCS#8 PEM, AES-256 encrypted")
-        Summaries.report("Wrote \(key.summary) private key to \(displayName(out)) (\(form), mode 0600).", stdoutIsData: out == "-")
+        Summaries.report("Wrote \(key.summary) private key to \(Summaries.outputName(out)) (\(form)\(Summaries.modeSuffix(out))).", stdoutIsData: out == "-")
     }
 }

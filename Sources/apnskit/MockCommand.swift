@@ -64,6 +64,9 @@ struct MockIssueCommand: ParsableCommand {
     @Option(name: .customLong("key-id"), help: "With --auth-key: the 10-character key id (default: random).")
     var keyID: String?
 
+    @Option(help: ArgumentHelp("With --auth-key: team (both environments, every topic), sandbox, production, or topics:A,B (those bundle ids only).", valueName: "SCOPE"))
+    var scope: String = "team"
+
     @Option(help: "The mock CA folder made by `apnskit mock ca`.")
     var ca: String
 
@@ -88,7 +91,7 @@ struct MockIssueCommand: ParsableCommand {
     @Option(help: "End of validity (with --not-before).")
     var notAfter: String?
 
-    @Option(name: [.short, .customLong("out")], help: "Where to write the DER certificate (- for stdout).")
+    @Option(name: [.short, .customLong("out")], help: "Where to write the DER certificate (- for stdout); with --auth-key a folder (created if missing) for AuthKey_<KEYID>.p8, or a .p8 path.")
     var out: String
 
     @Flag(help: "Replace the output if it exists.")
@@ -102,8 +105,12 @@ struct MockIssueCommand: ParsableCommand {
     func validate() throws {
         if authKey {
             if csr != nil || bundleID != nil { throw ValidationError("--auth-key makes a token-auth key; it takes no CSR and no --bundle-id.") }
+            if AuthKeyRegistry.Scope(argument: scope) == nil {
+                throw ValidationError("--scope '\(scope)' must be team, sandbox, production or topics:BUNDLE[,BUNDLE...], e.g. topics:com.example.app.")
+            }
             return
         }
+        if scope != "team" { throw ValidationError("--scope applies to --auth-key keys; certificates take --type.") }
         guard csr != nil else { throw ValidationError("Give the CSR to sign (or --auth-key for a .p8 token-auth key).") }
         guard bundleID != nil else { throw ValidationError("Missing expected argument '--bundle-id <bundle-id>'.") }
         guard Self.types[type.lowercased()] != nil else {
@@ -120,7 +127,7 @@ struct MockIssueCommand: ParsableCommand {
 
     func run() throws {
         if authKey {
-            try MockAuthKey.issue(caFolder: ca, keyID: keyID, teamID: teamID, out: out, force: force)
+            try MockAuthKey.issue(caFolder: ca, keyID: keyID, teamID: teamID, scope: AuthKeyRegistry.Scope(argument: scope) ?? .team, out: out, force: force)
             return
         }
         guard let csr, let bundleID else { return }

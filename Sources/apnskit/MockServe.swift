@@ -40,6 +40,9 @@ struct MockServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("feedback-port"), help: "Feedback service port (0: any free port).")
     var feedbackPort: Int = 2196
 
+    @Option(name: .customLong("channels-port"), help: "Also serve the broadcast channel management API on this port (0: any free port); broadcasts go to the provider API port.")
+    var channelsPort: Int?
+
     @Flag(name: .customLong("no-legacy"), help: "Do not run the legacy binary gateway.")
     var noLegacy = false
 
@@ -57,6 +60,9 @@ struct MockServeCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("max-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS to announce.")
     var maxStreams: UInt32 = 1000
+
+    @Option(name: .customLong("max-channels"), help: "Broadcast channels per bundle id (Apple's limit: 10,000); creates beyond it get CannotCreateChannelConfig.")
+    var maxChannels: Int = ChannelStore.appleLimit
 
     @Option(name: .customLong("max-connections"), help: "Connections open at once, over all ports; more are closed at once, with a log line.")
     var maxConnections: Int = MockGateway.defaultMaxConnections
@@ -92,10 +98,11 @@ struct MockServeCommand: AsyncParsableCommand {
         guard APNsEnvironment(rawValue: environment) != nil else { throw ValidationError("--environment must be sandbox or production.") }
         guard GatewayFaults.DropMode(rawValue: dropMode) != nil else { throw ValidationError("--drop-mode must be accepted, answered or unprocessed.") }
         _ = try parsedRates()
+        guard maxChannels >= 0 else { throw ValidationError("--max-channels must be 0 or more.") }
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1.") }
         guard maxConnectionsPerPeer >= 1 else { throw ValidationError("--max-connections-per-peer must be at least 1.") }
         guard idleTimeout >= 0, idleTimeout.isFinite else { throw ValidationError("--idle-timeout must be 0 (never) or a number of seconds.") }
-        for (name, value) in [("--port", port), ("--legacy-port", legacyPort), ("--feedback-port", feedbackPort)] where value < 0 || value > 65_535 {
+        for (name, value) in [("--port", port), ("--legacy-port", legacyPort), ("--feedback-port", feedbackPort), ("--channels-port", channelsPort ?? 0)] where value < 0 || value > 65_535 {
             throw ValidationError("\(name) must be a port number (0 for any free port).")
         }
     }
@@ -120,6 +127,7 @@ struct MockServeCommand: AsyncParsableCommand {
         configuration.port = port
         configuration.legacyPort = noLegacy ? nil : legacyPort
         configuration.feedbackPort = noFeedback ? nil : feedbackPort
+        configuration.channelsPort = channelsPort
         configuration.recordPath = record
         configuration.api.environment = APNsEnvironment(rawValue: environment)!
         configuration.api.registry = try registry.map(DeviceRegistry.load)
@@ -133,6 +141,7 @@ struct MockServeCommand: AsyncParsableCommand {
         configuration.api.faults.idleTimeoutSeconds = idleTimeout
         configuration.maxConnections = maxConnections
         configuration.maxConnectionsPerPeer = maxConnectionsPerPeer
+        configuration.api.channelLimit = maxChannels
         checkOpenFileLimit()
         let quiet = self.quiet
         let gateway: MockGateway
@@ -150,6 +159,7 @@ struct MockServeCommand: AsyncParsableCommand {
         Output.line("  provider API (HTTP/2): \(host):\(gateway.providerPort)")
         if let port = gateway.legacyPort { Output.line("  legacy binary gateway: \(host):\(port)") }
         if let port = gateway.feedbackPort { Output.line("  feedback service:      \(host):\(port)") }
+        if let port = gateway.channelsPort { Output.line("  channel management:    \(host):\(port)") }
         Output.line("  CA for clients:        \(bundle) (--ca-file)")
         Output.line("  token-auth keys:       \(AuthKeyRegistry.folderName)/ in \(ca)")
         if let record { Output.line("  recording to:          \(record)") }
@@ -158,6 +168,7 @@ struct MockServeCommand: AsyncParsableCommand {
                 ("provider", .int(gateway.providerPort)),
                 ("legacy", gateway.legacyPort.map(JSONValue.int) ?? .null),
                 ("feedback", gateway.feedbackPort.map(JSONValue.int) ?? .null),
+                ("channels", gateway.channelsPort.map(JSONValue.int) ?? .null),
                 ("ca_file", .string(bundle)),
             ])
             try SecureFileWriter.write(json.serialized() + [0x0A], to: portsFile, sensitivity: .public, force: true)

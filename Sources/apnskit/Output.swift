@@ -10,6 +10,9 @@ enum Output {
 
     static func line(_ text: String) { print(text) }
 
+    /// Text that carries its own line ends (a whole report).
+    static func text(_ text: String) { print(text, terminator: "") }
+
     static func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
 
     static func warning(_ text: String) { note("apnskit: warning: \(text)") }
@@ -18,7 +21,7 @@ enum Output {
     static func fail(_ error: Error) -> Never {
         switch error {
         case let error as CredentialError:
-            note("apnskit: \(error.message)")
+            note("apnskit: \(CredentialErrorText.sentence(error))")
             if verbose { for line in error.details { note("  openssl: \(line)") } }
             exit(ExitStatus.code(for: error.kind))
         case let error as CommandFailure:

@@ -33,6 +33,7 @@ struct P12Create: ParsableCommand {
     var out: String
 
     @OptionGroup var passin: PassinOption
+    @OptionGroup var choice: IdentityChoiceOption
     @OptionGroup var common: CommonOptions
 
     func validate() throws {
@@ -42,14 +43,14 @@ struct P12Create: ParsableCommand {
     func run() throws {
         common.apply()
         try SecureFileWriter.preflight(out, force: common.force)
-        let identity = try IdentityLoader.load(inputs, passphrases: passin.supplier())
+        let identity = try IdentityLoader.load(inputs, passphrases: passin.supplier(), identity: choice.selector)
         let extra = try IdentityLoader.chain(chain)
-        let passphrase = try PassphraseSupplier.newPassphrase(source: PassphraseSources.parse(passout, option: "--passout"), for: displayName(out))
+        let passphrase = try PassphraseSupplier.newPassphrase(source: PassphraseSources.parse(passout, option: "--passout"), optionName: "--passout", for: displayName(out))
         let bytes = try PKCS12.create(certificate: identity.certificate, privateKey: identity.privateKey,
                                       chain: identity.chain + extra, passphrase: passphrase,
                                       format: legacy ? .legacy : .modern, friendlyName: name)
         try SecureFileWriter.write(bytes, to: out, sensitivity: .secret, force: common.force)
         let format = legacy ? "legacy RC2-40/3DES, SHA-1 MAC: imports into macOS Keychain" : "AES-256-CBC, SHA-256 MAC"
-        Summaries.report("Wrote \(displayName(out)) (\(format), mode 0600) with \(Summaries.certificate(identity.certificate)).", stdoutIsData: out == "-")
+        Summaries.report("Wrote \(Summaries.outputName(out)) (\(format)\(Summaries.modeSuffix(out))) with \(Summaries.certificate(identity.certificate)).", stdoutIsData: out == "-")
     }
 }

@@ -9,11 +9,14 @@ struct P12Split: ParsableCommand {
         abstract: "Extract the certificate, private key and chain of a .p12 as PEM.",
         discussion: """
         Reads Keychain's legacy exports (RC2-40/3DES) and OpenSSL 3's AES ones without extra \
-        flags, and .p12 files that hold only the certificate or only the key.
+        flags, and .p12 files that hold only the certificate or only the key. A .p12 with several \
+        key + certificate pairs is refused until --identity picks one (apnskit inspect lists \
+        them); the other pairs' certificates are never written as chain.
 
         Examples:
           apnskit p12 split Certificates.p12 --passin env:P12_PASS --cert-out cert.pem --key-out key.pem
           apnskit p12 split Certificates.p12 --passin stdin --cert-out cert.pem --chain-out chain.pem
+          apnskit p12 split team.p12 --passin env:P12_PASS --identity 2 --cert-out cert.pem --key-out key.pem
         """
     )
 
@@ -34,6 +37,8 @@ struct P12Split: ParsableCommand {
 
     @Flag(name: .long, help: "Write the key in traditional PKCS#1/SEC1 form (unencrypted only).")
     var traditional = false
+
+    @OptionGroup var choice: IdentityChoiceOption
 
     @OptionGroup var passin: PassinOption
     @OptionGroup var common: CommonOptions
@@ -58,6 +63,7 @@ struct P12Split: ParsableCommand {
             throw CredentialError(.wrongKind, "\(label) \(what), not a PKCS#12 (.p12) archive; use import-cer or combine for PEM/DER files.")
         }
         let contents = try PKCS12.parse(bytes, label: label, passphrases: passin.supplier())
+            .select(choice.selector, label: label)
         if keyOut != nil && contents.privateKey == nil {
             throw CredentialError(.wrongKind, "\(label) holds no private key (it was exported as a certificate only); export the key from Keychain too, or drop --key-out.")
         }
@@ -66,18 +72,18 @@ struct P12Split: ParsableCommand {
         }
         var keyPEM: [UInt8]?
         if let key = contents.privateKey, let keyOut {
-            let passphrase = try passout.map { _ in try PassphraseSupplier.newPassphrase(source: PassphraseSources.parse(passout, option: "--passout"), for: displayName(keyOut)) }
+            let passphrase = try passout.map { _ in try PassphraseSupplier.newPassphrase(source: PassphraseSources.parse(passout, option: "--passout"), optionName: "--passout", for: displayName(keyOut)) }
             keyPEM = traditional ? try key.traditionalPEM() : try key.pkcs8PEM(encryptedWith: passphrase)
         }
         let stdoutIsData = [certOut, keyOut, chainOut].contains("-")
         if let certificate = contents.certificate, let certOut {
             try SecureFileWriter.write(try certificate.pem(), to: certOut, sensitivity: .public, force: common.force)
-            Summaries.report("Wrote certificate to \(displayName(certOut)): \(Summaries.certificate(certificate))", stdoutIsData: stdoutIsData)
+            Summaries.report("Wrote certificate to \(Summaries.outputName(certOut)): \(Summaries.certificate(certificate))", stdoutIsData: stdoutIsData)
         }
         if let keyPEM, let keyOut, let key = contents.privateKey {
             try SecureFileWriter.write(keyPEM, to: keyOut, sensitivity: .secret, force: common.force)
             let matchNote = contents.certificate.map { key.matches($0) ? ", matches the certificate" : ", does NOT match the certificate" } ?? ""
-            Summaries.report("Wrote \(key.summary) private key to \(displayName(keyOut)) (\(passout == nil ? "unencrypted" : "encrypted"), mode 0600\(matchNote)).", stdoutIsData: stdoutIsData)
+            Summaries.report("Wrote \(key.summary) private key to \(Summaries.outputName(keyOut)) (\(passout == nil ? "unencrypted" : "encrypted")\(Summaries.modeSuffix(keyOut))\(matchNote)).", stdoutIsData: stdoutIsData)
         }
         if let chainOut {
             if contents.chain.isEmpty {
@@ -86,7 +92,7 @@ struct P12Split: ParsableCommand {
                 var pem: [UInt8] = []
                 for certificate in contents.chain { pem += try certificate.pem() }
                 try SecureFileWriter.write(pem, to: chainOut, sensitivity: .public, force: common.force)
-                Summaries.report("Wrote \(contents.chain.count) chain certificate(s) to \(displayName(chainOut)).", stdoutIsData: stdoutIsData)
+                Summaries.report("Wrote \(contents.chain.count) chain certificate(s) to \(Summaries.outputName(chainOut)).", stdoutIsData: stdoutIsData)
             }
         }
     }

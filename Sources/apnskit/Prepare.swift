@@ -10,12 +10,14 @@ struct Prepare: ParsableCommand {
         abstract: "Turn a .p12 (or .cer + key) into a checked combined PEM for APNs senders.",
         discussion: """
         Accepts one .p12 with certificate and key, the two .p12 files of the classic guide \
-        (certificate-only and key-only, same passphrase), or a certificate plus key file.
+        (certificate-only and key-only, same passphrase), or a certificate plus key file. An \
+        input with several key + certificate pairs is refused until --identity picks one.
 
         Examples:
           apnskit prepare Certificates.p12 --passin env:P12_PASS -o apns.pem
           apnskit prepare cert.p12 key.p12 --passin env:P12_PASS -o apns.pem
           apnskit prepare --cert aps_development.cer --key push.key -o apns.pem
+          apnskit prepare team.p12 --passin env:P12_PASS --identity "Push A" -o apns.pem
         """
     )
 
@@ -30,6 +32,8 @@ struct Prepare: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Intermediate certificates to include (repeatable).", valueName: "PEM"))
     var chain: [String] = []
+
+    @OptionGroup var choice: IdentityChoiceOption
 
     @Flag(name: .customLong("allow-expired"), help: "Write the PEM even if the certificate is expired or not yet valid.")
     var allowExpired = false
@@ -53,7 +57,7 @@ struct Prepare: ParsableCommand {
         common.apply()
         try SecureFileWriter.preflight(out, force: common.force)
         let files = inputs + [cert, key].compactMap { $0 }
-        let loaded = try IdentityLoader.load(files, passphrases: passin.supplier())
+        let loaded = try IdentityLoader.load(files, passphrases: passin.supplier(), identity: choice.selector)
         let identity = try Identity(certificate: loaded.certificate, privateKey: loaded.privateKey,
                                     chain: loaded.chain + IdentityLoader.chain(chain))
         let now = Date()
@@ -67,7 +71,7 @@ struct Prepare: ParsableCommand {
             Output.warning("the certificate \(state): \(Summaries.validity(certificate, now: now)).")
         }
         try SecureFileWriter.write(try identity.combinedPEM(), to: out, sensitivity: .secret, force: common.force)
-        Summaries.report("Wrote \(displayName(out)) (certificate\(identity.chain.isEmpty ? "" : " + \(identity.chain.count) chain") + matching \(identity.privateKey.summary) key, unencrypted, mode 0600)", stdoutIsData: stdoutIsData)
+        Summaries.report("Wrote \(Summaries.outputName(out)) (certificate\(identity.chain.isEmpty ? "" : " + \(identity.chain.count) chain") + matching \(identity.privateKey.summary) key, unencrypted\(Summaries.modeSuffix(out)))", stdoutIsData: stdoutIsData)
         Summaries.report("  subject: \(certificate.subject)", stdoutIsData: stdoutIsData)
         Summaries.report("  issuer:  \(certificate.issuer)", stdoutIsData: stdoutIsData)
         Summaries.report("  validity: \(Summaries.validity(certificate, now: now))", stdoutIsData: stdoutIsData)

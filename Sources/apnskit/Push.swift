@@ -70,6 +70,8 @@ struct Push: AsyncParsableCommand {
     @Option(name: .customLong("legacy-format"), help: "Legacy frame format: simple, enhanced or framed.")
     var legacyFormat: LegacyFormat = .framed
 
+    @OptionGroup var newer: BroadcastPushOptions
+
     @OptionGroup var output: OutputOptions
 
     var service: GatewayService { legacy ? .legacy : .provider }
@@ -78,8 +80,9 @@ struct Push: AsyncParsableCommand {
     func validate() throws {
         try credentials.validate(for: service)
         try gateway.validate(for: service)
-        if credentials.authKey != nil && topic == nil { throw ValidationError("Token auth needs --topic (the app's bundle id).") }
-        if (token == nil) == (tokens == nil) { throw ValidationError("Give exactly one of --token TOKEN or --tokens FILE.") }
+        try validateNewer()
+        if credentials.authKey != nil && topic == nil && !newer.isBroadcast { throw ValidationError("Token auth needs --topic (the app's bundle id).") }
+        if !newer.isBroadcast && (token == nil) == (tokens == nil) { throw ValidationError("Give exactly one of --token TOKEN or --tokens FILE.") }
         if let token {
             do { _ = try DeviceToken(parsing: token) } catch { throw ValidationError("--token: \(error)") }
         }
@@ -122,6 +125,12 @@ struct Push: AsyncParsableCommand {
             authentication = .token(signer)
         }
         let template = try makeTemplate(bundleID: certificateIdentity?.certificate.subject.first("UID"))
+        try credentials.checkKeyScope(environment: APNsEnvironment(rawValue: gateway.environment.rawValue) ?? .sandbox,
+                                      topic: newer.isBroadcast ? newer.bundleID : template.topic)
+        if newer.isBroadcast || newer.printCurl {
+            try await sendNewer(template: template, authentication: authentication, certificateBundle: certificateIdentity?.certificate.subject.first("UID"))
+            return
+        }
         let trust = try gateway.trust()
         let timeout = gateway.timeout(for: service)
 
@@ -196,7 +205,9 @@ struct Push: AsyncParsableCommand {
     /// Headers and default payload every notification of this run shares.
     private func makeTemplate(bundleID: String?) throws -> PushNotification {
         var body: [UInt8]
-        if let payload {
+        if let built = try newer.liveActivityPayload(title: title, body: alert) {
+            body = built
+        } else if let payload {
             body = try Self.readPayload(payload)
         } else {
             var built = Payload()
@@ -212,8 +223,10 @@ struct Push: AsyncParsableCommand {
             body = built.json()
         }
         let alertless = alert == nil && title == nil && subtitle == nil && badge == nil && sound == nil
-        let type = pushType ?? (payload == nil && contentAvailable && alertless ? .background : .alert)
+        let type = pushType ?? (newer.liveActivity != nil ? .liveactivity : (payload == nil && contentAvailable && alertless ? .background : .alert))
         var topic = self.topic
+        // A Live Activity goes to <bundle>.push-type.liveactivity: a bare bundle id gets the suffix.
+        if newer.liveActivity != nil, let given = topic, !given.hasSuffix(type.topicSuffix) { topic = given + type.topicSuffix }
         if topic == nil, let bundleID {
             topic = bundleID.hasSuffix(type.topicSuffix) ? bundleID : bundleID + type.topicSuffix
         }

@@ -34,4 +34,18 @@ enum Summaries {
     }
 
     static func mode(_ sensitivity: FileSensitivity) -> String { sensitivity == .secret ? "0600" : "0644" }
+
+    /// How a summary names an output: its path, or "standard output" for `-` (never
+    /// `displayName`'s "standard input", which names an input).
+    static func outputName(_ path: String) -> String { path == "-" ? "standard output" : path }
+
+    /// ", mode 0600" for a key file; nothing for standard output, which has no mode of ours.
+    static func modeSuffix(_ path: String, _ sensitivity: FileSensitivity = .secret) -> String {
+        path == "-" ? "" : ", mode \(mode(sensitivity))"
+    }
+
+    /// " (mode 0600)" for a key file; nothing for standard output.
+    static func modeNote(_ path: String, _ sensitivity: FileSensitivity = .secret) -> String {
+        path == "-" ? "" : " (mode \(mode(sensitivity)))"
+    }
 }

@@ -45,6 +45,7 @@ struct Verify: AsyncParsableCommand {
         case .certificate(let identity): credentials = .certificate(identity)
         case .token(let signer, let key): credentials = .token(key: key, keyID: signer.keyID, teamID: signer.teamID)
         }
+        try self.credentials.checkKeyScope(environment: APNsEnvironment(rawValue: gateway.environment.rawValue) ?? .sandbox, topic: topic)
         let check = GatewayCheck(endpoint: gateway.endpoint(for: service), credentials: credentials, trust: try gateway.trust(),
                                  legacy: legacy, timeout: gateway.timeout(for: service), topic: topic)
         let report = await check.run()

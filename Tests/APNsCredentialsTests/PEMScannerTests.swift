@@ -37,4 +37,24 @@ struct PEMScannerTests {
         let text = certificateBlock.replacingOccurrences(of: "\n", with: "\r\n")
         #expect(try PEMScanner.blocks(in: Array(text.utf8), label: "t").count == 1)
     }
+
+    @Test("A byte order mark, at the start or after a cat, hides no block; blocks come out clean")
+    func byteOrderMark() throws {
+        let bom = "\u{FEFF}"
+        let text = bom + certificateBlock.replacingOccurrences(of: "\n", with: "  \r\n") + bom + certificateBlock.dropLast()
+        let blocks = try PEMScanner.blocks(in: Array(text.utf8), label: "t")
+        #expect(blocks.count == 2)
+        for block in blocks {
+            #expect(!block.text.contains(0x0D) && !block.text.contains(0xEF) && block.text.last == 0x0A)
+            #expect(!String(decoding: block.text, as: UTF8.self).contains(" \n"))
+        }
+    }
+
+    @Test("Bag Attributes above a block give its friendlyName and localKeyID")
+    func bagAttributes() throws {
+        let text = "Bag Attributes\n    localKeyID: 0A FF 01 \n    friendlyName: Push A\nsubject=CN=x\n" + certificateBlock + certificateBlock
+        let blocks = try PEMScanner.blocks(in: Array(text.utf8), label: "t")
+        #expect(blocks[0].attributes == BagAttributes(friendlyName: "Push A", localKeyID: [0x0A, 0xFF, 0x01]))
+        #expect(blocks[1].attributes == BagAttributes())
+    }
 }

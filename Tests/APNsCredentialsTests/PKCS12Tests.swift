@@ -39,7 +39,7 @@ struct PKCS12Tests {
         let (name, extra) = Self.exports[index]
         let path = try export(f, "\(name).p12", extra.map { $0 == "{ca}" ? f.ca.certificate : $0 })
         let contents = try PKCS12.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path))), label: path,
-                                        passphrases: PassphraseSupplier(source: .literal("s3cret"), allowPrompt: false))
+                                        passphrases: PassphraseSupplier(source: .literal("s3cret"), allowPrompt: false)).select(nil, label: path)
         let certificate = try #require(contents.certificate)
         let key = try #require(contents.privateKey)
         #expect(key.matches(certificate))
@@ -60,7 +60,7 @@ struct PKCS12Tests {
         // An empty password written by us (a different encoder) opens too.
         let identity = try IdentityLoader.load([f.client.certificate, f.client.key], passphrases: .none)
         let ours = try PKCS12.create(certificate: identity.certificate, privateKey: identity.privateKey, passphrase: .empty, format: .legacy)
-        #expect(try PKCS12.parse(ours, label: "ours", passphrases: .none).privateKey != nil)
+        #expect(try PKCS12.parse(ours, label: "ours", passphrases: .none).privateKeys.count == 1)
     }
 
     @Test("Certificate-only and key-only p12 files (the two-file Keychain guide)")
@@ -71,10 +71,10 @@ struct PKCS12Tests {
         let keyOnly = try Binaries.openssl(["pkcs12", "-export", "-nocerts", "-inkey", f.client.key, "-passout", "pass:s3cret", "-out", keyOnlyOut, "-legacy"])
         #expect(keyOnly.status == 0, "\(keyOnly)")
         let supplier = PassphraseSupplier(source: .literal("s3cret"), allowPrompt: false)
-        let certContents = try PKCS12.parse(try f.dir.read("cert.p12"), label: certOnly, passphrases: supplier)
+        let certContents = try PKCS12.parse(try f.dir.read("cert.p12"), label: certOnly, passphrases: supplier).select(nil, label: certOnly)
         #expect(certContents.certificate != nil)
         #expect(certContents.privateKey == nil)
-        let keyContents = try PKCS12.parse(try f.dir.read("key.p12"), label: keyOnlyOut, passphrases: supplier)
+        let keyContents = try PKCS12.parse(try f.dir.read("key.p12"), label: keyOnlyOut, passphrases: supplier).select(nil, label: keyOnlyOut)
         #expect(keyContents.certificate == nil)
         #expect(keyContents.privateKey != nil)
         let identity = try IdentityLoader.load([certOnly, keyOnlyOut], passphrases: supplier)

@@ -23,7 +23,8 @@ struct SecureFileWriterTests {
             try SecureFileWriter.write(Array("new".utf8), to: path, sensitivity: .secret, force: false)
         }
         #expect(error?.kind == .outputExists)
-        #expect(error?.message.contains("--force") == true)
+        #expect(error?.message.contains("--force") == false)
+        #expect(error?.remedy == .replaceOutput)
         #expect(String(decoding: try dir.read("out.pem"), as: UTF8.self) == "old")
         try SecureFileWriter.write(Array("new".utf8), to: path, sensitivity: .secret, force: true)
         #expect(String(decoding: try dir.read("out.pem"), as: UTF8.self) == "new")

@@ -5,6 +5,8 @@ import Foundation
 /// The built `apnskit` binary: next to the test bundle (the directory of /proc/self/exe),
 /// else .build/debug under the package root.
 func apnskitPath() -> String {
+    // APNSKIT_BIN runs the suites against another build (an older one, to see a test fail).
+    if let override = ProcessInfo.processInfo.environment["APNSKIT_BIN"] { return override }
     let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
     let beside = (exe as NSString).deletingLastPathComponent + "/apnskit"
     if FileManager.default.isExecutableFile(atPath: beside) { return beside }

@@ -69,7 +69,6 @@ public struct APNsCertificateInfo: Sendable, Codable {
         country = subjectName.first("C")
         let classified = APNsCertificateType.classify(commonName: commonName)
         type = classified.type
-        typeDescription = classified.name
 
         let extensionEnvironments = APNsEnvironment.allCases.filter { certificate.extensionValue(oid: $0.extensionOID) != nil }
         var topicsValue: [APNsTopic]? = nil
@@ -81,6 +80,9 @@ public struct APNsCertificateInfo: Sendable, Codable {
         topicsError = topicsProblem
         isCA = certificate.isCA
         isAPNs = !isCA && (type != .other || !extensionEnvironments.isEmpty || topicsValue != nil || topicsProblem != nil)
+        // Apple's extensions make it a push certificate whatever its name says; the type line
+        // must not then contradict the environments printed under it.
+        typeDescription = isAPNs && type == .other ? APNsCertificateType.unnamedPushDescription : classified.name
         if !extensionEnvironments.isEmpty {
             environments = extensionEnvironments
             environmentSource = .extension
@@ -127,6 +129,9 @@ public struct APNsCertificateInfo: Sendable, Codable {
         return []
     }
 
+    /// The name messages use for this certificate: its common name, else its subject.
+    public var displayName: String { commonName ?? subject }
+
     static func day(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withFullDate]
@@ -153,6 +158,11 @@ public struct APNsCertificateInfo: Sendable, Codable {
         }
         if !isAPNs && !isCA {
             result.append(Finding(.warning, "notAPNs", "not an Apple push certificate (common name \"\(commonName ?? "none")\" has no Apple push prefix and there are no APNs extensions)"))
+        }
+        if isCA && keyMatches == true {
+            // A CA with its own key presented as a client identity: APNs takes only the leaf
+            // Apple issued, so this is never a push certificate whatever else it carries.
+            result.append(Finding(.error, "caCertificate", "a CA certificate (CA:TRUE) with its private key, not an Apple push certificate; APNs accepts only the push certificate Apple issued"))
         }
         if isAPNs && environmentSource == .commonName {
             result.append(Finding(.info, "environmentFromName", "no environment extensions; environments inferred from the common name"))

@@ -24,6 +24,10 @@ public enum APNsCertificateType: String, Sendable, Codable, CaseIterable {
         ("Pass Type ID: ", .passTypeID, "Pass Type ID"),
     ]
 
+    /// `typeDescription` of a certificate that carries Apple's push extensions under a common
+    /// name with none of the prefixes above (apns-protocol.md §2: the extensions decide).
+    public static let unnamedPushDescription = "Apple push certificate (its common name names no known type)"
+
     /// The prefix `apnskit mock issue` and Apple's portal write for this type.
     public var commonNamePrefix: String? {
         Self.prefixes.first { $0.type == self }?.prefix

@@ -11,6 +11,30 @@ public struct CheckPolicy: Sendable {
     /// Chains are verified against this; without it every certificate gets a warning.
     public var trust: TrustStore?
     public var trustLabel: String?
+    /// A certificate with less than this percentage of its lifetime left fails (`--min-remaining`).
+    public var minimumRemainingPercent: Double? = nil
+    /// The key id of token-auth keys whose name does not carry one (`--key-id`).
+    public var keyID: String? = nil
+    /// How inputs are wrapped (`--base64`).
+    public var decoding: CredentialDecoding = .automatic
+    /// How reasons name the rule that produced them: the CLI maps these to its flags
+    /// (`--min-days`, ...); the library itself never names a flag.
+    public var ruleNames: [Rule: String] = [:]
+
+    public enum Rule: Sendable, Hashable {
+        case minimumDays, requireKey, caFile, minimumRemaining, keyID
+    }
+
+    func name(_ rule: Rule) -> String {
+        if let name = ruleNames[rule] { return name }
+        switch rule {
+        case .minimumDays: return "minimum days"
+        case .requireKey: return "key required"
+        case .caFile: return "CA file"
+        case .minimumRemaining: return "minimum remaining lifetime"
+        case .keyID: return "key id"
+        }
+    }
 
     public init(minimumDays: Int = 30, environment: APNsEnvironment? = nil, topic: String? = nil,
                 requireKey: Bool = false, trust: TrustStore? = nil, trustLabel: String? = nil) {
@@ -41,13 +65,18 @@ public struct CheckResult: Sendable, Codable {
     public let environments: [APNsEnvironment]?
     public let notAfter: Date?
     public let daysLeft: Int?
+    /// Every certificate in the file, leaf first as the file orders them (for per-certificate
+    /// reports such as `--format prometheus`).
+    public var certificates: [CheckedCertificate] = []
+    /// A token-auth key's id (from the file name or `--key-id`).
+    public var keyID: String? = nil
 }
 
 /// The CI gate: turns each file's inspection into OK / WARN / FAIL / UNREADABLE under a policy.
 public enum CredentialChecker {
     public static func check(_ path: String, policy: CheckPolicy, passphrases: PassphraseSupplier, now: Date = Date()) -> CheckResult {
         let (report, contents) = CredentialInspector.inspectLoaded(path, passphrases: passphrases, extraKey: nil, now: now,
-                                                                   expiryWarningDays: policy.minimumDays)
+                                                                   expiryWarningDays: policy.minimumDays, decoding: policy.decoding)
         guard let contents else {
             return CheckResult(path: path, status: .unreadable, summary: "unreadable", reasons: [report.error ?? "unreadable"],
                                bundleID: nil, type: nil, environments: nil, notAfter: nil, daysLeft: nil)
@@ -55,57 +84,65 @@ public enum CredentialChecker {
         var failures: [String] = []
         var warnings: [String] = []
         var summary = report.summary
+        var keyID: String? = nil
 
         if let leafIndex = report.leafIndex {
             let leaf = report.certificates[leafIndex]
             summary += leaf.isAPNs ? " for \(leaf.bundleID ?? "?") (\(leaf.type.rawValue))" : " (\(leaf.commonName ?? leaf.subject))"
-            let toCheck = leaf.isCA ? report.certificates : [leaf]
-            for info in toCheck {
-                let name = leaf.isCA ? "\(info.commonName ?? info.subject): " : ""
-                if info.notAfter <= now {
-                    failures.append("\(name)expired on \(APNsCertificateInfo.day(info.notAfter))")
-                } else if info.notBefore > now {
-                    failures.append("\(name)not valid until \(APNsCertificateInfo.day(info.notBefore))")
-                } else if info.daysLeft < policy.minimumDays {
-                    failures.append("\(name)expires in \(info.daysLeft) days on \(APNsCertificateInfo.day(info.notAfter)) (--min-days \(policy.minimumDays))")
+            if leaf.isCA {
+                // No end-entity certificate: a CA bundle, or a CA presented as a push identity.
+                for info in report.certificates {
+                    failures += validityFailures(info, policy: policy, now: now, prefix: "\(info.displayName): ")
+                }
+                if leaf.keyMatches == true {
+                    failures.append("a CA certificate (CA:TRUE) with its private key, not an Apple push certificate")
+                } else if policy.requireKey {
+                    failures.append("only CA certificates (CA:TRUE), no push certificate and no private key (\(policy.name(.requireKey)))")
+                } else {
+                    warnings.append("only CA certificates (CA:TRUE), no Apple push certificate")
+                }
+            } else {
+                // Every identity in the file is checked, each named when there are several: a
+                // sender may be handed any of them, and "expired" must say which.
+                let subjects = report.identities.count > 1 ? report.identities.map(\.certificateIndex) : [leafIndex]
+                let keyLocked = report.findings.contains { $0.code == "keyNotChecked" }
+                for index in subjects {
+                    let info = report.certificates[index]
+                    let prefix = subjects.count > 1 ? "\(info.displayName): " : ""
+                    let (failed, warned) = leafReasons(info, policy: policy, now: now, prefix: prefix, keyLocked: keyLocked)
+                    failures += failed
+                    warnings += warned
                 }
             }
-            if !leaf.isCA {
-                if let error = leaf.topicsError {
-                    failures.append("topics extension is malformed: \(error)")
-                }
-                if let environment = policy.environment, !leaf.environments.contains(environment) {
-                    let has = leaf.environments.isEmpty ? "no APNs environment" : leaf.environments.map(\.rawValue).joined(separator: " + ") + " only"
-                    failures.append("not valid for \(environment.rawValue) (\(has))")
-                }
-                if let topic = policy.topic, leaf.covers(topic: topic) == false {
-                    let covered = leaf.effectiveTopics.isEmpty ? "none" : leaf.effectiveTopics.joined(separator: ", ")
-                    failures.append("topic \(topic) not covered (covers: \(covered))")
-                }
-                if leaf.keyMatches == false {
-                    failures.append("private key does not match the certificate")
-                } else if leaf.keyMatches == nil && policy.requireKey {
-                    failures.append("no private key in the file (--require-key)")
-                }
-                if !leaf.isAPNs {
-                    warnings.append("not an Apple push certificate")
+            for finding in report.findings {
+                switch finding.code {
+                case "keyNotChecked":
+                    if policy.requireKey { failures.append("\(finding.message) (\(policy.name(.requireKey)))") } else { warnings.append(finding.message) }
+                case "multipleKeys", "multipleIdentities":
+                    warnings.append(finding.message)
+                default:
+                    break
                 }
             }
             if let trust = policy.trust {
-                let certificate = contents.certificates[leafIndex]
-                var others = contents.certificates
-                others.remove(at: leafIndex)
-                if let failure = trust.verificationFailure(certificate, intermediates: others) {
-                    failures.append("chain does not verify to \(policy.trustLabel ?? "the CA file"): \(failure)")
+                let subjects = report.identities.count > 1 ? report.identities.map(\.certificateIndex) : [leafIndex]
+                for index in subjects {
+                    let certificate = contents.certificates[index]
+                    var others = contents.certificates
+                    others.remove(at: index)
+                    if let failure = trust.verificationFailure(certificate, intermediates: others) {
+                        let prefix = subjects.count > 1 ? "\(report.certificates[index].displayName): " : ""
+                        failures.append("\(prefix)chain does not verify to \(policy.trustLabel ?? "the CA file"): \(failure)")
+                    }
                 }
             } else {
-                warnings.append("chain not checked (no --ca-file)")
+                warnings.append("chain not checked (no \(policy.name(.caFile)))")
             }
-        } else if report.kind == .authKey {
-            for finding in report.findings {
-                if finding.severity == .error { failures.append(finding.message) }
-                if finding.severity == .warning { warnings.append(finding.message) }
-            }
+        } else if let authKey = AuthKeyCheck(report: report, contents: contents, path: path, policy: policy) {
+            failures += authKey.failures
+            warnings += authKey.warnings
+            summary = authKey.summary
+            keyID = authKey.keyID
         } else if report.kind == .certificateRequest {
             warnings.append("a certificate signing request, not a certificate")
         } else if report.kind == .other {
@@ -116,7 +153,49 @@ public enum CredentialChecker {
         let leaf = report.leaf
         return CheckResult(path: path, status: status, summary: summary, reasons: failures + warnings,
                            bundleID: leaf?.bundleID, type: leaf?.type, environments: leaf?.environments,
-                           notAfter: leaf?.notAfter, daysLeft: leaf?.daysLeft)
+                           notAfter: leaf?.notAfter, daysLeft: leaf?.daysLeft,
+                           certificates: CheckedCertificate.all(in: report, now: now), keyID: keyID)
+    }
+
+    /// Expired, not yet valid, or expiring within the policy's horizon (days, or share of the
+    /// lifetime).
+    static func validityFailures(_ info: APNsCertificateInfo, policy: CheckPolicy, now: Date, prefix: String) -> [String] {
+        if info.notAfter <= now { return ["\(prefix)expired on \(APNsCertificateInfo.day(info.notAfter))"] }
+        if info.notBefore > now { return ["\(prefix)not valid until \(APNsCertificateInfo.day(info.notBefore))"] }
+        if info.daysLeft < policy.minimumDays {
+            return ["\(prefix)expires in \(info.daysLeft) days on \(APNsCertificateInfo.day(info.notAfter)) (\(policy.name(.minimumDays)) \(policy.minimumDays))"]
+        }
+        if let shortfall = policy.lifetimeShortfall(info, now: now) { return ["\(prefix)\(shortfall)"] }
+        return []
+    }
+
+    /// What the policy demands of one end-entity certificate.
+    /// - Parameter keyLocked: the file's key stayed encrypted; that is reported on its own,
+    ///   not as "no private key".
+    static func leafReasons(_ leaf: APNsCertificateInfo, policy: CheckPolicy, now: Date, prefix: String,
+                            keyLocked: Bool) -> (failures: [String], warnings: [String]) {
+        var failures = validityFailures(leaf, policy: policy, now: now, prefix: prefix)
+        var warnings: [String] = []
+        if let error = leaf.topicsError {
+            failures.append("\(prefix)topics extension is malformed: \(error)")
+        }
+        if let environment = policy.environment, !leaf.environments.contains(environment) {
+            let has = leaf.environments.isEmpty ? "no APNs environment" : leaf.environments.map(\.rawValue).joined(separator: " + ") + " only"
+            failures.append("\(prefix)not valid for \(environment.rawValue) (\(has))")
+        }
+        if let topic = policy.topic, leaf.covers(topic: topic) == false {
+            let covered = leaf.effectiveTopics.isEmpty ? "none" : leaf.effectiveTopics.joined(separator: ", ")
+            failures.append("\(prefix)topic \(topic) not covered (covers: \(covered))")
+        }
+        if leaf.keyMatches == false {
+            failures.append("\(prefix)private key does not match the certificate")
+        } else if leaf.keyMatches == nil && policy.requireKey && !keyLocked {
+            failures.append("\(prefix)no private key in the file (\(policy.name(.requireKey)))")
+        }
+        if !leaf.isAPNs {
+            warnings.append("\(prefix)not an Apple push certificate")
+        }
+        return (failures, warnings)
     }
 
     /// The file extensions a folder walk picks up.

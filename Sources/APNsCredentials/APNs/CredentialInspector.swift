@@ -14,9 +14,10 @@ public enum CredentialInspector {
 
     /// The report plus the loaded objects (for `check`, which verifies the leaf's chain).
     package static func inspectLoaded(_ path: String, passphrases: PassphraseSupplier, extraKey: PrivateKey?,
-                                      now: Date, expiryWarningDays: Int) -> (report: CredentialReport, contents: CredentialContents?) {
+                                      now: Date, expiryWarningDays: Int,
+                                      decoding: CredentialDecoding = .automatic) -> (report: CredentialReport, contents: CredentialContents?) {
         do {
-            let contents = try CredentialFile.load(path, passphrases: passphrases)
+            let contents = try CredentialFile.load(path, passphrases: passphrases, skipLockedKeys: true, decoding: decoding)
             return (report(path, contents, extraKey: extraKey, now: now, expiryWarningDays: expiryWarningDays), contents)
         } catch {
             return (CredentialReport.unreadable(path, error), nil)
@@ -33,14 +34,29 @@ public enum CredentialInspector {
     static func report(_ path: String, _ contents: CredentialContents, extraKey: PrivateKey?, now: Date,
                        expiryWarningDays: Int) -> CredentialReport {
         let key = contents.privateKeys.first ?? extraKey
-        let leafIndex = leafIndex(contents.certificates, key: key)
+        let pairs = contents.identities
+        // Each certificate is matched with its own key; the leaf (the first identity, else the
+        // usual choice) also with the file's first key, so a mismatch shows.
+        var keyOf: [Int: PrivateKey] = [:]
+        for pair in pairs where keyOf[pair.certificateIndex] == nil { keyOf[pair.certificateIndex] = contents.privateKeys[pair.keyIndex] }
+        let leafIndex = pairs.first?.certificateIndex ?? leafIndex(contents.certificates, key: key)
+        if let leafIndex, keyOf[leafIndex] == nil { keyOf[leafIndex] = key }
         let certificates = contents.certificates.enumerated().map { index, certificate in
-            APNsCertificateInfo(certificate, key: index == leafIndex ? key : nil, now: now, expiryWarningDays: expiryWarningDays)
+            APNsCertificateInfo(certificate, key: keyOf[index], now: now, expiryWarningDays: expiryWarningDays)
         }
         let leafCertificate = leafIndex.map { contents.certificates[$0] }
-        let keys = contents.privateKeys.map { privateKey in
-            CredentialReport.KeyInfo(algorithm: privateKey.algorithm, bits: privateKey.bits, summary: privateKey.summary,
-                                     encrypted: contents.hadEncryptedKey, matchesCertificate: leafCertificate.map { privateKey.matches($0) })
+        let keys = contents.privateKeys.enumerated().map { keyIndex, privateKey in
+            let attributes = contents.attributes(key: keyIndex)
+            return CredentialReport.KeyInfo(algorithm: privateKey.algorithm, bits: privateKey.bits, summary: privateKey.summary,
+                                            encrypted: contents.hadEncryptedKey, matchesCertificate: leafCertificate.map { privateKey.matches($0) },
+                                            certificateIndex: pairs.first { $0.keyIndex == keyIndex }?.certificateIndex,
+                                            friendlyName: attributes.friendlyName, localKeyID: attributes.localKeyIDHex)
+        }
+        let identities = pairs.map { pair in
+            let certificate = contents.certificates[pair.certificateIndex]
+            return CredentialReport.IdentityInfo(number: pair.number, friendlyName: pair.friendlyName, localKeyID: pair.localKeyID.map { hex($0) },
+                                                 subject: certificate.subject.description, commonName: certificate.subject.commonName,
+                                                 certificateIndex: pair.certificateIndex, keyIndex: pair.keyIndex)
         }
         let requests = contents.requests.map { request in
             CredentialReport.RequestInfo(subject: request.subject.description, keySummary: request.publicKeySummary,
@@ -53,13 +69,15 @@ public enum CredentialInspector {
             description = looksLikeAuthKey(path) ? describeAuthKey(first, path: path) : describeKey(first, contents)
         } else if let request = contents.requests.first {
             description = describeRequest(request, key: key)
+        } else if looksLikeAuthKey(path), contents.otherLabels.contains(where: { PEMBlock(label: $0, text: [], line: 0, isEncrypted: false).kind == .publicKey }) {
+            description = describePublicAuthKey(path: path)
         } else {
             let encodingName = contents.encoding == .pkcs12 ? "PKCS#12" : contents.encoding.rawValue.uppercased()
             description = Description(kind: .other, summary: "\(encodingName) with \(contents.summary)",
                                       findings: [Finding(.warning, "nothingUsable", "no certificate, private key or CSR in the file")])
         }
         return CredentialReport(path: path, kind: description.kind, summary: description.summary, encoding: contents.encoding.rawValue,
-                                leafIndex: leafIndex, certificates: certificates, privateKeys: keys, requests: requests,
+                                leafIndex: leafIndex, certificates: certificates, privateKeys: keys, identities: identities, requests: requests,
                                 authKey: description.authKey, findings: description.findings)
     }
 
@@ -74,10 +92,14 @@ public enum CredentialInspector {
     /// "combined PEM: certificate + matching RSA-2048 key + 1 chain certificate", ...
     /// (A mismatching key is a finding on the leaf certificate, not repeated here.)
     static func describeCertificates(_ contents: CredentialContents, leaf: Certificate?) -> Description {
+        let pairs = contents.identities
+        if pairs.count > 1 { return describeIdentities(contents, pairs) }
         var keyPart = ""
         if let first = contents.privateKeys.first {
             let matches = leaf.map { first.matches($0) } ?? false
             keyPart = matches ? " + matching \(first.summary) key" : " + \(first.summary) key that does NOT match"
+        } else if !contents.lockedKeys.isEmpty {
+            keyPart = " + encrypted key (not opened: no passphrase)"
         }
         let chainCount = contents.certificates.count - 1
         let chainPart = chainCount > 0 ? " + \(chainCount) chain certificate\(chainCount == 1 ? "" : "s")" : ""
@@ -85,7 +107,7 @@ public enum CredentialInspector {
         if contents.encoding == .pkcs12 {
             description = Description(kind: .pkcs12, summary: "PKCS#12: certificate\(keyPart)\(chainPart)"
                                       + (contents.privateKeys.isEmpty ? " (no private key)" : ""))
-        } else if !contents.privateKeys.isEmpty {
+        } else if !contents.privateKeys.isEmpty || !contents.lockedKeys.isEmpty {
             description = Description(kind: .combinedPEM, summary: "combined PEM: certificate\(keyPart)\(chainPart)")
         } else if chainCount > 0 {
             description = Description(kind: .certificateChain, summary: "\(contents.encoding.rawValue.uppercased()) certificate\(chainPart)")
@@ -96,6 +118,43 @@ public enum CredentialInspector {
         if contents.privateKeys.count > 1 {
             description.findings.append(Finding(.warning, "multipleKeys", "the file holds \(contents.privateKeys.count) private keys; tools will use only the first"))
         }
+        if let leaf, leaf.isCA, contents.privateKeys.isEmpty {
+            description.findings.append(Finding(.warning, "notAPNs", "the file holds only CA certificates (CA:TRUE), no Apple push certificate"))
+        }
+        description.findings += lockedKeyFindings(contents)
+        return description
+    }
+
+    /// Several key + certificate pairs: node-apn and pushy ship such .p12 files; tools that
+    /// take the first pair (or refuse, as node-apn does) need one chosen.
+    static func describeIdentities(_ contents: CredentialContents, _ pairs: [KeyCertificatePair]) -> Description {
+        let chainCount = contents.certificates.count - Set(pairs.map(\.certificateIndex)).count
+        let chainPart = chainCount > 0 ? " + \(chainCount) chain certificate\(chainCount == 1 ? "" : "s")" : ""
+        let kind: CredentialReport.Kind = contents.encoding == .pkcs12 ? .pkcs12 : .combinedPEM
+        let prefix = contents.encoding == .pkcs12 ? "PKCS#12" : "combined PEM"
+        var description = Description(kind: kind, summary: "\(prefix): \(pairs.count) identities (certificate + matching key each)\(chainPart)")
+        description.findings.append(Finding(.warning, "multipleIdentities",
+                                            "the file holds \(pairs.count) identities (key + certificate pairs): \(pairs.map(contents.describe).joined(separator: "; ")); a sender presents one, so one must be chosen when splitting or preparing it"))
+        let unpaired = contents.privateKeys.count - pairs.count
+        if unpaired > 0 {
+            description.findings.append(Finding(.warning, "multipleKeys", "the file holds \(contents.privateKeys.count) private keys, \(unpaired) of them without a certificate"))
+        }
+        description.findings += lockedKeyFindings(contents)
+        return description
+    }
+
+    /// A key that stayed encrypted (no passphrase given): the certificates were read, the key
+    /// was not, so its match is unknown rather than assumed.
+    static func lockedKeyFindings(_ contents: CredentialContents) -> [Finding] {
+        contents.lockedKeys.map { Finding(.warning, "keyNotChecked", $0) }
+    }
+
+    /// A `.p8` holding a public key only: it can never sign a provider token.
+    static func describePublicAuthKey(path: String) -> Description {
+        let keyID = authKeyID(path)
+        var description = Description(kind: .authKey, summary: "APNs auth key (.p8): public key only" + (keyID.map { ", key id \($0)" } ?? ""))
+        description.authKey = CredentialReport.AuthKeyInfo(keyID: keyID, curve: "public key only", usable: false)
+        description.findings.append(Finding(.error, "publicKeyOnly", "the file holds only a public key, which can never sign a provider token; token auth needs the private key Apple offers for download once (make a new key in the developer portal if it is lost)"))
         return description
     }
 

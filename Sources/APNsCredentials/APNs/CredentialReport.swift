@@ -18,6 +18,24 @@ public struct CredentialReport: Sendable, Codable {
         public let encrypted: Bool
         /// Whether it is the key of the file's leaf certificate; omitted with no certificate.
         public let matchesCertificate: Bool?
+        /// Index in `certificates` of the certificate this key belongs to; omitted when none.
+        public let certificateIndex: Int?
+        public let friendlyName: String?
+        /// localKeyId as lower-case hex.
+        public let localKeyID: String?
+    }
+
+    /// One key + certificate pair (an identity a TLS client can present), as `p12 split
+    /// --identity` and `prepare --identity` number them.
+    public struct IdentityInfo: Sendable, Codable {
+        public let number: Int
+        public let friendlyName: String?
+        /// localKeyId as lower-case hex.
+        public let localKeyID: String?
+        public let subject: String
+        public let commonName: String?
+        public let certificateIndex: Int
+        public let keyIndex: Int
     }
 
     public struct RequestInfo: Sendable, Codable {
@@ -47,6 +65,8 @@ public struct CredentialReport: Sendable, Codable {
     public let leafIndex: Int?
     public let certificates: [APNsCertificateInfo]
     public let privateKeys: [KeyInfo]
+    /// Every key + certificate pair in the file (empty when there is none).
+    public let identities: [IdentityInfo]
     public let requests: [RequestInfo]
     public let authKey: AuthKeyInfo?
     /// Findings about the file as a whole (each certificate has its own, too).
@@ -62,11 +82,21 @@ public struct CredentialReport: Sendable, Codable {
     /// Every finding: the file's, then each certificate's.
     public var allFindings: [Finding] { findings + certificates.flatMap(\.findings) }
 
+    /// Every finding with the certificate it is about: nil for the file's own findings, and
+    /// the certificate's name when the file holds more than one (else the same "expired" line
+    /// could be about any of them).
+    public var attributedFindings: [(about: String?, finding: Finding)] {
+        let named = certificates.count > 1
+        return findings.map { (nil, $0) } + certificates.flatMap { info in
+            info.findings.map { (named ? info.displayName : nil, $0) }
+        }
+    }
+
     /// The most severe finding, or nil when there are none.
     public var worstSeverity: Finding.Severity? { allFindings.map(\.severity).max() }
 
     init(path: String, kind: Kind, summary: String, encoding: String?, leafIndex: Int?, certificates: [APNsCertificateInfo],
-         privateKeys: [KeyInfo], requests: [RequestInfo], authKey: AuthKeyInfo?, findings: [Finding],
+         privateKeys: [KeyInfo], identities: [IdentityInfo] = [], requests: [RequestInfo], authKey: AuthKeyInfo?, findings: [Finding],
          error: String? = nil, errorKind: String? = nil) {
         self.path = path
         self.kind = kind
@@ -75,6 +105,7 @@ public struct CredentialReport: Sendable, Codable {
         self.leafIndex = leafIndex
         self.certificates = certificates
         self.privateKeys = privateKeys
+        self.identities = identities
         self.requests = requests
         self.authKey = authKey
         self.findings = findings

@@ -12,19 +12,35 @@ public struct AuthKeyRegistry: Sendable {
         public let teamID: String
         public let publicKey: PublicKey
         /// The environments the key may be used in (nil: both). APNs keys can be limited to
-        /// one; a token for the other gets 403 BadEnvironmentKeyIdInToken.
+        /// one; a token for the other gets 403 BadEnvironmentKeyIdInToken (its `kid`) or
+        /// BadEnvironmentKeyInToken (its signature), apns-protocol.md §8.
         public let environments: [APNsEnvironment]?
         /// A revoked key's tokens get 403 Forbidden.
         public let revoked: Bool
+        /// A topic-specific key (since 2025, apns-protocol.md §8): the bundle ids it may push
+        /// to (nil: every topic of the team). Another topic gets 400 TopicDisallowed.
+        public let topics: [String]?
 
-        public init(keyID: String, teamID: String, publicKey: PublicKey, environments: [APNsEnvironment]? = nil, revoked: Bool = false) {
+        public init(keyID: String, teamID: String, publicKey: PublicKey, environments: [APNsEnvironment]? = nil, revoked: Bool = false,
+                    topics: [String]? = nil) {
             self.keyID = keyID
             self.teamID = teamID
             self.publicKey = publicKey
             self.environments = environments
             self.revoked = revoked
+            self.topics = topics
+        }
+
+        /// Whether the key may push to `topic`: its bundle id, or one of the push-type topics
+        /// under it (`<bundle>.voip`, `<bundle>.push-type.liveactivity`, ...).
+        public func allows(topic: String) -> Bool {
+            guard let topics else { return true }
+            return TokenKeyScope.covers(topics, topic: topic)
         }
     }
+
+    /// What the portal says a key is for (team, one environment, some topics).
+    public typealias Scope = TokenKeyScope
 
     public static let folderName = "auth-keys"
     public private(set) var entries: [String: Entry] = [:]
@@ -51,7 +67,8 @@ public struct AuthKeyRegistry: Sendable {
             }
             let environments = (object["environments"] as? [String])?.compactMap(APNsEnvironment.init(rawValue:))
             registry.add(Entry(keyID: keyID, teamID: teamID, publicKey: try PublicKey(pem: Array(pem.utf8), label: path),
-                               environments: environments, revoked: object["revoked"] as? Bool ?? false))
+                               environments: environments, revoked: object["revoked"] as? Bool ?? false,
+                               topics: object["topics"] as? [String]))
         }
         return registry
     }
@@ -64,6 +81,7 @@ public struct AuthKeyRegistry: Sendable {
         var fields: [(String, JSONValue)] = [("key_id", .string(entry.keyID)), ("team_id", .string(entry.teamID)), ("public_key", .string(pem))]
         if let environments = entry.environments { fields.append(("environments", .array(environments.map { .string($0.rawValue) }))) }
         if entry.revoked { fields.append(("revoked", .bool(true))) }
+        if let topics = entry.topics { fields.append(("topics", .array(topics.map { .string($0) }))) }
         let json = JSONValue.object(fields)
         var bytes = json.serialized()
         bytes.append(0x0A)

@@ -40,7 +40,8 @@ struct LegacyGatewaySession {
                     }
                     accepted += 1
                     guard let token = try? DeviceToken(bytes: notification.token) else { continue }
-                    recorder?.record(apnsID: "legacy-\(id)-\(notification.identifier)", token: token, topic: info.bundleID, pushType: nil,
+                    // The client's identifier may repeat (command 0 has none); the record's id must not.
+                    recorder?.record(apnsID: "legacy-\(id)-\(accepted)", token: token, topic: info.bundleID, pushType: nil,
                                      payloadBytes: notification.payload.count, connection: id, protocolName: "legacy",
                                      identifier: format == .simple ? nil : notification.identifier)
                 case .invalid(let status, let identifier, let format):

@@ -14,6 +14,8 @@ public final class MockGateway: @unchecked Sendable {
         public var port = 0
         public var legacyPort: Int? = 0
         public var feedbackPort: Int? = 0
+        /// The channel management API (apns-protocol.md §8; nil: not served).
+        public var channelsPort: Int? = 0
         public var api = ProviderAPIHandler.Settings()
         public var recordPath: String?
         /// Connections open at once over all three ports (`--max-connections`); one more is
@@ -46,9 +48,11 @@ public final class MockGateway: @unchecked Sendable {
     public let connectionLimit: ConnectionLimit
     public let legacyPort: Int?
     public let feedbackPort: Int?
+    public let channelsPort: Int?
     public let handler: ProviderAPIHandler
     public let recorder: NotificationRecorder?
     private let servers: (HTTP2Server, TLSServer?, TLSServer?)
+    private let channelsServer: HTTP2Server?
     private let feedbackQueue: FeedbackQueue
     private let idleSweeper: Task<Void, Never>?
 
@@ -80,8 +84,15 @@ public final class MockGateway: @unchecked Sendable {
             http2Settings.idleTimeout = idleTimeout
             http2Settings.idleGoAwayDebug = #"{"reason":"IdleTimeout"}"#
         }
+        http2Settings.maxConcurrentStreamsWithoutClientCertificate = min(settings.tokenConnectionInitialStreams, settings.faults.maxConcurrentStreams)
         let http2 = try HTTP2Server.start(host: configuration.host, port: configuration.port, tls: tls, settings: http2Settings,
                                           limit: limit, log: warn, loopHandler: { handler.handle($0) })
+        let channels = try configuration.channelsPort.map { port in
+            try HTTP2Server.start(host: configuration.host, port: port, tls: tls, settings: http2Settings, limit: limit, log: warn,
+                                  loopHandler: { handler.handle($0, management: true) })
+        }
+        channelsServer = channels
+        channelsPort = channels?.port
         let required = TLSConfiguration.server(identity: identity, clientCA: bundle)
         let recorder = self.recorder
         let registry = settings.registry
@@ -127,6 +138,7 @@ public final class MockGateway: @unchecked Sendable {
         servers.0.stop()
         servers.1?.stop()
         servers.2?.stop()
+        channelsServer?.stop()
         recorder?.close()
     }
 }

@@ -3,15 +3,20 @@ import APNsProtocol
 import Foundation
 
 /// Appends one JSON line per accepted notification to `--record FILE`, so a test can prove
-/// that nothing was lost and nothing delivered twice. Lines are written as they are accepted
-/// (a crash loses nothing already answered) and flushed on `close`.
+/// that nothing was lost and nothing delivered twice.
 ///
-/// Fields: `apns_id`, `token`, `topic`, `push_type`, `payload_bytes`, `connection`, `protocol`
-/// ("h2", "legacy"), and for legacy frames `identifier`.
+/// Each line is handed to the kernel with one `write(2)` before `record` returns, and the
+/// gateway records before it queues the answer: so once a client has an answer, its line is
+/// on disk as far as any later crash of the mock is concerned (`kill -9` included; only a
+/// crash of the machine itself could lose it, and `close` fsyncs for that). No user-space
+/// buffer: a 64 KiB one once lost every answered notification on `kill -9`.
+///
+/// Fields (broadcasts: see `recordBroadcast`): `apns_id`, `token`, `topic`, `push_type`, `payload_bytes`, `connection`, `protocol`
+/// ("h2", "legacy"), and for legacy frames `identifier` (the client's, which need not be
+/// unique; `apns_id` is, `legacy-<connection>-<n>` for the connection's n-th notification).
 public final class NotificationRecorder: @unchecked Sendable {
     private let lock = NSLock()
     private let handle: FileHandle
-    private var buffer: [UInt8] = []
     public private(set) var count = 0
 
     public init(path: String) throws {
@@ -32,29 +37,29 @@ public final class NotificationRecorder: @unchecked Sendable {
             ("payload_bytes", .int(payloadBytes)), ("connection", .int(connection)), ("protocol", .string(protocolName)),
         ]
         if let identifier { fields.append(("identifier", .int(Int(identifier)))) }
+        write(fields)
+    }
+
+    /// A broadcast accepted for a channel (apns-protocol.md §8): `protocol` "broadcast",
+    /// `channel` and `bundle_id` instead of `token` and `topic`.
+    public func recordBroadcast(apnsID: String, bundleID: String, channel: String, payloadBytes: Int, connection: Int) {
+        write([("apns_id", .string(apnsID)), ("channel", .string(channel)), ("bundle_id", .string(bundleID)),
+               ("push_type", .string("liveactivity")), ("payload_bytes", .int(payloadBytes)), ("connection", .int(connection)),
+               ("protocol", .string("broadcast"))])
+    }
+
+    private func write(_ fields: [(String, JSONValue)]) {
         var line = JSONValue.object(fields).serialized()
         line.append(0x0A)
         lock.lock()
-        buffer += line
+        // Under the lock: lines from several connections never interleave.
+        try? handle.write(contentsOf: line)
         count += 1
-        if buffer.count >= 64 * 1024 { flushLocked() }
         lock.unlock()
     }
 
-    public func flush() {
-        lock.lock()
-        flushLocked()
-        lock.unlock()
-    }
-
+    /// Forces the lines to stable storage (they are in the kernel already).
     public func close() {
-        flush()
-        try? handle.synchronize()
-    }
-
-    private func flushLocked() {
-        guard !buffer.isEmpty else { return }
-        handle.write(Data(buffer))
-        buffer.removeAll(keepingCapacity: true)
+        lock.withLock { try? handle.synchronize() }
     }
 }

@@ -22,6 +22,11 @@ public final class ProviderAPIHandler: @unchecked Sendable {
         /// APNs refuses a new provider token on a connection less than 20 minutes after the
         /// previous one (TooManyProviderTokenUpdates).
         public var minimumTokenUpdateInterval: TimeInterval = 20 * 60
+        /// Streams offered to a connection without a client certificate (token auth) until a
+        /// request with a valid token succeeds; then `faults.maxConcurrentStreams` (§1).
+        public var tokenConnectionInitialStreams: UInt32 = 1
+        /// Broadcast channels per bundle id (Apple: 10,000, `ChannelStore.appleLimit`).
+        public var channelLimit = ChannelStore.appleLimit
         public init() {}
     }
 
@@ -31,8 +36,13 @@ public final class ProviderAPIHandler: @unchecked Sendable {
         /// The provider token in use: the whole `authorization` value it came in, so the next
         /// request's header is compared as it is, without cutting the token out of it again.
         var token: (authorization: String, claims: ProviderTokenClaims, since: Date)?
+        /// The key id of the first token accepted here: APNs ties a connection to it, and a
+        /// token of any other key is UnrelatedKeyIdInToken (§8).
+        var keyID: String?
         var goneAway = false
         var lastActivity = Date()
+        /// A token connection's stream limit has been raised (after its first success).
+        var streamsRaised = false
     }
 
     private let settings: Settings
@@ -48,20 +58,24 @@ public final class ProviderAPIHandler: @unchecked Sendable {
     private let failureDraws: [(status: Int, rate: Double)]
     /// Tokens answered 410 since start, handed to the feedback service.
     private var unregisteredSeen: [FeedbackTuple] = []
+    /// Channel management and broadcasts (§8).
+    private let broadcasts: BroadcastAPI
 
     public init(settings: Settings, recorder: NotificationRecorder?, log: @escaping @Sendable (String) -> Void) {
         self.settings = settings
         self.recorder = recorder
         self.log = log
         random = SplitMix64(seed: settings.faults.seed)
+        broadcasts = BroadcastAPI(store: ChannelStore(limit: settings.channelLimit))
         failureDraws = GatewayFaults.injectableStatusesInOrder.compactMap { status in
             settings.faults.failureRates[status].flatMap { $0 > 0 ? (status, $0) : nil }
         }
     }
 
-    /// The HTTP2Server loop handler.
-    public func handle(_ request: HTTP2Request) -> HTTP2Server.Reply {
-        let response = lock.withLock { decide(request) }
+    /// The HTTP2Server loop handler: the provider API port, or with `management` the channel
+    /// management port (§8), which answers only `/1/apps/...` (and the provider port never).
+    public func handle(_ request: HTTP2Request, management: Bool = false) -> HTTP2Server.Reply {
+        let response = lock.withLock { decide(request, management: management) }
         if settings.faults.delayMilliseconds > 0 {
             let delay = UInt64(settings.faults.delayMilliseconds) * 1_000_000
             let ready = response
@@ -73,8 +87,9 @@ public final class ProviderAPIHandler: @unchecked Sendable {
         return .now(response)
     }
 
-    private func decide(_ request: HTTP2Request) -> HTTP2Response {
-        let state = connection(request)
+    private func decide(_ request: HTTP2Request, management: Bool) -> HTTP2Response {
+        // Each port numbers its connections from 1: the management port's are kept apart.
+        let state = connection(request, key: management ? -request.connectionID : request.connectionID)
         state.requests += 1
         let now = Date()
         state.lastActivity = now
@@ -85,6 +100,9 @@ public final class ProviderAPIHandler: @unchecked Sendable {
             var response = HTTP2Response(status: 500)
             response.afterward = .dropWithoutResponse
             return response
+        }
+        if let route = BroadcastAPI.route(request.path) ?? (management ? .unknown : nil) {
+            return finish(state, broadcast(request, route, management: management, state, now: now, apnsID: apnsID))
         }
         let validated: ValidatedRequest
         switch RequestValidator.validate(method: request.method, path: request.path, headers: request.headers, body: request.body) {
@@ -117,12 +135,38 @@ public final class ProviderAPIHandler: @unchecked Sendable {
         var response = HTTP2Response(status: 200, headers: settings.environment == .sandbox
             ? [("apns-id", apnsID), ("apns-unique-id", ids.next()), Self.serverHeader]
             : [("apns-id", apnsID), Self.serverHeader])
+        raiseStreamLimitOnFirstSuccess(state, &response)
         if faults.dropAfter > 0, state.requests == faults.dropAfter {
             response.afterward = faults.dropMode == .answered ? .close : .dropWithoutResponse
             log("connection #\(request.connectionID): dropping after request \(state.requests) (\(faults.dropMode.rawValue))")
             return response
         }
         return finish(state, response)
+    }
+
+    /// A token connection starts with 1 stream; its first success raises the limit (§1).
+    private func raiseStreamLimitOnFirstSuccess(_ state: ConnectionState, _ response: inout HTTP2Response) {
+        guard state.certificateInfo == nil, !state.streamsRaised else { return }
+        state.streamsRaised = true
+        response.announceMaxConcurrentStreams = settings.faults.maxConcurrentStreams
+    }
+
+    /// Channel management and broadcasts: the bundle id in the path stands for the topic the
+    /// credentials must cover; the rest is `BroadcastAPI`'s.
+    private func broadcast(_ request: HTTP2Request, _ route: BroadcastAPI.Route, management: Bool, _ state: ConnectionState,
+                           now: Date, apnsID: String) -> HTTP2Response {
+        guard route.isManagement == management, let bundle = route.bundle else {
+            return BroadcastAPI.reject(.badPath, [("apns-id", apnsID)])
+        }
+        if let error = authorize(bundle: bundle, authorization: request.header("authorization"), state, now: now) {
+            return BroadcastAPI.reject(error.reason, [("apns-id", apnsID)])
+        }
+        var response = broadcasts.answer(request, route, apnsID: apnsID) { bundle, channel, bytes in
+            recorder?.recordBroadcast(apnsID: apnsID, bundleID: bundle, channel: channel, payloadBytes: bytes, connection: request.connectionID)
+        }
+        response.headers.append(Self.serverHeader)
+        if response.status < 300 { raiseStreamLimitOnFirstSuccess(state, &response) }
+        return response
     }
 
     /// On every answer, as APNs identifies itself.
@@ -149,8 +193,8 @@ public final class ProviderAPIHandler: @unchecked Sendable {
         return response
     }
 
-    private func connection(_ request: HTTP2Request) -> ConnectionState {
-        if let state = connections[request.connectionID] { return state }
+    private func connection(_ request: HTTP2Request, key: Int) -> ConnectionState {
+        if let state = connections[key] { return state }
         let state = ConnectionState()
         if let certificate = request.clientCertificate {
             let info = certificate.apnsInfo()
@@ -159,7 +203,7 @@ public final class ProviderAPIHandler: @unchecked Sendable {
         } else {
             log("connection #\(request.connectionID) from \(request.remoteAddress): no client certificate (token auth)")
         }
-        connections[request.connectionID] = state
+        connections[key] = state
         return state
     }
 
@@ -184,31 +228,66 @@ public final class ProviderAPIHandler: @unchecked Sendable {
             guard info.covers(topic: topic) == true else { return .failure(.init(.topicDisallowed)) }
             return checkPushType(topic, validated.pushType)
         }
-        guard let authorization = validated.authorization else { return .failure(.init(.missingProviderToken)) }
-        guard authorization.hasPrefix("bearer ") else { return .failure(.init(.invalidProviderToken)) }
-        if let current = state.token, current.authorization == authorization {
-            if now.timeIntervalSince1970 - Double(current.claims.issuedAt) > 3600 { return .failure(.init(.expiredProviderToken)) }
-        } else {
-            let token = String(authorization.dropFirst("bearer ".count))
-            switch ProviderTokenVerifier.verify(token, keys: settings.authKeys.publicKeys, now: now) {
-            case .failure(.expired): return .failure(.init(.expiredProviderToken))
-            case .failure: return .failure(.init(.invalidProviderToken))
-            case .success(let claims):
-                guard let key = settings.authKeys.entries[claims.keyID] else { return .failure(.init(.invalidProviderToken)) }
-                // The key belongs to another team than the token claims (third-party naming).
-                guard key.teamID == claims.teamID else { return .failure(.init(.unrelatedKeyIdInToken)) }
-                if let allowed = key.environments, !allowed.contains(settings.environment) {
-                    return .failure(.init(.badEnvironmentKeyIdInToken))
-                }
-                if key.revoked { return .failure(.init(.forbidden)) }
-                if let previous = state.token, now.timeIntervalSince(previous.since) < settings.minimumTokenUpdateInterval {
-                    return .failure(.init(.tooManyProviderTokenUpdates))
-                }
-                state.token = (authorization, claims, now)
-            }
-        }
+        if let error = authenticate(validated.authorization, state, now: now) { return .failure(error) }
         guard let topic = validated.topic else { return .failure(.init(.missingTopic)) }
+        if let keyID = state.keyID, let key = settings.authKeys.entries[keyID], !key.allows(topic: topic) {
+            return .failure(.init(.topicDisallowed))
+        }
         return checkPushType(topic, validated.pushType)
+    }
+
+    /// Credentials for a bundle id (channel management, broadcasts): the certificate must
+    /// cover it, or the token's key must be allowed to push to it.
+    private func authorize(bundle: String, authorization: String?, _ state: ConnectionState, now: Date) -> APNsReasonError? {
+        if let info = state.certificateInfo {
+            guard info.isAPNs else { return .init(.badCertificate) }
+            guard info.environments.contains(settings.environment) else { return .init(.badCertificateEnvironment) }
+            return info.covers(topic: bundle) == true ? nil : .init(.topicDisallowed)
+        }
+        if let error = authenticate(authorization, state, now: now) { return error }
+        if let keyID = state.keyID, let key = settings.authKeys.entries[keyID], !key.allows(topic: bundle) { return .init(.topicDisallowed) }
+        return nil
+    }
+
+    /// The provider token of a connection without a certificate: signature, key, team, scope,
+    /// age and update rate, as APNs checks them (§1, §8). Nil when it is accepted.
+    private func authenticate(_ authorization: String?, _ state: ConnectionState, now: Date) -> APNsReasonError? {
+        guard let authorization else { return .init(.missingProviderToken) }
+        guard authorization.hasPrefix("bearer ") else { return .init(.invalidProviderToken) }
+        if let current = state.token, current.authorization == authorization {
+            return now.timeIntervalSince1970 - Double(current.claims.issuedAt) > 3600 ? .init(.expiredProviderToken) : nil
+        }
+        let token = String(authorization.dropFirst("bearer ".count))
+        switch ProviderTokenVerifier.verify(token, keys: settings.authKeys.publicKeys, now: now) {
+        case .failure(.expired): return .init(.expiredProviderToken)
+        case .failure(.badSignature) where signedByKeyOfOtherEnvironment(token): return .init(.badEnvironmentKeyInToken)
+        case .failure: return .init(.invalidProviderToken)
+        case .success(let claims):
+            guard let key = settings.authKeys.entries[claims.keyID] else { return .init(.invalidProviderToken) }
+            // A token claiming another team than the key's is simply not valid (§8).
+            guard key.teamID == claims.teamID else { return .init(.invalidProviderToken) }
+            if let allowed = key.environments, !allowed.contains(settings.environment) { return .init(.badEnvironmentKeyIdInToken) }
+            if key.revoked { return .init(.forbidden) }
+            if let first = state.keyID, first != claims.keyID { return .init(.unrelatedKeyIdInToken) }
+            if let previous = state.token, now.timeIntervalSince(previous.since) < settings.minimumTokenUpdateInterval {
+                return .init(.tooManyProviderTokenUpdates)
+            }
+            state.token = (authorization, claims, now)
+            state.keyID = claims.keyID
+            return nil
+        }
+    }
+
+    /// A token whose `kid` names a key valid here but whose signature was made by a key of the
+    /// team limited to the other environment (BadEnvironmentKeyInToken, §8). Only on that
+    /// failure path, so accepted tokens pay nothing for it.
+    private func signedByKeyOfOtherEnvironment(_ token: String) -> Bool {
+        guard let keyID = ProviderTokenVerifier.keyID(of: token) else { return false }
+        return settings.authKeys.entries.values.contains { entry in
+            guard let allowed = entry.environments, !allowed.contains(settings.environment) else { return false }
+            if case .success = ProviderTokenVerifier.verify(token, keys: [keyID: entry.publicKey], maximumAge: .infinity) { return true }
+            return false
+        }
     }
 
     /// Push types that need a topic suffix (voip -> `.voip`, ...) must be sent to such a topic.
@@ -218,6 +297,9 @@ public final class ProviderAPIHandler: @unchecked Sendable {
     }
 
     private func checkDevice(_ token: DeviceToken, topic: String, pushType: PushType?) -> APNsReason? {
+        // Never a real device, registry or not: Apple answers it BadDeviceToken, and a
+        // handshake check (verify's probe) reads that answer as "credentials accepted" (§1).
+        if token.bytes.allSatisfy({ $0 == 0 }) { return .badDeviceToken }
         guard let registry = settings.registry else { return nil }
         guard let device = registry.devices[token], device.environment == settings.environment else { return .badDeviceToken }
         if let registered = device.topic {
@@ -240,7 +322,9 @@ public final class ProviderAPIHandler: @unchecked Sendable {
         lock.withLock {
             let idle = connections.filter { now.timeIntervalSince($0.value.lastActivity) >= seconds }.map(\.key)
             for id in idle { connections[id] = nil }
-            return idle
+            // Negative keys are the management port's connections (`decide`); only the
+            // provider port's get GOAWAY IdleTimeout.
+            return idle.filter { $0 > 0 }
         }
     }
 

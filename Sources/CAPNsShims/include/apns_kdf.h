@@ -38,4 +38,8 @@ int apns_kdf_cost_add_pkcs8(const unsigned char *bytes, long length, int pem, ap
  * bounds, since that decryption pays the contents' own cost. Returns 0 if the contents do
  * not unpack (OpenSSL's parser then reports the damage). */
 int apns_kdf_cost_add_pkcs12(const PKCS12 *p12, int decrypt, const char *pass, int passlen, apns_kdf_cost *cost);
+/* The name of the encryption of an encrypted PKCS#8 key (DER or PEM): the PBE scheme
+ * (pbeWithMD5AndDES-CBC), or for PBES2 its cipher (aes-256-cbc). Writes a NUL-terminated name
+ * into `name`; returns 0 when the bytes are not an encrypted PKCS#8 key. For messages. */
+int apns_pkcs8_encryption_name(const unsigned char *bytes, long length, int pem, char *name, int capacity);
 #endif

@@ -17,7 +17,7 @@ final class GatewayFixture: @unchecked Sendable {
     let recordPath: String
 
     init(environment: APNsEnvironment = .sandbox, registry: DeviceRegistry? = nil, faults: GatewayFaults = GatewayFaults(),
-         extraKeys: [AuthKeyRegistry.Entry] = []) throws {
+         extraKeys: [AuthKeyRegistry.Entry] = [], channelLimit: Int = ChannelStore.appleLimit) throws {
         dir = try TemporaryDirectory("apnskit-gateway")
         ca = try MockCA.create()
         try ca.write(to: dir.file("ca"), force: false)
@@ -27,6 +27,7 @@ final class GatewayFixture: @unchecked Sendable {
         configuration.api.environment = environment
         configuration.api.registry = registry
         configuration.api.faults = faults
+        configuration.api.channelLimit = channelLimit
         recordPath = dir.file("record.jsonl")
         configuration.recordPath = recordPath
         if !extraKeys.isEmpty {
@@ -41,6 +42,8 @@ final class GatewayFixture: @unchecked Sendable {
 
     var caBundle: String { dir.file("ca/\(MockCALayout.bundle)") }
     var endpoint: Endpoint { Endpoint(host: "127.0.0.1", port: gateway.providerPort) }
+    /// The channel management port (apns-protocol.md §8).
+    var channelsEndpoint: Endpoint { Endpoint(host: "127.0.0.1", port: gateway.channelsPort ?? 0) }
 
     /// A certificate identity as the portal would issue it.
     func identity(_ type: APNsCertificateType, bundle: String = "com.example.app", environments: [APNsEnvironment]? = nil,
@@ -52,8 +55,8 @@ final class GatewayFixture: @unchecked Sendable {
         return try Identity(certificate: certificate, privateKey: key, chain: [ca.intermediate])
     }
 
-    func client(_ identity: Identity?) async throws -> HTTP2Client {
-        try await HTTP2Client.connect(to: endpoint, tls: .client(identity: identity, trust: .caFile(caBundle)))
+    func client(_ identity: Identity?, to target: Endpoint? = nil) async throws -> HTTP2Client {
+        try await HTTP2Client.connect(to: target ?? endpoint, tls: .client(identity: identity, trust: .caFile(caBundle)))
     }
 
     func token(issuedAt: Date = Date(), key: PrivateKey? = nil, keyID: String? = nil, teamID: String? = nil) throws -> String {
@@ -62,7 +65,6 @@ final class GatewayFixture: @unchecked Sendable {
 
     /// The record's lines as dictionaries.
     func records() throws -> [[String: Any]] {
-        gateway.recorder?.flush()
         let text = (try? String(contentsOfFile: recordPath, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     }

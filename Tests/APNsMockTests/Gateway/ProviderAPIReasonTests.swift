@@ -97,7 +97,7 @@ struct ProviderAPIReasonTests {
         #expect(reason(try await tokenPush("bearer not.a.jwt")) == "InvalidProviderToken")
         #expect(reason(try await tokenPush("bearer " + (try f.token(key: otherKey)))) == "InvalidProviderToken")
         #expect(reason(try await tokenPush("bearer " + (try f.token(issuedAt: Date().addingTimeInterval(-7200))))) == "ExpiredProviderToken")
-        #expect(reason(try await tokenPush("bearer " + (try f.token(teamID: "OTHER12345")))) == "UnrelatedKeyIdInToken")
+        #expect(reason(try await tokenPush("bearer " + (try f.token(teamID: "OTHER12345")))) == "InvalidProviderToken")
         #expect(reason(try await tokenPush("bearer " + (try f.token(key: productionOnly, keyID: "PROD000001")))) == "BadEnvironmentKeyIdInToken")
         #expect(reason(try await tokenPush("bearer " + (try f.token(key: revoked, keyID: "REVOKED001")))) == "Forbidden")
         #expect(reason(try await tokenPush("bearer " + (try f.token()), topic: nil)) == "MissingTopic")

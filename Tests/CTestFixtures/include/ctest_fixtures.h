@@ -11,4 +11,9 @@
  * Returns 1 on success. */
 int apns_test_write_p12_key_in_encrypted_safe(const char *cert_pem, const char *key_pem, const char *pass,
                                               int key_iterations, int safe_iterations, const char *out_path);
+
+/* Writes a PKCS#12 file holding the certificate and `copies` shrouded key bags of the same key
+ * (plain safe, one iteration each): more keys than any real export, for the key-count bound.
+ * Returns 1 on success. */
+int apns_test_write_p12_many_keys(const char *cert_pem, const char *key_pem, const char *pass, int copies, const char *out_path);
 #endif

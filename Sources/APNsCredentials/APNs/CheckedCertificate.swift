@@ -1,0 +1,45 @@
+import Foundation
+
+/// One certificate of a checked file, as monitoring needs it: who it is for and when it
+/// stops working. A slim copy of `APNsCertificateInfo`, so `check --format json` stays short
+/// and per-certificate reports (Prometheus gauges) need not re-read the file.
+public struct CheckedCertificate: Sendable, Codable, Equatable {
+    public let commonName: String?
+    public let bundleID: String?
+    public let teamID: String?
+    public let type: APNsCertificateType
+    public let environments: [APNsEnvironment]
+    public let notBefore: Date
+    public let notAfter: Date
+    public let serialNumber: String
+    public let sha256Fingerprint: String
+    /// The certificate the file is about (the others are its chain).
+    public let isLeaf: Bool
+    /// Within its validity period at the time of the check.
+    public let isCurrentlyValid: Bool
+
+    init(_ info: APNsCertificateInfo, isLeaf: Bool, now: Date) {
+        commonName = info.commonName
+        bundleID = info.bundleID
+        teamID = info.teamID
+        type = info.type
+        environments = info.environments
+        notBefore = info.notBefore
+        notAfter = info.notAfter
+        serialNumber = info.serialNumber
+        sha256Fingerprint = info.sha256Fingerprint
+        self.isLeaf = isLeaf
+        isCurrentlyValid = info.notBefore <= now && now < info.notAfter
+    }
+
+    /// Every certificate of a report, once each: a file that repeats a certificate (a chain
+    /// pasted twice) would otherwise give two series with the same labels.
+    static func all(in report: CredentialReport, now: Date) -> [CheckedCertificate] {
+        var seen: Set<String> = []
+        var result: [CheckedCertificate] = []
+        for (index, info) in report.certificates.enumerated() where seen.insert(info.sha256Fingerprint).inserted {
+            result.append(CheckedCertificate(info, isLeaf: index == report.leafIndex, now: now))
+        }
+        return result
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+/// What is wrong with a provider token (JWT), check by check, the way the Push Notifications
+/// Console's validator reports it (apns-protocol.md §1 and §8): structure, header, claims, age
+/// and, given the key, the signature. Unlike `ProviderTokenVerifier`, which stops at the first
+/// failure as APNs does, this looks at everything so a user fixes all of it at once.
+public struct ProviderTokenInspection: Sendable, Equatable {
+    /// One check: its name (`structure`, `alg`, `kid`, `iss`, `iat`, `age`, `signature`,
+    /// `key`), whether it passed, and a sentence saying what was found.
+    public struct Check: Sendable, Equatable, Encodable {
+        public let check: String
+        public let ok: Bool
+        public let message: String
+    }
+
+    public private(set) var checks: [Check] = []
+    public private(set) var keyID: String?
+    public private(set) var teamID: String?
+    public private(set) var issuedAt: Int?
+    /// Seconds since `iat` at inspection time (negative: issued in the future).
+    public private(set) var ageSeconds: Int?
+
+    /// Every check passed: APNs would accept the token (if the key is registered with the team).
+    public var isValid: Bool { checks.allSatisfy(\.ok) }
+
+    /// Inspects `token` (with or without a leading `bearer `). `key`, the public key of the
+    /// `.p8`, enables the signature check; `keyFileID` (from `AuthKey_<KEYID>.p8`) and
+    /// `expectedTeamID` are compared with the token's `kid` and `iss` when given.
+    public init(_ token: String, key: PublicKey? = nil, keyFileID: String? = nil, expectedTeamID: String? = nil, now: Date = Date()) {
+        var text = token.trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.lowercased().hasPrefix("bearer ") { text = String(text.dropFirst("bearer ".count)) }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else {
+            add("structure", false, "A JWT has three base64url parts separated by dots (header.claims.signature); this has \(parts.count).")
+            return
+        }
+        guard let headerBytes = Base64URL.decode(parts[0]),
+              let header = try? JSONSerialization.jsonObject(with: Data(headerBytes)) as? [String: Any] else {
+            add("structure", false, "The first part is not a base64url-encoded JSON object (the header).")
+            return
+        }
+        guard let claimBytes = Base64URL.decode(parts[1]),
+              let claims = try? JSONSerialization.jsonObject(with: Data(claimBytes)) as? [String: Any] else {
+            add("structure", false, "The second part is not a base64url-encoded JSON object (the claims).")
+            return
+        }
+        add("structure", true, "Three parts; header and claims are JSON.")
+        checkHeader(header, keyFileID: keyFileID)
+        checkClaims(claims, expectedTeamID: expectedTeamID, now: now)
+        checkSignature(Base64URL.decode(parts[2]), signingInput: Array("\(parts[0]).\(parts[1])".utf8), key: key)
+    }
+
+    private mutating func add(_ check: String, _ ok: Bool, _ message: String) {
+        checks.append(Check(check: check, ok: ok, message: message))
+    }
+
+    private mutating func checkHeader(_ header: [String: Any], keyFileID: String?) {
+        let alg = header["alg"] as? String
+        add("alg", alg == "ES256", alg == "ES256" ? "alg is ES256." : "alg is \(alg.map { "'\($0)'" } ?? "missing"); APNs accepts only ES256 (P-256 ECDSA with SHA-256).")
+        guard let kid = header["kid"] as? String else {
+            add("kid", false, "The header has no kid; put the 10-character key id of the .p8 (AuthKey_<KEYID>.p8) there.")
+            return
+        }
+        keyID = kid
+        if !ProviderTokenSigner.isAppleIdentifier(kid) {
+            add("kid", false, "kid '\(kid)' is not a 10-character Apple key id (A-Z, 0-9).")
+        } else if let keyFileID, keyFileID != kid {
+            add("kid", false, "kid is \(kid) but the key file is AuthKey_\(keyFileID).p8: the token names another key than the one given.")
+        } else {
+            add("kid", true, "kid is \(kid).")
+        }
+    }
+
+    private mutating func checkClaims(_ claims: [String: Any], expectedTeamID: String?, now: Date) {
+        if let iss = claims["iss"] as? String {
+            teamID = iss
+            if !ProviderTokenSigner.isAppleIdentifier(iss) {
+                add("iss", false, "iss '\(iss)' is not a 10-character Apple team id.")
+            } else if let expectedTeamID, expectedTeamID != iss {
+                add("iss", false, "iss is \(iss), not the team \(expectedTeamID): a token claiming another team than its key's is InvalidProviderToken.")
+            } else {
+                add("iss", true, "iss (team) is \(iss).")
+            }
+        } else {
+            add("iss", false, "The claims have no iss; put your 10-character team id there.")
+        }
+        guard let number = claims["iat"] as? NSNumber, Double(number.intValue) == number.doubleValue else {
+            add("iat", false, "iat must be an integer number of UNIX seconds (not milliseconds, not a string).")
+            return
+        }
+        let iat = number.intValue
+        issuedAt = iat
+        let age = Int(now.timeIntervalSince1970) - iat
+        ageSeconds = age
+        if iat > 100_000_000_000 {
+            add("iat", false, "iat \(iat) looks like milliseconds; APNs wants seconds since 1970.")
+            return
+        }
+        add("iat", true, "iat is \(iat).")
+        if age > 3600 {
+            add("age", false, "Issued \(age / 60) minutes ago: APNs refuses tokens older than an hour (403 ExpiredProviderToken); make a new one.")
+        } else if age < -300 {
+            add("age", false, "Issued \(-age) seconds in the future: check the clock of the machine that made it (APNs answers InvalidProviderToken).")
+        } else {
+            add("age", true, "Issued \(max(age, 0) / 60) minutes ago; valid for about \(max(0, 3600 - age) / 60) more (reuse one token for 20-60 minutes).")
+        }
+    }
+
+    private mutating func checkSignature(_ signature: [UInt8]?, signingInput: [UInt8], key: PublicKey?) {
+        guard let signature else {
+            add("signature", false, "The third part is not base64url.")
+            return
+        }
+        guard signature.count == 64 else {
+            let der = signature.first == 0x30
+            add("signature", false, "The signature is \(signature.count) bytes; JWS ES256 wants the raw 64-byte r||s\(der ? " (this looks DER-encoded, as OpenSSL signs by default)" : "").")
+            return
+        }
+        guard let key else {
+            add("signature", true, "64 bytes, as ES256 wants (not checked against a key: give --auth-key).")
+            return
+        }
+        let ok = ES256.verify(signature, over: signingInput, with: key)
+        add("signature", ok, ok ? "Verifies with the given key." : "Does not verify with the given key: the token was signed by another key, or altered.")
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// The broadcast channels the mock has issued, per bundle id (apns-protocol.md §8): what
+/// `POST /1/apps/<bundle>/channels` creates, `DELETE` removes, and broadcasts must name.
+/// At most `limit` per bundle (Apple: 10,000 per app and environment), which also bounds the
+/// store's memory however many creates a client sends.
+///
+/// Shared by the management and provider ports, hence the lock.
+public final class ChannelStore: @unchecked Sendable {
+    /// Apple's documented maximum of channels per app and environment.
+    public static let appleLimit = 10_000
+
+    public let limit: Int
+    private let lock = NSLock()
+    /// bundle id -> channel id -> message-storage-policy (0: no storage, 1: most recent).
+    private var channels: [String: [String: Int]] = [:]
+    /// Creation order per bundle, so `list` answers in a stable order.
+    private var order: [String: [String]] = [:]
+
+    public init(limit: Int = ChannelStore.appleLimit) { self.limit = limit }
+
+    /// A new channel id (16 random bytes, base64 as Apple's), or nil at the limit.
+    public func create(bundle: String, policy: Int) -> String? {
+        lock.withLock {
+            guard channels[bundle, default: [:]].count < limit else { return nil }
+            var id: String
+            repeat {
+                id = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+            } while channels[bundle]?[id] != nil
+            channels[bundle, default: [:]][id] = policy
+            order[bundle, default: []].append(id)
+            return id
+        }
+    }
+
+    /// The channel's message-storage-policy, or nil when this bundle has no such channel.
+    public func policy(bundle: String, channel: String) -> Int? {
+        lock.withLock { channels[bundle]?[channel] }
+    }
+
+    /// Removes the channel; false when it did not exist.
+    public func delete(bundle: String, channel: String) -> Bool {
+        lock.withLock {
+            guard channels[bundle]?.removeValue(forKey: channel) != nil else { return false }
+            order[bundle]?.removeAll { $0 == channel }
+            return true
+        }
+    }
+
+    public func list(bundle: String) -> [String] {
+        lock.withLock { order[bundle] ?? [] }
+    }
+
+    /// Apple's channel ids are base64 of a few bytes; anything else is BadChannelId.
+    public static func isWellFormed(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 256 && Data(base64Encoded: id) != nil
+    }
+}

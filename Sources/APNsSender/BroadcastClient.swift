@@ -1,0 +1,122 @@
+import APNsCredentials
+import APNsProtocol
+import APNsTransport
+import Foundation
+
+/// Broadcast push for Live Activities (apns-protocol.md §8): channel management on Apple's
+/// management hosts and broadcasts on the provider API hosts, with certificate or token auth.
+/// One value per endpoint; `send` opens one connection for the requests it is given.
+///
+/// ```swift
+/// let manage = BroadcastClient(endpoint: BroadcastClient.managementEndpoint(.sandbox),
+///                              trust: .system, authentication: .token(signer))
+/// let created = try await manage.send([BroadcastClient.createChannel(bundleID: "com.example.app")])[0]
+/// let channel = created.channelID
+/// ```
+public struct BroadcastClient: Sendable {
+    /// What APNs answered one request: the status, its reason when it refused, and the ids it
+    /// sent back.
+    public struct Answer: Sendable, Equatable {
+        public let status: Int
+        public let reason: String?
+        public let channelID: String?
+        public let requestID: String?
+        public let apnsID: String?
+        public let body: [UInt8]
+
+        public var isSuccess: Bool { (200..<300).contains(status) }
+
+        /// The answer's JSON body (read and list answers), if it is an object.
+        public var json: [String: Any]? { try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] }
+
+        /// The reason as a known APNs reason (nil for an unknown one or none).
+        public var apnsReason: APNsReason? { reason.flatMap(APNsReason.init(rawValue:)) }
+    }
+
+    /// Apple's channel management host and port for `environment` (§8).
+    public static func managementEndpoint(_ environment: APNsClient.Environment) -> Endpoint {
+        environment == .sandbox ? Endpoint(host: "api-manage-broadcast.sandbox.push.apple.com", port: 2195)
+                                : Endpoint(host: "api-manage-broadcast.push.apple.com", port: 2196)
+    }
+
+    /// Broadcast payloads may be up to 5,120 bytes (device notifications: 4,096).
+    public static let payloadLimit = 5120
+
+    public let endpoint: Endpoint
+    private let tls: TLSConfiguration
+    private let signer: ProviderTokenSigner?
+    private let timeout: Double
+
+    public init(endpoint: Endpoint, trust: TLSConfiguration.Trust, authentication: APNsClient.Authentication, timeout: Double = 10) {
+        self.endpoint = endpoint
+        self.timeout = timeout
+        switch authentication {
+        case .certificate(let identity):
+            tls = .client(identity: identity, trust: trust)
+            signer = nil
+        case .token(let tokenSigner):
+            tls = .client(identity: nil, trust: trust)
+            signer = tokenSigner
+        }
+    }
+
+    // MARK: requests (also what `push --print-curl` prints)
+
+    /// `POST /1/apps/<bundle>/channels`: 201 and the new id in `apns-channel-id`.
+    public static func createChannel(bundleID: String, messageStoragePolicy: Int = 1, requestID: String? = nil) -> HTTP2Request {
+        let body = JSONValue.object([("message-storage-policy", .int(messageStoragePolicy)), ("push-type", .string("LiveActivity"))]).serialized()
+        return HTTP2Request(method: "POST", path: "/1/apps/\(bundleID)/channels", headers: requestIDHeader(requestID), body: body)
+    }
+
+    /// `GET /1/apps/<bundle>/channels` with `apns-channel-id`: the channel's settings.
+    public static func readChannel(bundleID: String, channelID: String, requestID: String? = nil) -> HTTP2Request {
+        HTTP2Request(method: "GET", path: "/1/apps/\(bundleID)/channels",
+                     headers: [(name: "apns-channel-id", value: channelID)] + requestIDHeader(requestID))
+    }
+
+    /// `DELETE /1/apps/<bundle>/channels` with `apns-channel-id`: 204.
+    public static func deleteChannel(bundleID: String, channelID: String, requestID: String? = nil) -> HTTP2Request {
+        HTTP2Request(method: "DELETE", path: "/1/apps/\(bundleID)/channels",
+                     headers: [(name: "apns-channel-id", value: channelID)] + requestIDHeader(requestID))
+    }
+
+    /// `GET /1/apps/<bundle>/all-channels`: `{"channels": [...]}`.
+    public static func listChannels(bundleID: String, requestID: String? = nil) -> HTTP2Request {
+        HTTP2Request(method: "GET", path: "/1/apps/\(bundleID)/all-channels", headers: requestIDHeader(requestID))
+    }
+
+    /// `POST /4/broadcasts/apps/<bundle>` to every device subscribed to `channelID`. A channel
+    /// created with message-storage-policy 0 accepts only `expiration` 0.
+    public static func broadcast(bundleID: String, channelID: String, payload: [UInt8], priority: Priority = .immediate,
+                                 expiration: UInt64? = nil, apnsID: String? = nil) -> HTTP2Request {
+        var headers: [(name: String, value: String)] = [
+            ("apns-channel-id", channelID), ("apns-push-type", PushType.liveactivity.rawValue), ("apns-priority", String(priority.rawValue)),
+        ]
+        if let expiration { headers.append(("apns-expiration", String(expiration))) }
+        if let apnsID { headers.append(("apns-id", apnsID)) }
+        return HTTP2Request(method: "POST", path: "/4/broadcasts/apps/\(bundleID)", headers: headers, body: payload)
+    }
+
+    private static func requestIDHeader(_ id: String?) -> [(name: String, value: String)] {
+        id.map { [(name: "apns-request-id", value: $0)] } ?? []
+    }
+
+    // MARK: sending
+
+    /// Sends the requests in order on one connection (with a fresh provider token under token
+    /// auth) and returns one answer each. Throws `TransportError` when the connection fails.
+    public func send(_ requests: [HTTP2Request]) async throws -> [Answer] {
+        let client = try await HTTP2Client.connect(to: endpoint, tls: tls, timeout: timeout)
+        let authorization = try signer.map { "bearer \(try $0.token())" }
+        var answers: [Answer] = []
+        for var request in requests {
+            if let authorization { request.headers.append((name: "authorization", value: authorization)) }
+            let response = try await client.send(request, timeout: timeout)
+            let reason = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["reason"] as? String
+            answers.append(Answer(status: response.status, reason: response.status >= 300 ? reason : nil,
+                                  channelID: response.header("apns-channel-id"), requestID: response.header("apns-request-id"),
+                                  apnsID: response.header("apns-id"), body: response.body))
+        }
+        return answers
+    }
+}

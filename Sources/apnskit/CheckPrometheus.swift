@@ -1,0 +1,75 @@
+import APNsCredentials
+import Foundation
+
+/// `check --format prometheus`: the Prometheus text exposition format (version 0.0.4), for
+/// node_exporter's textfile collector. One series per certificate and per file, no sample
+/// timestamps (the collector refuses them), HELP and TYPE once per metric.
+///
+/// Per certificate (every certificate of every file, chain included, labelled `leaf`):
+/// `apns_certificate_not_before_seconds`, `apns_certificate_not_after_seconds`,
+/// `apns_certificate_valid` (1 inside its validity period, else 0). Per file:
+/// `apns_credential_check_status{status=ok|warn|fail|unreadable}` (1 for the file's status, 0
+/// for the others, so an alert can match one state). Per run:
+/// `apns_credential_check_timestamp_seconds`, so an alert notices a cron job that stopped.
+enum CheckPrometheus {
+    static let statuses: [CheckResult.Status] = [.ok, .warn, .fail, .unreadable]
+
+    static func render(_ checked: [CheckResult], now: Date) -> String {
+        // A file named twice (itself and through its folder) would repeat its series, and
+        // node_exporter rejects a textfile with duplicate series.
+        var seen: Set<String> = []
+        let results = checked.filter { seen.insert($0.path).inserted }
+        let certificates = results.flatMap { result in result.certificates.map { (result.path, $0) } }
+        var text = ""
+        text += family("apns_certificate_not_before_seconds", "Start of the certificate's validity period, in seconds since the Unix epoch.",
+                       certificates.map { (labels(file: $0.0, $0.1), seconds($0.1.notBefore)) })
+        text += family("apns_certificate_not_after_seconds", "End of the certificate's validity period (expiry), in seconds since the Unix epoch.",
+                       certificates.map { (labels(file: $0.0, $0.1), seconds($0.1.notAfter)) })
+        text += family("apns_certificate_valid", "1 when the certificate was inside its validity period at the check, else 0.",
+                       certificates.map { (labels(file: $0.0, $0.1), $0.1.isCurrentlyValid ? "1" : "0") })
+        let statusSamples = results.flatMap { result in
+            statuses.map { status in
+                (labelSet([("file", result.path), ("status", status.rawValue.lowercased())]), result.status == status ? "1" : "0")
+            }
+        }
+        text += family("apns_credential_check_status",
+                       "apnskit check's verdict on the credential file: 1 for its status (ok, warn, fail, unreadable), 0 for the others.",
+                       statusSamples)
+        text += family("apns_credential_check_timestamp_seconds", "When apnskit check ran, in seconds since the Unix epoch.",
+                       [("", seconds(now))])
+        return text
+    }
+
+    static func family(_ name: String, _ help: String, _ samples: [(labels: String, value: String)]) -> String {
+        var text = "# HELP \(name) \(help)\n# TYPE \(name) gauge\n"
+        for sample in samples { text += "\(name)\(sample.labels) \(sample.value)\n" }
+        return text
+    }
+
+    static func labels(file: String, _ certificate: CheckedCertificate) -> String {
+        labelSet([
+            ("file", file),
+            ("common_name", certificate.commonName ?? ""),
+            ("bundle_id", certificate.bundleID ?? ""),
+            ("team_id", certificate.teamID ?? ""),
+            ("environment", certificate.environments.map(\.rawValue).joined(separator: ",")),
+            ("type", certificate.type.rawValue),
+            ("serial", certificate.serialNumber),
+            ("leaf", certificate.isLeaf ? "true" : "false"),
+        ])
+    }
+
+    /// `{name="value",...}`; values escape backslash, double quote and line feed, as the
+    /// format requires.
+    static func labelSet(_ pairs: [(String, String)]) -> String {
+        let escaped = pairs.map { name, value in
+            let text = value.replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "\"", with: "\\\"")
+                .replacingOccurrences(of: "\n", with: "\\n")
+            return "\(name)=\"\(text)\""
+        }
+        return "{" + escaped.joined(separator: ",") + "}"
+    }
+
+    static func seconds(_ date: Date) -> String { String(Int(date.timeIntervalSince1970.rounded(.down))) }
+}

@@ -1,0 +1,44 @@
+import APNsSender
+import APNsTransport
+import Foundation
+
+/// `push --print-curl`: the request as a curl command line, as the Push Notifications
+/// Console's "copy as cURL" gives it, so it can be run, shared or put in a script. Every part
+/// is single-quoted for POSIX shells; passphrases are never printed.
+enum CurlCommand {
+    /// Prints one curl command per request; token auth adds a freshly signed JWT.
+    static func print(_ requests: [HTTP2Request], authentication: APNsClient.Authentication, endpoint: Endpoint,
+                      identityFiles: [String], caFile: String?) throws {
+        var authorization: String?
+        if case .token(let signer) = authentication { authorization = "bearer \(try signer.token())" }
+        for var request in requests {
+            if let authorization { request.headers.append((name: "authorization", value: authorization)) }
+            Output.line(render(request, endpoint: endpoint, identityFiles: identityFiles, caFile: caFile))
+        }
+    }
+
+    static func render(_ request: HTTP2Request, endpoint: Endpoint, identityFiles: [String], caFile: String?) -> String {
+        var parts = ["curl", "--http2"]
+        if let caFile { parts += ["--cacert", quote(caFile)] }
+        if let first = identityFiles.first {
+            let lower = first.lowercased()
+            if lower.hasSuffix(".p12") || lower.hasSuffix(".pfx") {
+                parts += ["--cert-type", "P12", "--cert", quote(first)]
+            } else {
+                if lower.hasSuffix(".cer") || lower.hasSuffix(".der") { parts += ["--cert-type", "DER"] }
+                parts += ["--cert", quote(first)]
+                if identityFiles.count > 1 { parts += ["--key", quote(identityFiles[1])] }
+            }
+        }
+        if request.method != "POST" || request.body.isEmpty { parts += ["--request", request.method] }
+        for header in request.headers { parts += ["--header", quote("\(header.name): \(header.value)")] }
+        if !request.body.isEmpty { parts += ["--data-binary", quote(String(decoding: request.body, as: UTF8.self))] }
+        parts.append(quote("https://\(endpoint.host.contains(":") ? "[\(endpoint.host)]" : endpoint.host):\(endpoint.port)\(request.path)"))
+        return parts.joined(separator: " ")
+    }
+
+    /// POSIX single quotes: everything literal; a quote inside becomes '\''.
+    static func quote(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}

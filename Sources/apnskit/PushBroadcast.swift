@@ -1,0 +1,165 @@
+import APNsCredentials
+import APNsProtocol
+import APNsSender
+import APNsTransport
+import ArgumentParser
+import Foundation
+
+/// `push` options for Apple's newer surface (apns-protocol.md §8): broadcasts to channels,
+/// Live Activity payloads built from flags, and `--print-curl`.
+struct BroadcastPushOptions: ParsableArguments {
+    @Option(name: .customLong("channel"), help: ArgumentHelp("Broadcast to this channel (repeatable) instead of a device token.", valueName: "ID"))
+    var channels: [String] = []
+
+    @Option(name: .customLong("channels"), help: ArgumentHelp("Broadcast to every channel id in this file, one per line.", valueName: "FILE"))
+    var channelsFile: String?
+
+    @Option(name: .customLong("bundle-id"), help: "With --channel: the app's bundle id (default: the certificate's; required with token auth).")
+    var bundleID: String?
+
+    @Option(name: .customLong("live-activity"), help: ArgumentHelp("Build a Live Activity payload: start, update or end.", valueName: "EVENT"))
+    var liveActivity: LiveActivityPayload.Event?
+
+    @Option(name: .customLong("content-state"), help: ArgumentHelp("The activity's content state: a JSON object, or a file holding one.", valueName: "JSON|FILE"))
+    var contentState: String?
+
+    @Option(name: .customLong("attributes-type"), help: "Start: the app's ActivityAttributes type name.")
+    var attributesType: String?
+
+    @Option(help: ArgumentHelp("Start: the attributes, a JSON object or a file holding one.", valueName: "JSON|FILE"))
+    var attributes: String?
+
+    @Option(name: .customLong("stale-date"), help: "When the content goes stale: UNIX seconds, or +SECONDS from now.")
+    var staleDate: String?
+
+    @Option(name: .customLong("dismissal-date"), help: "End: when the activity leaves the Lock Screen: UNIX seconds, or +SECONDS from now.")
+    var dismissalDate: String?
+
+    @Option(name: .customLong("relevance-score"), help: "Which of several activities to show first (higher first).")
+    var relevanceScore: Double?
+
+    @Flag(name: .customLong("input-push-token"), help: "Start: ask the new activity for a push token (input-push-token: 1).")
+    var inputPushToken = false
+
+    @Option(name: .customLong("input-push-channel"), help: ArgumentHelp("Start: subscribe the new activity to this broadcast channel.", valueName: "ID"))
+    var inputPushChannel: String?
+
+    @Flag(name: .customLong("print-curl"), help: "Print the equivalent curl command (token auth: with a fresh JWT) instead of sending.")
+    var printCurl = false
+
+    var isBroadcast: Bool { !channels.isEmpty || channelsFile != nil }
+
+    func validate() throws {
+        if liveActivity == nil, contentState != nil || attributesType != nil || attributes != nil || staleDate != nil || dismissalDate != nil
+            || relevanceScore != nil || inputPushToken || inputPushChannel != nil {
+            throw ValidationError("--content-state, --attributes, --stale-date and the other Live Activity options need --live-activity start|update|end.")
+        }
+        if liveActivity != nil && contentState == nil { throw ValidationError("--live-activity needs --content-state (a JSON object or a file).") }
+        for (name, value) in [("--stale-date", staleDate), ("--dismissal-date", dismissalDate)] {
+            if let value, Self.date(value) == nil { throw ValidationError("\(name) '\(value)' must be UNIX seconds or +SECONDS from now.") }
+        }
+    }
+
+    /// The channel ids to broadcast to: `--channel`s, then the lines of `--channels`.
+    func channelIDs() throws -> [String] {
+        var ids = channels
+        if let channelsFile {
+            guard let data = FileManager.default.contents(atPath: channelsFile) else {
+                throw CommandFailure(message: "Cannot read the channel file \(channelsFile); check the path and permissions.", status: ExitStatus.input)
+            }
+            ids += String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        }
+        return ids
+    }
+
+    /// The Live Activity payload the flags describe (nil without --live-activity); `title`
+    /// and `body` are push's --title and --alert.
+    func liveActivityPayload(title: String?, body: String?) throws -> [UInt8]? {
+        guard let liveActivity, let contentState else { return nil }
+        var payload = LiveActivityPayload(event: liveActivity, contentState: try Self.jsonObject(contentState, option: "--content-state"))
+        payload.staleDate = staleDate.flatMap(Self.date)
+        payload.dismissalDate = dismissalDate.flatMap(Self.date)
+        payload.relevanceScore = relevanceScore
+        payload.attributesType = attributesType
+        payload.attributes = try attributes.map { try Self.jsonObject($0, option: "--attributes") }
+        payload.alertTitle = title
+        payload.alertBody = body
+        payload.inputPushToken = inputPushToken
+        payload.inputPushChannel = inputPushChannel
+        if let problem = payload.problem() { throw ValidationError("Cannot build the Live Activity payload: \(problem).") }
+        return payload.json()
+    }
+
+    /// A JSON object given inline or in a file.
+    static func jsonObject(_ text: String, option: String) throws -> JSONValue {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let bytes: [UInt8]
+        if trimmed.hasPrefix("{") {
+            bytes = Array(trimmed.utf8)
+        } else {
+            guard let data = FileManager.default.contents(atPath: text) else {
+                throw CommandFailure(message: "\(option) '\(text)' is neither a JSON object nor a readable file; check the path.", status: ExitStatus.input)
+            }
+            bytes = Array(data)
+        }
+        guard let value = JSONValue(parsing: bytes), case .object = value else {
+            throw CommandFailure(message: "\(option) \(trimmed.hasPrefix("{") ? "" : "in \(text) ")is not a JSON object; fix the JSON.", status: ExitStatus.input)
+        }
+        return value
+    }
+
+    /// UNIX seconds, or `+SECONDS` from now.
+    static func date(_ text: String) -> Date? {
+        if text.hasPrefix("+"), let seconds = Double(text.dropFirst()) { return Date().addingTimeInterval(seconds) }
+        return Double(text).map { Date(timeIntervalSince1970: $0) }
+    }
+}
+
+/// Sends a broadcast to each channel and reports per channel.
+enum BroadcastPush {
+    /// One JSON line of `push --channel --format json`.
+    struct ChannelResult: Encodable {
+        let channel: String
+        let status: Int
+        let reason: String?
+        let apnsId: String?
+    }
+
+    struct Report: Encodable {
+        let bundleId: String
+        let delivered: Int
+        let rejected: Int
+        let results: [ChannelResult]
+    }
+
+    static func send(channels: [String], bundle: String, payload: [UInt8], priority: Priority, expiration: UInt64?, apnsID: String?,
+                     client: BroadcastClient, format: OutputFormat) async throws {
+        guard payload.count <= BroadcastClient.payloadLimit else {
+            throw ValidationError("The broadcast payload is \(payload.count) bytes; APNs takes at most \(BroadcastClient.payloadLimit) (it would answer 413 PayloadTooLarge).")
+        }
+        let requests = channels.map {
+            BroadcastClient.broadcast(bundleID: bundle, channelID: $0, payload: payload, priority: priority, expiration: expiration, apnsID: apnsID)
+        }
+        let answers: [BroadcastClient.Answer]
+        do {
+            answers = try await client.send(requests)
+        } catch let error as TransportError {
+            throw CommandFailure(message: "Cannot broadcast through \(client.endpoint): \(error.message)", status: ExitStatus.network)
+        }
+        let results = zip(channels, answers).map { ChannelResult(channel: $0, status: $1.status, reason: $1.reason, apnsId: $1.apnsID) }
+        let delivered = answers.filter(\.isSuccess).count
+        switch format {
+        case .json:
+            try JSONOutput.print(Report(bundleId: bundle, delivered: delivered, rejected: answers.count - delivered, results: results))
+        case .text:
+            for result in results {
+                Output.line(result.status == 200 ? "channel \(result.channel): accepted (apns-id \(result.apnsId ?? "none"))"
+                                                 : "channel \(result.channel): \(result.status) \(result.reason ?? "no reason")")
+            }
+            Output.line("\(delivered) of \(answers.count) broadcast\(answers.count == 1 ? "" : "s") accepted.")
+        }
+        if delivered < answers.count { throw ExitCode(ExitStatus.problem) }
+    }
+}
+extension LiveActivityPayload.Event: ExpressibleByArgument {}

@@ -1,0 +1,38 @@
+#include "ctest_fixtures.h"
+#include <openssl/pem.h>
+#include <openssl/pkcs12.h>
+
+int apns_test_write_p12_many_keys(const char *cert_pem, const char *key_pem, const char *pass, int copies, const char *out_path) {
+    int ok = 0;
+    X509 *cert = NULL;
+    EVP_PKEY *key = NULL;
+    STACK_OF(PKCS12_SAFEBAG) *bags = NULL;
+    STACK_OF(PKCS7) *safes = NULL;
+    PKCS12 *p12 = NULL;
+    BIO *out = NULL;
+    BIO *in = BIO_new_file(cert_pem, "r");
+    if (in != NULL) cert = PEM_read_bio_X509(in, NULL, NULL, NULL);
+    BIO_free(in);
+    in = BIO_new_file(key_pem, "r");
+    if (in != NULL) key = PEM_read_bio_PrivateKey(in, NULL, NULL, NULL);
+    BIO_free(in);
+    if (cert == NULL || key == NULL) goto done;
+    if (PKCS12_add_cert(&bags, cert) == NULL) goto done;
+    for (int i = 0; i < copies; i++) {
+        /* One iteration each: the bound under test is the count, not the derivation cost. */
+        if (PKCS12_add_key(&bags, key, 0, 1, NID_aes_256_cbc, pass) == NULL) goto done;
+    }
+    if (!PKCS12_add_safe(&safes, bags, -1, 0, NULL)) goto done;
+    p12 = PKCS12_add_safes(safes, 0);
+    if (p12 == NULL || !PKCS12_set_mac(p12, pass, -1, NULL, 0, 1, EVP_sha256())) goto done;
+    out = BIO_new_file(out_path, "wb");
+    ok = out != NULL && i2d_PKCS12_bio(out, p12) == 1;
+done:
+    BIO_free(out);
+    PKCS12_free(p12);
+    sk_PKCS7_pop_free(safes, PKCS7_free);
+    sk_PKCS12_SAFEBAG_pop_free(bags, PKCS12_SAFEBAG_free);
+    EVP_PKEY_free(key);
+    X509_free(cert);
+    return ok;
+}

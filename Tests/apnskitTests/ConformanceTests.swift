@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The mock judged by clients nobody here wrote (scripts/conformance/mock_conformance.py):
+/// PyPI aioapns and httpx[http2] and Debian curl --http2, over a table of requests (curl
+/// also manages a broadcast channel and broadcasts to it), each checked for status, reason
+/// and what the client itself reports.
+@Suite("Conformance: third-party clients against the mock gateway")
+struct ConformanceTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("scripts/conformance/mock_conformance.py").path
+
+    @Test("aioapns, httpx and curl get Apple's status and reason for every request in the table")
+    func thirdPartyClients() throws {
+        let f = try CLIFixture()
+        try f.prepareMock(certificates: true)
+        let (server, ports) = try f.startMock(["--channels-port", "0"])
+        let port = try #require(ports["provider"] as? Int)
+        let channels = try #require(ports["channels"] as? Int)
+        let run = try ProcessRunner.run("python3", [Self.script, f.dir.path, String(port), String(channels)])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("conformance: all cases answered as Apple does"), "\(run.stdout)")
+        for client in ["aioapns", "httpx", "curl"] {
+            #expect(run.stdout.split(separator: "\n").contains { $0.hasPrefix("ok   \(client)") }, "no \(client) case ran: \(run.stdout)")
+        }
+        #expect(server.stop() == 0)
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// A CLI fixture with a mock CA and the credentials the gateway tests use, and `mock serve`
+/// started in it on free ports.
+extension CLIFixture {
+    /// `run` with the arguments in an array.
+    @discardableResult
+    func run(_ arguments: [String]) throws -> ProcessResult {
+        try Binaries.apnskit(arguments, directory: dir.path)
+    }
+
+    /// `mockca/`, `AuthKey_ABC123DEFG.p8` (team TEAM123456); with `certificates`, also
+    /// `apns.pem` (development, com.example.app) and `production.pem`.
+    func prepareMock(certificates: Bool = false) throws {
+        var steps = [
+            ["mock", "ca", "-o", "mockca"],
+            ["mock", "issue", "--auth-key", "--ca", "mockca", "--team-id", "TEAM123456", "--key-id", "ABC123DEFG", "-o", "."],
+        ]
+        if certificates {
+            steps += [
+                ["csr", "--email", "d@example.com", "--common-name", "Push", "--key-out", "push.key", "--csr-out", "push.csr"],
+                ["mock", "issue", "push.csr", "--ca", "mockca", "--bundle-id", "com.example.app", "--type", "development", "-o", "dev.cer"],
+                ["combine", "dev.cer", "push.key", "-o", "apns.pem"],
+                ["mock", "issue", "push.csr", "--ca", "mockca", "--bundle-id", "com.example.app", "--type", "production", "-o", "prod.cer"],
+                ["combine", "prod.cer", "push.key", "-o", "production.pem"],
+            ]
+        }
+        for step in steps {
+            let result = try Binaries.apnskit(step, directory: dir.path)
+            try #require(result.status == 0, "\(step): \(result)")
+        }
+    }
+
+    /// `mock serve` on free ports (provider only, plus `arguments`); its ports file as read.
+    func startMock(_ arguments: [String] = []) throws -> (server: BackgroundProcess, ports: [String: Any]) {
+        let server = try BackgroundProcess(Binaries.apnskit, ["mock", "serve", "--ca", "mockca", "--port", "0", "--no-legacy", "--no-feedback",
+                                                              "--ports-file", "ports.json", "-q"] + arguments, directory: dir.path)
+        try #require(server.waitForFile(dir.file("ports.json")), "\(server.stderr)")
+        let ports = try JSONSerialization.jsonObject(with: Data(try dir.read("ports.json"))) as? [String: Any]
+        return (server, ports ?? [:])
+    }
+}
