@@ -15,6 +15,10 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The server world's logging and metrics APIs: a host app's bootstrap (swift-log
+        // handlers, swift-prometheus) receives the sender's logs and metrics.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         // System libraries: module maps over the Debian -dev packages (scripts/setup.sh installs them).
@@ -37,7 +41,9 @@ let package = Package(
         // Event loop, TLS (OpenSSL) and HTTP/2 (nghttp2) in client and server roles.
         .target(name: "APNsTransport", dependencies: ["APNsCredentials", "COpenSSL", "CNGHTTP2", "CAPNsShims"]),
         // The sender: provider API client (certificate or token auth), batches, legacy protocol.
-        .target(name: "APNsSender", dependencies: ["APNsProtocol", "APNsCredentials", "APNsTransport"]),
+        .target(name: "APNsSender", dependencies: ["APNsProtocol", "APNsCredentials", "APNsTransport",
+                                                   .product(name: "Logging", package: "swift-log"),
+                                                   .product(name: "Metrics", package: "swift-metrics")]),
         // Test CA issuing Apple-like push certificates, and the local mock gateway.
         .target(name: "APNsMock", dependencies: ["APNsCredentials", "APNsProtocol", "APNsTransport", "COpenSSL", "CAPNsShims"]),
         .executableTarget(
@@ -51,6 +57,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The README's long-running example (APNsClient with async/await, swift-log and
+        // swift-metrics); LibraryPathTests builds it, runs it against the mock and checks the
+        // README shows this very code.
+        .executableTarget(
+            name: "PushWorker",
+            dependencies: ["APNsCredentials", "APNsProtocol", "APNsSender", "APNsTransport",
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "Metrics", package: "swift-metrics")],
+            path: "Examples/PushWorker"
+        ),
         // Fuzz harnesses for every input parser, shared by the libFuzzer executable and the
         // deterministic pass in HardeningTests (issue 7).
         .target(name: "APNsFuzzHarness", dependencies: ["APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "APNsMock", "COpenSSL"]),
@@ -63,9 +79,13 @@ let package = Package(
         .target(name: "CTestFixtures", dependencies: ["COpenSSL"], path: "Tests/CTestFixtures"),
         .testTarget(name: "APNsCredentialsTests", dependencies: ["APNsCredentials", "TestSupport"]),
         .testTarget(name: "APNsProtocolTests", dependencies: ["APNsProtocol"]),
-        .testTarget(name: "APNsTransportTests", dependencies: ["APNsTransport", "APNsCredentials"]),
-        .testTarget(name: "APNsSenderTests", dependencies: ["APNsSender", "APNsProtocol", "APNsTransport", "APNsCredentials", "TestSupport"]),
-        .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "TestSupport"]),
+        .testTarget(name: "APNsTransportTests", dependencies: ["APNsTransport", "APNsCredentials", "APNsSender"]),
+        .testTarget(name: "APNsSenderTests", dependencies: ["APNsSender", "APNsProtocol", "APNsTransport", "APNsCredentials", "TestSupport",
+                                                            .product(name: "Logging", package: "swift-log"),
+                                                            .product(name: "Metrics", package: "swift-metrics"),
+                                                            .product(name: "MetricsTestKit", package: "swift-metrics")]),
+        .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "TestSupport",
+                                                          "PushWorker"]),
         // CLI end-to-end tests for inspect/check/mock: run the built apnskit binary.
         .testTarget(name: "InspectCheckTests", dependencies: ["apnskit", "APNsMock", "APNsCredentials", "TestSupport"],
                     exclude: ["Schemas"]),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job end to end, offline, on the embedded default: the local mock gateway.
 # Keychain's part (key + CSR), the portal's part (the mock CA issues aps_development.cer),
-# Keychain's legacy .p12 export, apnskit prepare -> combined PEM, inspect/check, then verify
+# Keychain's legacy .p12 export, apnskit prepare -> combined PEM, inspect/check, the app's
+# provisioning profile cross-checked with the certificate, then verify
 # and push against the mock gateway. Everything is written under demo-out/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,7 +45,26 @@ step "6. what it is" "$APNSKIT" inspect apns-dev.pem
 step "7. the CI gate: expiry, environment, topic, key" \
   "$APNSKIT" check apns-dev.pem --environment sandbox --topic com.example.demo --require-key --ca-file mock-ca/ca-bundle.pem
 
-step "7b. a token-auth key (.p8), registered with the mock gateway, for the Live Activity steps" \
+step "7a. the app's half: a development provisioning profile from the mock 'portal' (aps-environment development)" \
+  "$APNSKIT" mock issue --profile --ca mock-ca --bundle-id com.example.demo --distribution development -o Demo_Development.mobileprovision
+
+step "7b. what the profile says, its signer checked against the CA" \
+  "$APNSKIT" inspect Demo_Development.mobileprovision --ca-file mock-ca/ca-bundle.pem
+
+step "7c. certificate and profile agree: app id, environment, team" \
+  "$APNSKIT" check apns-dev.pem Demo_Development.mobileprovision --ca-file mock-ca/ca-bundle.pem
+
+step "7d. an App Store profile for the same app (aps-environment production)" \
+  "$APNSKIT" mock issue --profile --ca mock-ca --bundle-id com.example.demo --distribution appstore -o Demo_AppStore.mobileprovision
+
+if step "7e. the App Store build's tokens are production ones; the development certificate cannot reach them: the gate fails" \
+  "$APNSKIT" check apns-dev.pem Demo_AppStore.mobileprovision --ca-file mock-ca/ca-bundle.pem; then
+  echo "demo: the gate should have failed" >&2; exit 1
+else
+  printf '   (exit %s, as expected)\n' "$?"
+fi
+
+step "7f. a token-auth key (.p8), registered with the mock gateway, for the Live Activity steps" \
   "$APNSKIT" mock issue --auth-key --ca mock-ca --team-id DEMOTEAM01 --key-id DEMOKEY001 -o keys
 
 printf '\n== 8. the embedded default gateway: apnskit mock serve (HTTP/2 provider API, legacy, feedback)\n'

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs apnskit's commands under valgrind memcheck and fails on any "definitely lost" block or
-# memory error: the credential commands, verify and push (single and a small batch, HTTP/2 and
+# memory error: the credential commands, provisioning profiles, verify and push (single and a small batch, HTTP/2 and
 # legacy) against a mock gateway running outside valgrind, and `mock serve` itself under
 # valgrind, fed a few requests by the plain binary and stopped with SIGTERM. OpenSSL's and the
 # Swift runtime's one-time global allocations are "still reachable" at exit, which is not an
@@ -111,6 +111,20 @@ vg missing-passphrase 3 key strip enc2.key -o y.key
 vg bad-input 3 inspect fixture.csr.missing
 head -c 3000 legacy.p12 > truncated.p12
 vg truncated-p12 3 prepare truncated.p12 --passin env:P12_PASS -o z.pem
+# Provisioning profiles (issue 18): the signer's RSA key is made by a plain run first (RSA
+# keygen is slow under memcheck); then issuing (CMS_sign), and one check that reads a good
+# profile (CMS decode, signature, chain, property list), cross-checks it and rejects a
+# truncated one and a malformed one (exit 3).
+apnskit_fixture mock issue --profile --ca ca --bundle-id com.example.leak -o fixture.mobileprovision
+vg mock-issue-profile 0 mock issue --profile --ca ca --bundle-id com.example.leak --distribution appstore -o store.mobileprovision
+head -c 1000 store.mobileprovision > truncated.mobileprovision
+# A signed but malformed property list: Foundation's PropertyListSerialization leaked its error
+# object for each one on Linux (the reason ProvisioningProfile uses PropertyListDecoder).
+printf '<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0">\n<dict><key>Name</key><string>x</dict></plist>\n' > broken.xml
+openssl cms -sign -nodetach -binary -outform DER -in broken.xml -signer ca/profile-signing.pem -inkey ca/profile-signing-key.pem \
+  -out broken.mobileprovision
+vg check-profiles 3 check fixture.cer fixture.mobileprovision truncated.mobileprovision broken.mobileprovision \
+  --push-credential apns.pem --ca-file ca/ca-bundle.pem --format json
 
 # The network clients, against a mock gateway outside valgrind.
 "$apnskit_plain" mock serve --ca ca --port 0 --legacy-port 0 --feedback-port 0 --ports-file mock.json -q >mock.log 2>&1 &

@@ -11,7 +11,7 @@ packages=(
   valgrind                     # leak checks
   man-db                       # `man -l` reads the installed man page in the install.sh test
   libxml2-utils                # xmllint validates check's JUnit XML against the JUnit schema
-  python3                      # real parsers in tests (JUnit XML, Prometheus text format)
+  python3                      # real parsers in tests (JUnit XML, Prometheus text format); plistlib writes the profile tests' provisioning profiles
   ca-certificates
   curl                         # curl --http2: a third-party client in the conformance suite
   # Independent writers of credential files for the corpus (scripts/credential-corpus.py)

@@ -34,6 +34,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case legacyReplies
     /// `HTTP2Session` glue: peer frames into a server session and into a client session.
     case http2
+    /// `ProvisioningProfileFile.read` (CMS envelope, then property list) and, for inputs whose
+    /// mode byte is odd, `ProvisioningProfile.parse` on the property list directly.
+    case provisioningProfile
 
     /// Runs the harness on one input. Returns normally for an accepted input and for a
     /// rejection with a typed, non-empty error; throws `HarnessViolation` otherwise (libFuzzer
@@ -54,6 +57,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .legacyFrames: try ProtocolHarnesses.legacyFrames(input)
         case .legacyReplies: try ProtocolHarnesses.legacyReplies(input)
         case .http2: try HTTP2Harness.http2(input)
+        case .provisioningProfile: try ProfileHarness.provisioningProfile(input)
         }
     }
 

@@ -30,7 +30,7 @@ enum ProtocolHarnesses {
         switch BatchLine.parse(input) {
         case .skip:
             break
-        case .invalid(let message):
+        case .invalid(let message), .badToken(let message):
             try Check.require(!message.isEmpty, "BatchLine.invalid with an empty message")
         case .entry(_, let payload):
             if let payload { try Check.require(JSONSyntax.isObject(payload), "BatchLine accepted a payload that is not a JSON object") }

@@ -40,6 +40,8 @@ enum SeedCorpus {
             return requests.map { Array($0.utf8) }
         case .legacyFrames:
             return legacyStreams
+        case .provisioningProfile:
+            return try ProfileHarness.seeds()
         case .legacyReplies:
             let tuples = (0..<3).flatMap { FeedbackTuple(timestamp: 1_700_000_000 + UInt32($0), token: Array(repeating: UInt8($0), count: 32)).encoded }
             return [LegacyErrorResponse(status: .invalidToken, identifier: 0x0102_0304).encoded, tuples, tuples + [0, 0, 0]]

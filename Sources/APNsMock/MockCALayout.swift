@@ -34,6 +34,9 @@ public enum MockCALayout {
     server.pem      TLS certificate for the local mock gateway (APNs host names, localhost, 127.0.0.1, ::1)
     server-key.pem  its private key (0600)
     ca-bundle.pem   wwdr.pem + root.pem: use as --ca-file for `apnskit check`
+    profile-signing.pem, profile-signing-key.pem
+                    "Apple iPhone OS Provisioning Profile Signing" (issued by the root), made by
+                    the first `apnskit mock issue --profile`; signs provisioning profiles
 
     Issue a push certificate from a CSR:
       apnskit mock issue request.csr --ca THIS_FOLDER --bundle-id com.example.app -o aps.cer

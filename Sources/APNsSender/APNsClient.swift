@@ -2,6 +2,7 @@ import APNsCredentials
 import APNsProtocol
 import APNsTransport
 import Foundation
+import Logging
 
 /// The library path "load identity -> verify -> hand to sender" in one value: where to send
 /// (Apple's sandbox or production host, or any endpoint such as a mock), how to authenticate
@@ -15,16 +16,8 @@ import Foundation
 ///                                                 topic: client.defaultTopic))
 /// ```
 public final class APNsClient: Sendable {
-    public enum Environment: String, Sendable, CaseIterable {
-        case sandbox, production
-
-        /// apns-protocol.md §1.
-        public var host: String { self == .sandbox ? "api.sandbox.push.apple.com" : "api.push.apple.com" }
-        /// The legacy binary gateway (apns-protocol.md §4).
-        public var legacyHost: String { self == .sandbox ? "gateway.sandbox.push.apple.com" : "gateway.push.apple.com" }
-        /// The legacy feedback service (apns-protocol.md §5).
-        public var feedbackHost: String { self == .sandbox ? "feedback.sandbox.push.apple.com" : "feedback.push.apple.com" }
-    }
+    /// The one environment type of the package (the certificate checks use it too).
+    public typealias Environment = APNsEnvironment
 
     public enum Authentication: Sendable {
         /// Certificate-based trust: the identity is presented in the TLS handshake.
@@ -41,21 +34,25 @@ public final class APNsClient: Sendable {
 
     /// Apple's provider API for `environment`; `port` is 443 or 2197.
     public convenience init(environment: Environment, port: Int = 443, authentication: Authentication,
-                            connections: Int = 1, concurrency: Int = 100, policy: RetryPolicy = RetryPolicy()) {
+                            connections: Int = 1, concurrency: Int = 100, policy: RetryPolicy = RetryPolicy(), logger: Logger? = nil) {
         self.init(endpoint: Endpoint(host: environment.host, port: port), trust: .system, authentication: authentication,
-                  connections: connections, concurrency: concurrency, policy: policy)
+                  connections: connections, concurrency: concurrency, policy: policy, logger: logger, environment: environment)
     }
 
     /// Any endpoint (a mock gateway, a proxy); `caFile` anchors trust instead of the system store.
     public convenience init(endpoint: Endpoint, caFile: String?, authentication: Authentication,
-                            connections: Int = 1, concurrency: Int = 100, policy: RetryPolicy = RetryPolicy()) {
+                            connections: Int = 1, concurrency: Int = 100, policy: RetryPolicy = RetryPolicy(), logger: Logger? = nil) {
         self.init(endpoint: endpoint, trust: caFile.map { .caFile($0) } ?? .system, authentication: authentication,
-                  connections: connections, concurrency: concurrency, policy: policy)
+                  connections: connections, concurrency: concurrency, policy: policy, logger: logger)
     }
 
+    /// Everything configurable. `logger` gets the sender's logs (nothing is logged when nil);
+    /// `environment` labels the metrics (`custom` when nil: a mock, a proxy). `healthCheck`
+    /// pings idle connections so a dead one is replaced before a send needs it.
     public init(endpoint: Endpoint, trust: TLSConfiguration.Trust, authentication: Authentication,
                 connections: Int = 1, concurrency: Int = 100, policy: RetryPolicy = RetryPolicy(),
-                connectTimeout: Double = 10, requestTimeout: Double = 30) {
+                connectTimeout: Double = 10, requestTimeout: Double = 30, healthCheck: HTTP2HealthCheck = HTTP2HealthCheck(),
+                logger: Logger? = nil, environment: Environment? = nil) {
         self.endpoint = endpoint
         var identity: Identity?
         var tokens: ProviderTokenCache?
@@ -68,8 +65,9 @@ public final class APNsClient: Sendable {
             defaultTopic = nil
         }
         let connector = HTTP2ProviderConnector(endpoint: endpoint, tls: .client(identity: identity, trust: trust),
-                                               connectTimeout: connectTimeout, requestTimeout: requestTimeout)
-        sender = BatchSender(connector: connector, connections: connections, concurrency: concurrency, policy: policy, tokens: tokens)
+                                               connectTimeout: connectTimeout, requestTimeout: requestTimeout, healthCheck: healthCheck)
+        sender = BatchSender(connector: connector, connections: connections, concurrency: concurrency, policy: policy, tokens: tokens,
+                             logger: logger, environment: environment?.rawValue ?? "custom", defaultBundleID: defaultTopic)
     }
 
     /// Sends one notification; never throws: every failure is in the result.
@@ -77,7 +75,8 @@ public final class APNsClient: Sendable {
         await sender.send(notification)
     }
 
-    /// Sends everything `feed` yields, calling `onResult` exactly once per notification.
+    /// Sends everything `feed` yields, calling `onResult` exactly once per notification, on a
+    /// thread of the batch's own (not the event loop's), one call at a time.
     public func send(feed: some NotificationFeed, onResult: @escaping @Sendable (NotificationResult) -> Void) async -> BatchSummary {
         await sender.send(feed, onResult: onResult)
     }

@@ -6,6 +6,10 @@ public enum BatchLine {
     public enum Parsed: Equatable {
         case skip
         case entry(token: DeviceToken, payload: [UInt8]?)
+        /// The token does not parse: it can never be delivered, so it belongs in the list of
+        /// tokens to remove (`--invalid-tokens`).
+        case badToken(String)
+        /// The token is fine but the line is not (its payload is not a JSON object).
         case invalid(String)
     }
 
@@ -21,9 +25,9 @@ public enum BatchLine {
         do {
             token = try DeviceToken(parsingUTF8: tokenBytes)
         } catch let error as DeviceTokenError {
-            return .invalid(error.description)
+            return .badToken(error.description)
         } catch {
-            return .invalid("The device token is not valid.")
+            return .badToken("The device token is not valid.")
         }
         guard let brace else { return .entry(token: token, payload: nil) }
         var end = bytes.count

@@ -2,9 +2,12 @@
 ///
 /// Reconnects are single-flight per slot (many streams notice a dead connection at once, one
 /// reconnect happens) and back off, because APNs treats rapid reconnects as an attack. After
-/// `maximumReconnects` consecutive failures the gateway is declared unreachable and every
-/// caller fails fast with the same reason, so a batch of a million does not retry a million
-/// times against a closed port.
+/// `maximumReconnects` consecutive failures the gateway counts as down: every caller fails
+/// fast with the last reason (a batch of a million does not retry a million times against a
+/// closed port) until the outage back-off has passed; then the next caller tries again. Each
+/// failed round doubles the back-off (with jitter) up to `maximumOutageDelay`, and one
+/// successful connect ends the outage, so a process running for months survives a gateway or
+/// network outage of any length without a restart.
 actor ConnectionPool {
     private struct Slot {
         var connection: (any ProviderConnection)?
@@ -14,11 +17,23 @@ actor ConnectionPool {
         var attempt = 0
     }
 
+    /// The gateway is considered down: why, and when the next connect may be tried.
+    struct Outage: Sendable {
+        var reason: String
+        var retryAt: ContinuousClock.Instant
+        /// Failed rounds since the last successful connect (drives the back-off).
+        var rounds: Int
+        /// The gateway refused the credentials (not a network problem).
+        var credentialsRejected: Bool
+    }
+
     private let connector: any ProviderConnector
     private let policy: RetryPolicy
+    private let observer: SenderObserver
     private var slots: [Slot]
     private var consecutiveFailures = 0
-    private(set) var unreachable: String?
+    private(set) var outage: Outage?
+    private(set) var connectCount = 0
     /// Connection attempts, failed ones included, and the slots that made any: every attempt
     /// after a slot's first is a reconnect, whether or not it got through (in a TLS black hole
     /// none does, and the summary must still say how often we tried).
@@ -26,18 +41,23 @@ actor ConnectionPool {
     private var slotsAttempted: Set<Int> = []
     var reconnectCount: Int { attemptCount - slotsAttempted.count }
 
-    init(connector: any ProviderConnector, size: Int, policy: RetryPolicy) {
+    init(connector: any ProviderConnector, size: Int, policy: RetryPolicy, observer: SenderObserver) {
         self.connector = connector
         self.policy = policy
+        self.observer = observer
         slots = Array(repeating: Slot(), count: max(1, size))
+        self.size = max(1, size)
     }
 
-    var size: Int { slots.count }
+    /// The number of slots; fixed at creation, so readable without the actor.
+    nonisolated let size: Int
+
+    /// Why the gateway is down right now, or nil.
+    var unreachable: String? { outage?.reason }
 
     /// The live connection of `slot`, connecting (or reconnecting) if needed.
     func connection(slot: Int) async throws(ProviderSendError) -> any ProviderConnection {
         while true {
-            if let unreachable { throw .cannotConnect(unreachable) }
             if let connection = slots[slot].connection, connection.isUsable { return connection }
             let task: Task<Result<any ProviderConnection, ProviderSendError>, Never>
             let attempt: Int
@@ -45,9 +65,13 @@ actor ConnectionPool {
                 task = pending
                 attempt = slots[slot].attempt
             } else {
+                if let outage, ContinuousClock.now < outage.retryAt {
+                throw outage.credentialsRejected ? .credentialsRejected(outage.reason) : .cannotConnect(outage.reason)
+            }
                 slots[slot].connection = nil
                 let connector = self.connector
-                let delay = consecutiveFailures == 0 ? 0 : policy.delay(afterAttempt: consecutiveFailures)
+                // During an outage the wait was the outage back-off; otherwise back off per failure.
+                let delay = consecutiveFailures == 0 || outage != nil ? 0 : policy.delay(afterAttempt: consecutiveFailures)
                 task = Task { () -> Result<any ProviderConnection, ProviderSendError> in
                     if delay > 0 { try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) }
                     do throws(ProviderSendError) {
@@ -68,14 +92,41 @@ actor ConnectionPool {
                 switch result {
                 case .success(let connection):
                     consecutiveFailures = 0
+                    observer.connected()
+                    if outage != nil { observer.outageEnded() }
+                    outage = nil
                     slots[slot].connection = connection
                 case .failure(let error):
                     consecutiveFailures += 1
-                    if consecutiveFailures > policy.maximumReconnects { unreachable = Self.describe(error) }
+                    let reason = Self.describe(error)
+                    observer.connectFailed(reason)
+                    // A refusal of the credentials is final for now: reconnecting at once would
+                    // only be refused again (and look like an attack).
+                    let refused: Bool
+                    if case .credentialsRejected = error { refused = true } else { refused = false }
+                    if let current = outage {
+                        outage = Outage(reason: reason, retryAt: ContinuousClock.now + backOff(round: current.rounds + 1),
+                                        rounds: current.rounds + 1, credentialsRejected: refused)
+                    } else if consecutiveFailures > policy.maximumReconnects || refused {
+                        let wait = backOff(round: 1)
+                        outage = Outage(reason: reason, retryAt: ContinuousClock.now + wait, rounds: 1, credentialsRejected: refused)
+                        observer.outageBegan(reason, retryIn: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
+                    }
                 }
             }
-            if case .success(let connection) = result, connection.isUsable { return connection }
+            switch result {
+            case .success(let connection) where connection.isUsable: return connection
+            case .failure(let error) where outage != nil: throw error
+            default: continue
+            }
         }
+    }
+
+    /// The outage back-off after `round` failed rounds: doubling, capped, jittered.
+    private func backOff(round: Int) -> Duration {
+        let exponential = policy.outageDelay * Double(1 << min(round - 1, 20))
+        let seconds = min(policy.maximumOutageDelay, exponential) * Double.random(in: 0.5...1.0)
+        return .nanoseconds(Int64(seconds * 1_000_000_000))
     }
 
     /// Drops `connection` from its slot if it is still there.
@@ -93,9 +144,5 @@ actor ConnectionPool {
         }
     }
 
-    private static func describe(_ error: ProviderSendError) -> String {
-        switch error {
-        case .cannotConnect(let why), .connectionLost(let why), .notProcessed(let why): return why
-        }
-    }
+    private static func describe(_ error: ProviderSendError) -> String { BatchSender.describe(error) }
 }

@@ -52,20 +52,24 @@ public struct HTTP2ProviderConnector: ProviderConnector {
     public let tls: TLSConfiguration
     public let connectTimeout: Double
     public let requestTimeout: Double
+    /// Pings connections that have been idle, so a dead one is replaced before a send needs it.
+    public let healthCheck: HTTP2HealthCheck
     public let loop: EventLoop
 
-    public init(endpoint: Endpoint, tls: TLSConfiguration, connectTimeout: Double = 10, requestTimeout: Double = 30, loop: EventLoop = .shared) {
+    public init(endpoint: Endpoint, tls: TLSConfiguration, connectTimeout: Double = 10, requestTimeout: Double = 30,
+                healthCheck: HTTP2HealthCheck = HTTP2HealthCheck(), loop: EventLoop = .shared) {
         self.endpoint = endpoint
         self.tls = tls
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
+        self.healthCheck = healthCheck
         self.loop = loop
     }
 
     public func connect() async throws(ProviderSendError) -> any ProviderConnection {
         do {
             let client = try await HTTP2Client.connect(to: endpoint, tls: tls, settings: HTTP2Settings(maxConcurrentStreams: 100),
-                                                       timeout: connectTimeout, loop: loop)
+                                                       timeout: connectTimeout, healthCheck: healthCheck, loop: loop)
             do {
                 try await client.ready(timeout: connectTimeout)
             } catch {
@@ -73,10 +77,13 @@ public struct HTTP2ProviderConnector: ProviderConnector {
                 throw error
             }
             return HTTP2ProviderConnection(client: client, requestTimeout: requestTimeout)
-        } catch let error as TransportError {
-            throw .cannotConnect(error.message)
         } catch {
-            throw .cannotConnect("Could not connect to \(endpoint): \(error).")
+            // The classification `verify` uses: the same failure, the same sentence and verdict.
+            let failure = ConnectionFailure(error, endpoint: endpoint.description, presentedCertificate: tls.identity != nil)
+            switch failure.verdict {
+            case .credentialsRejected: throw .credentialsRejected(failure.sentence)
+            case .unreachable: throw .cannotConnect(failure.sentence)
+            }
         }
     }
 }

@@ -10,6 +10,9 @@ public struct NotificationResult: Sendable {
         case rejected(status: Int, reason: String, timestamp: Int?)
         /// No answer could be had: the connection kept failing, or the gateway is unreachable.
         case failed(String)
+        /// The caller's task was cancelled before an answer came. The request may have been
+        /// in flight, so APNs may still deliver it.
+        case cancelled
     }
 
     /// Position in the input (0-based), to tie results to lines.
@@ -49,6 +52,8 @@ public struct NotificationResult: Sendable {
         case .failed(let why):
             fields.append(("status", .string("failed")))
             fields.append(("error", .string(why)))
+        case .cancelled:
+            fields.append(("status", .string("cancelled")))
         }
         if let uniqueID { fields.append(("apns_unique_id", .string(uniqueID))) }
         fields.append(("attempts", .int(attempts)))
@@ -65,12 +70,17 @@ public struct BatchSummary: Sendable, Equatable {
     public var delivered = 0
     public var rejected = 0
     public var failed = 0
+    /// Notifications ended by cancellation (also counted in `failed`).
+    public var cancelled = 0
     /// Notifications resent after a connection died with them in flight.
     public var possiblyDuplicated = 0
     public var retries = 0
     public var reconnects = 0
-    /// Set when the gateway could not be reached at all.
+    /// Set when the gateway could not be reached at all: the `ConnectionFailure` sentence.
     public var connectionFailure: String?
+    /// The gateway refused the credentials in the TLS handshake (`connectionFailure` says how):
+    /// a credentials problem, not a network one.
+    public var credentialsRejected = false
 
     public init() {}
 
@@ -80,6 +90,9 @@ public struct BatchSummary: Sendable, Equatable {
         case .delivered: delivered += 1
         case .rejected: rejected += 1
         case .failed: failed += 1
+        case .cancelled:
+            failed += 1
+            cancelled += 1
         }
         if result.possiblyDuplicated { possiblyDuplicated += 1 }
         retries += max(0, result.attempts - 1)

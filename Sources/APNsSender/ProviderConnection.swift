@@ -35,8 +35,11 @@ public enum ProviderSendError: Error, Sendable, Equatable {
     /// The connection died with the request in flight: the server may have accepted it, so a
     /// resend may deliver twice (counted and reported).
     case connectionLost(String)
-    /// No connection could be made.
+    /// No connection could be made (`ConnectionFailure.Verdict.unreachable`).
     case cannotConnect(String)
+    /// The gateway refused the client certificate in the handshake (or wanted one):
+    /// retrying cannot help until the credentials change.
+    case credentialsRejected(String)
 }
 
 public protocol ProviderConnection: AnyObject, Sendable {

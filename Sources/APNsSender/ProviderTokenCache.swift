@@ -2,37 +2,57 @@ import APNsCredentials
 import Foundation
 
 /// Holds the current provider token and replaces it on schedule. APNs refuses tokens older
-/// than an hour (ExpiredProviderToken) and rate-limits fresh ones (TooManyProviderTokenUpdates),
-/// so one token serves every request for `refreshInterval` (40 minutes, inside Apple's 20-60).
+/// than an hour (ExpiredProviderToken) and answers TooManyProviderTokenUpdates to a key whose
+/// tokens change more often than every 20 minutes (apns-protocol.md §1), so one token serves
+/// every request on every connection for `refreshInterval` (40 minutes, inside Apple's 20-60),
+/// and even an ExpiredProviderToken answer replaces it only once it is `minimumAge` old.
+///
+/// `clock` tells the time; tests pass a fake one to cover hours in microseconds.
 public final class ProviderTokenCache: @unchecked Sendable {
     private let signer: ProviderTokenSigner
     public let refreshInterval: TimeInterval
+    /// Never replace a token younger than this (20 minutes).
+    public let minimumAge: TimeInterval
+    private let clock: @Sendable () -> Date
     private let lock = NSLock()
     private var current: (token: String, issued: Date)?
-    /// How many tokens have been minted (tests prove it is not one per request).
-    public private(set) var mintedCount = 0
+    private var minted = 0
 
-    public init(signer: ProviderTokenSigner, refreshInterval: TimeInterval = 40 * 60) {
+    public init(signer: ProviderTokenSigner, refreshInterval: TimeInterval = 40 * 60, minimumAge: TimeInterval = 20 * 60,
+                clock: @escaping @Sendable () -> Date = { Date() }) {
         self.signer = signer
         self.refreshInterval = refreshInterval
+        self.minimumAge = min(minimumAge, refreshInterval)
+        self.clock = clock
     }
+
+    /// How many tokens have been minted (tests prove it is not one per request).
+    public var mintedCount: Int { lock.withLock { minted } }
 
     /// The token to send now.
-    public func token(now: Date = Date()) throws -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        if let current, now.timeIntervalSince(current.issued) < refreshInterval { return current.token }
-        let token = try signer.token(issuedAt: now)
-        current = (token, now)
-        mintedCount += 1
-        return token
+    public func token() throws -> String {
+        let now = clock()
+        return try lock.withLock {
+            if let current, now.timeIntervalSince(current.issued) < refreshInterval { return current.token }
+            let token = try signer.token(issuedAt: now)
+            current = (token, now)
+            minted += 1
+            return token
+        }
     }
 
-    /// Drops `rejected` (APNs said ExpiredProviderToken) so the next call mints a new one; a
-    /// token already replaced by another thread is left alone.
-    public func invalidate(_ rejected: String) {
-        lock.lock()
-        if current?.token == rejected { current = nil }
-        lock.unlock()
+    /// APNs said ExpiredProviderToken for `rejected`: drop it so the next call mints a new one,
+    /// unless it is younger than `minimumAge` (then a new one would only earn
+    /// TooManyProviderTokenUpdates; the clock is likely wrong). Returns whether the next
+    /// `token()` differs from `rejected`, that is whether a retry can help.
+    @discardableResult
+    public func invalidate(_ rejected: String) -> Bool {
+        let now = clock()
+        return lock.withLock {
+            guard let current, current.token == rejected else { return true }
+            guard now.timeIntervalSince(current.issued) >= minimumAge else { return false }
+            self.current = nil
+            return true
+        }
     }
 }

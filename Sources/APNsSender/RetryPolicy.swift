@@ -7,14 +7,23 @@ public struct RetryPolicy: Sendable {
     /// First back-off; doubles each attempt, with jitter, up to `maximumDelay`.
     public var baseDelay: Double
     public var maximumDelay: Double
-    /// Consecutive failed connection attempts before the gateway is declared unreachable.
+    /// Consecutive failed connection attempts before the gateway counts as down: sends then
+    /// fail at once with the last connect error until the outage back-off has passed.
     public var maximumReconnects: Int
+    /// Seconds the pool waits, once the gateway counts as down, before the next send may try
+    /// to connect again; doubles (with jitter) each failed round up to `maximumOutageDelay`.
+    /// Tests make both milliseconds.
+    public var outageDelay: Double
+    public var maximumOutageDelay: Double
 
-    public init(maximumAttempts: Int = 6, baseDelay: Double = 0.05, maximumDelay: Double = 5, maximumReconnects: Int = 4) {
+    public init(maximumAttempts: Int = 6, baseDelay: Double = 0.05, maximumDelay: Double = 5, maximumReconnects: Int = 4,
+                outageDelay: Double = 1, maximumOutageDelay: Double = 60) {
         self.maximumAttempts = maximumAttempts
         self.baseDelay = baseDelay
         self.maximumDelay = maximumDelay
         self.maximumReconnects = maximumReconnects
+        self.outageDelay = outageDelay
+        self.maximumOutageDelay = maximumOutageDelay
     }
 
     /// Seconds to wait before attempt `attempt + 1` (attempt counts from 1).

@@ -37,6 +37,7 @@ public final class EventLoop: @unchecked Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private var thread: Thread?
+    /// Set by the loop thread before `init` returns, never again (see `init`).
     private var threadID: pthread_t?
 
     /// Connections (each owning a socket and an SSL*) that exist on this loop. Lets tests prove
@@ -49,22 +50,40 @@ public final class EventLoop: @unchecked Sendable {
     private var nextTimerID: UInt64 = 1
 
     public init(name: String = "apnskit.transport") {
-        // OpenSSL writes to sockets with write(2), which raises SIGPIPE when the peer has gone;
-        // the default action would kill the process. We want EPIPE instead, so ignore it.
-        signal(SIGPIPE, SIG_IGN)
         var fds: [Int32] = [0, 0]
         let rc = pipe(&fds)
+        precondition(rc == 0, "apnskit: could not create the event loop's wake-up pipe (errno \(errno)).")
         for fd in fds {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         }
-        precondition(rc == 0, "apnskit: could not create the event loop's wake-up pipe (errno \(errno)).")
         wakeRead = fds[0]
         wakeWrite = fds[1]
-        let thread = Thread { [unowned self] in self.run() }
+        let started = DispatchSemaphore(value: 0)
+        let thread = Thread { [unowned self] in
+            Self.blockSIGPIPE()
+            self.threadID = pthread_self()
+            started.signal()
+            self.run()
+        }
         thread.name = name
         self.thread = thread
         thread.start()
+        // `threadID` is written once, before `init` returns: the semaphore orders that write
+        // before every later read of `inLoop` on any thread, so it needs no lock.
+        started.wait()
+    }
+
+    /// OpenSSL writes to sockets with write(2), which raises SIGPIPE when the peer has gone,
+    /// and the default action kills the process. Every socket write of this library happens on
+    /// a loop thread, so blocking the signal there (SIGPIPE from write(2) is sent to the
+    /// writing thread) turns it into EPIPE without touching the process-wide disposition a
+    /// host application may rely on. The signal stays pending on this thread, harmlessly.
+    private static func blockSIGPIPE() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
     /// Stops the loop thread after the work already queued. Handlers still registered are
@@ -137,7 +156,6 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private func run() {
-        threadID = pthread_self()
         var fds: [pollfd] = []
         var order: [PollHandler] = []
         while true {
@@ -177,8 +195,10 @@ public final class EventLoop: @unchecked Sendable {
         }
         handlers.removeAll()
         timers.removeAll()
-        close(wakeRead)
+        // The write end first: a late `execute` then gets EBADF, never EPIPE on a pipe without
+        // a reader.
         close(wakeWrite)
+        close(wakeRead)
     }
 
     /// Runs the work other threads queued; returns whether there was any and whether the loop

@@ -43,9 +43,11 @@ public final class HTTP2Client: @unchecked Sendable {
     }
 
     /// Connects to `endpoint`. Throws `TransportError` (.dns, .connect, .timeout, .tls,
-    /// .tlsAlert, .protocolError when the server does not agree to h2).
+    /// .tlsAlert, .protocolError when the server does not agree to h2). With `healthCheck`, a
+    /// connection quiet for its idle interval is pinged and closed when the PING goes
+    /// unanswered (`isOpen` turns false).
     public static func connect(to endpoint: Endpoint, tls: TLSConfiguration, settings: HTTP2Settings = HTTP2Settings(maxConcurrentStreams: 100),
-                               timeout: Double = 10, loop: EventLoop = .shared) async throws -> HTTP2Client {
+                               timeout: Double = 10, healthCheck: HTTP2HealthCheck? = nil, loop: EventLoop = .shared) async throws -> HTTP2Client {
         let context = try SSLContext(tls, server: false)
         let addresses = try await Resolver.resolve(endpoint)
         let status = HTTP2ClientStatus()
@@ -63,6 +65,7 @@ public final class HTTP2Client: @unchecked Sendable {
                     loop.cancelTimer(timer)
                     switch result {
                     case .success(let info):
+                        if let healthCheck { session.startHealthCheck(healthCheck) }
                         continuation.resume(returning: HTTP2Client(endpoint: endpoint, handshake: info, loop: loop, session: session, status: status))
                     case .failure(let error):
                         continuation.resume(throwing: error)

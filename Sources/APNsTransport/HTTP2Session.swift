@@ -47,7 +47,13 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     /// timer table would otherwise churn on every request.
     private var sweepTimer: UInt64?
     private var sweepDeadline: UInt64 = .max
-    private var pings: [CheckedContinuation<Void, Error>] = []
+    /// Waiting for PING acknowledgements, oldest first (the peer acknowledges in order).
+    private var pings: [(Result<Void, TransportError>) -> Void] = []
+    /// `EventLoop.nowMillis()` when the peer last sent anything: the idle health check pings
+    /// only a connection that has been quiet (see HTTP2HealthCheck.swift).
+    var lastInputMillis = EventLoop.nowMillis()
+    /// The health check's pending timer, cancelled when the connection closes.
+    var healthTimer: UInt64?
     private var readyWaiters: [(continuation: CheckedContinuation<Void, Error>, timer: UInt64)] = []
     private(set) var receivedSettings = false
 
@@ -132,6 +138,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
 
     func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer) {
         guard let session, let base = bytes.baseAddress else { return }
+        lastInputMillis = EventLoop.nowMillis()
         let slice = isServer ? bytes.count : Self.clientReceiveSlice
         var offset = 0
         while offset < bytes.count, !closed {
@@ -176,8 +183,11 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         for (id, stream) in streams {
             stream.completion(.failure(wasNotProcessed(id) ? TransportError(.notProcessed, "\(failure.message) The request was not processed and may be resent.") : failure))
         }
-        for ping in pings { ping.resume(throwing: failure) }
+        connection.loop.cancelTimer(healthTimer)
+        healthTimer = nil
+        let waitingPings = pings
         pings.removeAll()
+        for ping in waitingPings { ping(.failure(failure)) }
         for waiter in readyWaiters {
             connection.loop.cancelTimer(waiter.timer)
             waiter.continuation.resume(throwing: failure)
@@ -410,7 +420,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             goaway = (goawayFrame.error_code, debug, goawayFrame.last_stream_id)
             onGoAway?()
         case NGHTTP2_PING.rawValue where header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0:
-            if !pings.isEmpty { pings.removeFirst().resume() }
+            if !pings.isEmpty { pings.removeFirst()(.success(())) }
         default:
             break
         }
@@ -579,15 +589,24 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     }
 
     func ping(_ continuation: CheckedContinuation<Void, Error>) {
+        ping { continuation.resume(with: $0.mapError { $0 as Error }) }
+    }
+
+    /// Sends a PING; `completion` runs once on the loop thread, when it is acknowledged or
+    /// the connection closes.
+    func ping(_ completion: @escaping (Result<Void, TransportError>) -> Void) {
         guard let session, !closed else {
-            continuation.resume(throwing: TransportError(.connectionClosed, "The connection is closed."))
+            completion(.failure(TransportError(.connectionClosed, "The connection is closed.")))
             return
         }
-        guard nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil) == 0 else {
-            continuation.resume(throwing: TransportError(.internalFailure, "nghttp2 could not queue a PING."))
+        // A PING nghttp2 refused (out of memory, session terminating) will never be answered:
+        // fail it now instead of leaving the caller waiting until the connection closes.
+        let rc = nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+        guard rc == 0 else {
+            completion(.failure(TransportError(.internalFailure, "Could not send an HTTP/2 PING: \(String(cString: nghttp2_strerror(rc))).")))
             return
         }
-        pings.append(continuation)
+        pings.append(completion)
         produce()
     }
 

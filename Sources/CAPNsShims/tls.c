@@ -1,5 +1,6 @@
 #include "CAPNsShims.h"
 #include <string.h>
+#include <pthread.h>
 #include <openssl/ecdsa.h>
 #include <openssl/bn.h>
 
@@ -11,11 +12,16 @@ int apns_SSL_CTX_add1_chain_cert(SSL_CTX *ctx, X509 *cert) { return (int)SSL_CTX
 int apns_SSL_set_tlsext_host_name(SSL *ssl, const char *name) { return (int)SSL_set_tlsext_host_name(ssl, name); }
 int apns_SSL_version(const SSL *ssl) { return SSL_version(ssl); }
 
+/* Two event loops may set up their first connection at the same moment: pthread_once makes the
+ * index exist exactly once and publishes it to every thread (a plain static would race). */
+static int observations_ex_index = -1;
+static pthread_once_t observations_once = PTHREAD_ONCE_INIT;
+static void make_observations_index(void) {
+    observations_ex_index = SSL_get_ex_new_index(0, "apns observations", NULL, NULL, NULL);
+}
 static int observations_index(void) {
-    static int index = -1;
-    /* Called first from SSL_CTX setup, which our callers serialise; CRYPTO_get_ex_new_index is thread-safe anyway. */
-    if (index < 0) index = SSL_get_ex_new_index(0, "apns observations", NULL, NULL, NULL);
-    return index;
+    pthread_once(&observations_once, make_observations_index);
+    return observations_ex_index;
 }
 
 int apns_SSL_set_observations(SSL *ssl, apns_tls_observations *obs) {

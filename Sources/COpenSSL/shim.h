@@ -3,6 +3,7 @@
 #include <openssl/asn1.h>
 #include <openssl/bio.h>
 #include <openssl/bn.h>
+#include <openssl/cms.h>
 #include <openssl/conf.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>

@@ -11,8 +11,11 @@ struct CheckCommand: ParsableCommand {
         discussion: """
         Inputs are files, folders, - (standard input) or env:VAR (a variable holding the file, \
         PEM, DER or PKCS#12, or base64 of one: how CI secret variables hold a .p12; --base64 \
-        insists on base64). Folders are searched recursively for .pem, .cer, .crt, .p12, .pfx and .p8 files. Every \
-        file is checked even when an earlier one fails. Status per file: OK; WARN (not an APNs \
+        insists on base64). Folders are searched recursively for .pem, .cer, .crt, .p12, .pfx, \
+        .p8, .mobileprovision and .provisionprofile files. Every file is checked even when an \
+        earlier one fails. Provisioning profiles are cross-checked against the push certificates \
+        and .p8 keys of the run and --push-credential: app id, aps-environment and team must fit \
+        (in text on the terminal their lines come last). Status per file: OK; WARN (not an APNs \
         certificate, no --ca-file to check the chain, a CSR); FAIL (expired, not yet valid, \
         expiring within --min-days, wrong environment, topic not covered, malformed topics, key \
         mismatch, no key with --require-key, chain not verifying to --ca-file); UNREADABLE. \
@@ -67,6 +70,9 @@ struct CheckCommand: ParsableCommand {
     @Flag(help: "Replace the --out file if it exists.")
     var force = false
 
+    @Option(name: .customLong("push-credential"), help: "A push certificate or .p8 key the provisioning profiles are cross-checked against, without gating it (repeatable).")
+    var pushCredentials: [String] = []
+
     func validate() throws {
         guard CheckFormat(rawValue: format) != nil else {
             throw ValidationError("--format must be text, json, junit, github or prometheus.")
@@ -100,6 +106,7 @@ struct CheckCommand: ParsableCommand {
                             .minimumRemaining: "--min-remaining", .keyID: "--key-id"]
         let passphrases = PassphraseSupplier(source: try passin.map(PassphraseSource.init(parsing:)), optionName: "--passin", allowPrompt: false)
         let files = CredentialChecker.expand(paths)
+        let profileRun = try CheckProfiles(pushCredentials: pushCredentials, passphrases: passphrases)
         let reportFormat = CheckFormat(rawValue: format) ?? .text
         // Text goes out line by line (a long folder walk shows progress); the other formats,
         // and any report for --out, are written whole once every file is checked.
@@ -114,8 +121,11 @@ struct CheckCommand: ParsableCommand {
             let result = CredentialChecker.check(file, policy: policy, passphrases: passphrases, now: startedAt)
             durations.append(Date().timeIntervalSince(fileStart))
             results.append(result)
-            if streaming { Output.line(CheckText.line(result)) }
+            if streaming && result.profile == nil { Output.line(CheckText.line(result)) }
             if showProgress && index % 100 == 99 { Output.note("checked \(index + 1)/\(files.count)") }
+        }
+        for index in profileRun.crossCheck(&results, files: files) where streaming {
+            Output.line(CheckText.line(results[index]))
         }
         let summary = CheckSummary(results, strict: strict)
         let report: String

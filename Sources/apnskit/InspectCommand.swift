@@ -9,7 +9,8 @@ struct InspectCommand: ParsableCommand {
         abstract: "Say what credential files are: type, bundle id, team, environments, topics, validity, key match.",
         discussion: """
         Reads PEM or DER certificates (.cer), combined PEM, .p12, private keys, CSRs and \
-        AuthKey_<KEYID>.p8 token keys. Exit status: 0 nothing wrong; 1 a problem was found \
+        AuthKey_<KEYID>.p8 token keys, and provisioning profiles (.mobileprovision, \
+        .provisionprofile; --ca-file checks who signed them). Exit status: 0 nothing wrong; 1 a problem was found \
         (expired, not yet valid, key mismatch, malformed topics); 3 a file could not be read. \
         JSON schema: docs/inspect-json.md.
         """
@@ -27,6 +28,9 @@ struct InspectCommand: ParsableCommand {
     @Option(help: "text or json.")
     var format: String = "text"
 
+    @Option(help: "CA bundle a provisioning profile's signer must chain to (Apple's root for real profiles).")
+    var caFile: String?
+
     func validate() throws {
         guard OutputFormat(rawValue: format) != nil else { throw ValidationError("--format must be text or json.") }
         guard !files.isEmpty else { throw ValidationError("Give at least one file to inspect.") }
@@ -39,7 +43,8 @@ struct InspectCommand: ParsableCommand {
         }
         let passphrases = PassphraseSupplier(source: source, optionName: "--passin")
         let extraKey = try key.map { try IdentityLoader.privateKey($0, passphrases: passphrases) }
-        let reports = files.map { CredentialInspector.inspect($0, passphrases: passphrases, extraKey: extraKey) }
+        let trust = try caFile.map { try TrustStore(caFile: $0) }
+        let reports = files.map { CredentialInspector.inspect($0, passphrases: passphrases, extraKey: extraKey, profileTrust: trust) }
         if format == OutputFormat.json.rawValue {
             try JSONOutput.print(InspectJSON(schemaVersion: 1, files: reports))
         } else {

@@ -64,6 +64,7 @@ enum InspectText {
             fact("Key", request.keySummary + (request.matchesKey.map { $0 ? " (private key matches)" : " (private key does NOT match)" } ?? ""))
             fact("Signature", request.signatureValid ? "valid" : "INVALID")
         }
+        if let profile = report.profile { out += ProfileText.lines(profile) }
         for (about, finding) in report.attributedFindings {
             let mark = finding.severity == .error ? "!! " : finding.severity == .warning ? "!  " : "   "
             out.append("  \(mark)\(finding.severity.rawValue): \(about.map { "\($0): " } ?? "")\(finding.message)")

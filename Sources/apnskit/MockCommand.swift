@@ -46,7 +46,7 @@ struct MockCACommand: ParsableCommand {
 struct MockIssueCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "issue",
-        abstract: "Sign a CSR as Apple's developer portal would and write the DER .cer.",
+        abstract: "Sign a CSR as Apple's developer portal would and write the DER .cer (or a .p8 key, or a provisioning profile).",
         discussion: """
         The certificate's subject is UID=<bundle>, CN=<type prefix><bundle>, OU=<team>, O=<org>, \
         C=US; it carries Apple's environment and topics extensions and is valid for 13 months \
@@ -97,12 +97,19 @@ struct MockIssueCommand: ParsableCommand {
     @Flag(help: "Replace the output if it exists.")
     var force = false
 
+    @OptionGroup(title: "Provisioning profiles (--profile)")
+    var profileOptions: MockProfileOptions
+
     static let types: [String: APNsCertificateType] = [
         "development": .development, "production": .production, "universal": .universal, "voip": .voip,
         "passtype": .passTypeID, "website": .website, "watchkit": .watchKit,
     ]
 
     func validate() throws {
+        if profileOptions.profile {
+            try profileOptions.validate(csr: csr, authKey: authKey, bundleID: bundleID, days: days, notBefore: notBefore, notAfter: notAfter)
+            return
+        }
         if authKey {
             if csr != nil || bundleID != nil { throw ValidationError("--auth-key makes a token-auth key; it takes no CSR and no --bundle-id.") }
             if AuthKeyRegistry.Scope(argument: scope) == nil {
@@ -116,28 +123,22 @@ struct MockIssueCommand: ParsableCommand {
         guard Self.types[type.lowercased()] != nil else {
             throw ValidationError("--type must be one of development, production, universal, voip, passtype, website, watchkit.")
         }
-        if (notBefore == nil) != (notAfter == nil) {
-            throw ValidationError("--not-before and --not-after go together; give both or neither.")
-        }
-        if days != nil && notBefore != nil {
-            throw ValidationError("Give either --days or --not-before/--not-after, not both.")
-        }
-        if let days, days <= 0 { throw ValidationError("--days must be positive.") }
+        try ValidityArguments.validate(days: days, notBefore: notBefore, notAfter: notAfter)
     }
 
     func run() throws {
+        if profileOptions.profile {
+            try profileOptions.issue(caFolder: ca, bundleID: bundleID ?? "", teamID: teamID, days: days, notBefore: notBefore,
+                                     notAfter: notAfter, out: out, force: force)
+            return
+        }
         if authKey {
             try MockAuthKey.issue(caFolder: ca, keyID: keyID, teamID: teamID, scope: AuthKeyRegistry.Scope(argument: scope) ?? .team, out: out, force: force)
             return
         }
         guard let csr, let bundleID else { return }
         try SecureFileWriter.preflight(out, force: force)
-        var validity = PortalRequest.Validity.portalDefault
-        if let days { validity = .days(days) }
-        if let notBefore, let notAfter {
-            validity = .window(notBefore: try DateArgument.parse(notBefore, option: "--not-before"),
-                               notAfter: try DateArgument.parse(notAfter, option: "--not-after"))
-        }
+        let validity = try ValidityArguments.validity(days: days, notBefore: notBefore, notAfter: notAfter, fallback: .portalDefault)
         let authority = try MockCA.load(from: ca)
         let requestBytes = try CredentialFile.readBytes(csr)
         let request = try CertificateSigningRequest(bytes: requestBytes, label: displayName(csr))

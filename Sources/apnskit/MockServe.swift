@@ -141,6 +141,8 @@ struct MockServeCommand: AsyncParsableCommand {
         configuration.api.faults.idleTimeoutSeconds = idleTimeout
         configuration.maxConnections = maxConnections
         configuration.maxConnectionsPerPeer = maxConnectionsPerPeer
+        configuration.connectionLimitHint = "--max-connections allows more"
+        configuration.connectionsPerPeerHint = "--max-connections-per-peer allows more"
         configuration.api.channelLimit = maxChannels
         checkOpenFileLimit()
         let quiet = self.quiet

@@ -18,8 +18,8 @@ struct Push: AsyncParsableCommand {
         with --topic. The topic defaults to the certificate's bundle id plus the push type's suffix \
         (.voip, ...). --tokens reads one token per line, optionally followed by a JSON payload for \
         that token; '#' lines and blank lines are skipped. --results writes one JSON line per \
-        notification, --invalid-tokens the tokens APNs says to remove (Unregistered, ExpiredToken, \
-        BadDeviceToken); both appear only when the batch is over. \
+        notification, --invalid-tokens the tokens to remove: those APNs refused for good (Unregistered, \
+        ExpiredToken, BadDeviceToken) and lines whose token is malformed; both appear only when the batch is over. \
         With --legacy a notification counts as delivered when no error response came before we \
         closed the connection after a quiet period: the legacy protocol has no success acks. \
         Exit codes: 0 all delivered, 1 some rejected or invalid, 2 usage, 3 unreadable input, \
@@ -144,7 +144,7 @@ struct Push: AsyncParsableCommand {
             check = { notification in notification.localProblem() }
         }
         let feed: PushFeed
-        let onInvalid: @Sendable (Int, String, String) -> Void = { sink.recordInvalid(index: $0, token: $1, reason: $2) }
+        let onInvalid: PushFeed.OnInvalid = { sink.recordInvalid(index: $0, token: $1, reason: $2, removable: $3) }
         if let token {
             let parsed: DeviceToken
             do { parsed = try DeviceToken(parsing: token) } catch {
@@ -194,10 +194,14 @@ struct Push: AsyncParsableCommand {
             throw CommandFailure(message: "Reading \(tokens ?? "the tokens") failed after \(report.total) notifications: \(readError)", status: ExitStatus.input)
         }
         let status = report.exitStatus
+        // The connection failure's sentence is `verify`'s for the same failure (one
+        // classification, ConnectionFailure), and so is the exit code.
+        if let failure = summary.connectionFailure, status == ExitStatus.network || summary.credentialsRejected {
+            throw CommandFailure(message: failure, status: status)
+        }
         if status == ExitStatus.network {
-            let why = summary.connectionFailure.map { "Cannot reach \(endpoint): \($0)" }
-                ?? "\(summary.failed) notification\(summary.failed == 1 ? "" : "s") could not be sent to \(endpoint); see the results."
-            throw CommandFailure(message: why, status: status)
+            throw CommandFailure(message: "\(summary.failed) notification\(summary.failed == 1 ? "" : "s") could not be sent to \(endpoint); see the results.",
+                                 status: status)
         }
         if status != ExitStatus.success { throw ExitCode(status) }
     }
@@ -226,11 +230,9 @@ struct Push: AsyncParsableCommand {
         let type = pushType ?? (newer.liveActivity != nil ? .liveactivity : (payload == nil && contentAvailable && alertless ? .background : .alert))
         var topic = self.topic
         // A Live Activity goes to <bundle>.push-type.liveactivity: a bare bundle id gets the suffix.
-        if newer.liveActivity != nil, let given = topic, !given.hasSuffix(type.topicSuffix) { topic = given + type.topicSuffix }
-        if topic == nil, let bundleID {
-            topic = bundleID.hasSuffix(type.topicSuffix) ? bundleID : bundleID + type.topicSuffix
-        }
-        let chosenPriority = priority.flatMap(Priority.init(rawValue:)) ?? (type == .background ? .conservePower : nil)
+        if newer.liveActivity != nil, let given = topic { topic = PushNotification.topic(bundleID: given, pushType: type) }
+        if topic == nil, let bundleID { topic = PushNotification.topic(bundleID: bundleID, pushType: type) }
+        let chosenPriority = priority.flatMap(Priority.init(rawValue:)) ?? PushNotification.defaultPriority(for: type)
         // The token is filled in per notification; a placeholder keeps the template a value.
         let placeholder = try DeviceToken(bytes: [UInt8](repeating: 0, count: 32))
         return PushNotification(token: placeholder, payload: body, topic: topic, pushType: type, priority: chosenPriority,

@@ -12,7 +12,9 @@ final class PushFeed: NotificationFeed, @unchecked Sendable {
     private let template: PushNotification
     private let defaultPayload: [UInt8]
     private let check: Check
-    private let onInvalid: @Sendable (_ index: Int, _ token: String, _ reason: String) -> Void
+    /// `removable`: the token itself is malformed, so it can never be delivered.
+    typealias OnInvalid = @Sendable (_ index: Int, _ token: String, _ reason: String, _ removable: Bool) -> Void
+    private let onInvalid: OnInvalid
     private var reader: LineReader?
     private var single: DeviceToken?
     /// A read error ends the feed; the command reports it (exit 3) after the batch.
@@ -20,8 +22,7 @@ final class PushFeed: NotificationFeed, @unchecked Sendable {
     private(set) var produced = 0
 
     /// One notification to `token`.
-    init(token: DeviceToken, template: PushNotification, check: @escaping Check,
-         onInvalid: @escaping @Sendable (Int, String, String) -> Void) {
+    init(token: DeviceToken, template: PushNotification, check: @escaping Check, onInvalid: @escaping OnInvalid) {
         self.template = template
         self.defaultPayload = template.payload
         self.check = check
@@ -30,8 +31,7 @@ final class PushFeed: NotificationFeed, @unchecked Sendable {
     }
 
     /// One notification per line of `reader` (token, optionally followed by a JSON payload).
-    init(reader: LineReader, template: PushNotification, check: @escaping Check,
-         onInvalid: @escaping @Sendable (Int, String, String) -> Void) {
+    init(reader: LineReader, template: PushNotification, check: @escaping Check, onInvalid: @escaping OnInvalid) {
         self.template = template
         self.defaultPayload = template.payload
         self.check = check
@@ -59,13 +59,15 @@ final class PushFeed: NotificationFeed, @unchecked Sendable {
             case nil:
                 return nil
             case .tooLong(let number)?:
-                onInvalid(number - 1, "", "Line \(number) is longer than \(reader.maximumLineLength) bytes.")
+                onInvalid(number - 1, "", "Line \(number) is longer than \(reader.maximumLineLength) bytes.", false)
             case .text(let bytes, let number)?:
                 switch BatchLine.parse(bytes) {
                 case .skip:
                     continue
                 case .invalid(let reason):
-                    onInvalid(number - 1, Self.tokenText(bytes), "Line \(number): \(reason)")
+                    onInvalid(number - 1, Self.tokenText(bytes), "Line \(number): \(reason)", false)
+                case .badToken(let reason):
+                    onInvalid(number - 1, Self.tokenText(bytes), "Line \(number): \(reason)", true)
                 case .entry(let token, let payload):
                     if let found = accept(index: number - 1, token: token, payload: payload, text: token.hex) { return found }
                 }
@@ -89,7 +91,7 @@ final class PushFeed: NotificationFeed, @unchecked Sendable {
             problem = check(notification)
         }
         if let problem {
-            onInvalid(index, text, "Not sent: \(problem).")
+            onInvalid(index, text, "Not sent: \(problem).", false)
             return nil
         }
         produced += 1

@@ -34,7 +34,9 @@ final class PushSink: @unchecked Sendable {
         if Self.invalidates(result, legacy: legacy) { write(Array((result.token.hex + "\n").utf8), to: invalidTokens) }
     }
 
-    func recordInvalid(index: Int, token: String, reason: String) {
+    /// A line never sent; `removable` when its token is malformed (it goes on the
+    /// `--invalid-tokens` list, as it can never be delivered).
+    func recordInvalid(index: Int, token: String, reason: String, removable: Bool) {
         lock.lock()
         defer { lock.unlock() }
         done += 1
@@ -45,6 +47,7 @@ final class PushSink: @unchecked Sendable {
                                      ("reason", .string(reason))]).serialized()
         line.append(0x0A)
         write(line, to: results)
+        if removable, !token.isEmpty { write(Array((token + "\n").utf8), to: invalidTokens) }
     }
 
     /// APNs says to stop sending to these: 410 Unregistered/ExpiredToken, BadDeviceToken; on the
@@ -125,9 +128,10 @@ struct PushReport {
     var total: Int { summary.total + invalid }
     var rate: Double { seconds > 0 ? Double(total) / seconds : 0 }
 
-    /// 4 when the gateway could not be reached or notifications failed, 1 when some were
-    /// rejected or invalid, else 0.
+    /// 1 when the gateway refused the credentials (as `verify` says), 4 when it could not be
+    /// reached or notifications failed, 1 when some were rejected or invalid, else 0.
     var exitStatus: Int32 {
+        if summary.credentialsRejected { return ExitStatus.problem }
         if summary.connectionFailure != nil || summary.failed > 0 { return ExitStatus.network }
         if rejected > 0 { return ExitStatus.problem }
         return ExitStatus.success
@@ -151,6 +155,7 @@ struct PushReport {
             ("rate", .double(rate.rounded())), ("exit_code", .int(Int(exitStatus))),
         ]
         if let failure = summary.connectionFailure { fields.append(("connection_failure", .string(failure))) }
+        if summary.credentialsRejected { fields.append(("credentials_rejected", .bool(true))) }
         var text = String(decoding: JSONValue.object(fields).serialized(), as: UTF8.self)
         if let result {
             // The single notification's result line, as in --results.
@@ -180,6 +185,8 @@ struct PushReport {
             return text
         case .failed(let why):
             return "failed \(result.token.hex): \(why)"
+        case .cancelled:
+            return "cancelled \(result.token.hex) before APNs answered"
         }
     }
 }

@@ -1,4 +1,5 @@
 import APNsCredentials
+import APNsSender
 import APNsTransport
 import ArgumentParser
 import Foundation
@@ -55,8 +56,8 @@ struct Verify: AsyncParsableCommand {
         }
         switch report.outcome {
         case .accepted: return
-        case .rejected: throw CommandFailure(message: report.summary, status: ExitStatus.problem)
-        case .failed: throw CommandFailure(message: report.summary, status: ExitStatus.network)
+        case .rejected: throw CommandFailure(message: VerifyOutput.sentence(report), status: ExitStatus.problem)
+        case .failed: throw CommandFailure(message: VerifyOutput.sentence(report), status: ExitStatus.network)
         }
     }
 }
@@ -68,8 +69,25 @@ enum VerifyOutput {
         for step in report.steps {
             lines.append("  \(step.name.padding(toLength: 18, withPad: " ", startingAt: 0)) \(step.detail)")
         }
-        lines.append("result: \(report.outcome.rawValue): \(report.summary)")
+        lines.append("result: \(report.outcome.rawValue): \(sentence(report))")
         return lines.joined(separator: "\n")
+    }
+
+    /// The report's summary with the flag that applies its hint.
+    static func sentence(_ report: GatewayReport) -> String {
+        guard let hint = report.hint, report.summary.hasSuffix(".") else { return report.summary }
+        return String(report.summary.dropLast()) + " (\(flag(for: hint)))."
+    }
+
+    static func flag(for hint: GatewayReport.Hint) -> String {
+        switch hint {
+        case .trustAnchor: return "pass it with --ca-file"
+        case .topic: return "pass it with --topic"
+        case .productionEnvironment: return "try --environment production"
+        case .sandboxEnvironment: return "try --environment sandbox"
+        case .keyAndTeam: return "check --key-id and --team-id"
+        case .credentials: return "give IDENTITY or --auth-key"
+        }
     }
 
     static func json(_ report: GatewayReport) throws -> String {

@@ -16,6 +16,8 @@ final class FakeGateway: @unchecked Sendable, ProviderConnector {
         var failedConnects = 0
         /// Tokens answered 410 Unregistered.
         var unregistered: Set<String> = []
+        /// Requests are held unanswered until `releaseHeld()` (a gateway gone silent).
+        var holdAnswers = false
     }
 
     private let lock = NSLock()
@@ -24,6 +26,34 @@ final class FakeGateway: @unchecked Sendable, ProviderConnector {
     private(set) var requestCount = 0
     private(set) var connects = 0
     private(set) var authorizations: Set<String> = []
+    /// "topic priority" of every request ("-" for a missing header).
+    private(set) var topicsAndPriorities: [String] = []
+    private(set) var connections: [FakeConnection] = []
+    private var held: [CheckedContinuation<Void, Never>] = []
+
+    /// Requests waiting for an answer because of `holdAnswers`.
+    var heldCount: Int { lock.withLock { held.count } }
+
+    /// Answers every held request, and the ones to come.
+    func releaseHeld() {
+        let waiting: [CheckedContinuation<Void, Never>] = lock.withLock {
+            faults.holdAnswers = false
+            defer { held.removeAll() }
+            return held
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    /// Suspends while `holdAnswers` is set.
+    func waitIfHeld() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let hold: Bool = lock.withLock {
+                if faults.holdAnswers { held.append(continuation) }
+                return faults.holdAnswers
+            }
+            if !hold { continuation.resume() }
+        }
+    }
 
     init(_ faults: Faults = Faults()) { self.faults = faults }
 
@@ -35,7 +65,9 @@ final class FakeGateway: @unchecked Sendable, ProviderConnector {
             return false
         }
         if fail { throw .cannotConnect("connection refused (scripted)") }
-        return FakeConnection(gateway: self)
+        let connection = FakeConnection(gateway: self)
+        lock.withLock { connections.append(connection) }
+        return connection
     }
 
     /// Handles one request; nil means the connection died after processing it.
@@ -44,6 +76,8 @@ final class FakeGateway: @unchecked Sendable, ProviderConnector {
             requestCount += 1
             let id = request.headers.first { $0.name == "apns-id" }!.value
             if let auth = request.headers.first(where: { $0.name == "authorization" }) { authorizations.insert(auth.value) }
+            let topic = request.headers.first { $0.name == "apns-topic" }?.value ?? "-"
+            topicsAndPriorities.append(topic + " " + (request.headers.first { $0.name == "apns-priority" }?.value ?? "-"))
             let token = String(request.path.dropFirst(RequestValidator.pathPrefix.count))
             if faults.unregistered.contains(token) {
                 return ProviderResponse(status: 410, body: Array(#"{"reason":"Unregistered","timestamp":1700000000000}"#.utf8))
@@ -70,6 +104,8 @@ final class FakeConnection: ProviderConnection, @unchecked Sendable {
     init(gateway: FakeGateway) { self.gateway = gateway }
 
     var isUsable: Bool { lock.withLock { !dead } }
+    /// Requests this connection carried.
+    var requestCount: Int { lock.withLock { requests } }
     var maxConcurrentStreams: Int { 100 }
     func close() { lock.withLock { dead = true } }
 
@@ -81,6 +117,7 @@ final class FakeConnection: ProviderConnection, @unchecked Sendable {
         }
         guard let count else { throw .notProcessed("connection already closed") }
         await Task.yield()
+        await gateway.waitIfHeld()
         guard let response = gateway.handle(request, connectionRequests: count) else {
             lock.withLock { dead = true }
             throw .connectionLost("connection reset with the request in flight (scripted)")

@@ -35,7 +35,7 @@ struct LineReaderTests {
         #expect(BatchLine.parse(Array("\(token) {\"aps\":{}}  ".utf8)) == .entry(token: try DeviceToken(parsing: token), payload: Array("{\"aps\":{}}".utf8)))
         #expect(BatchLine.parse(Array("  # comment".utf8)) == .skip)
         #expect(BatchLine.parse([]) == .skip)
-        if case .invalid(let why) = BatchLine.parse(Array("zz".utf8)) { #expect(why.contains("hex")) } else { Issue.record("zz accepted") }
+        if case .badToken(let why) = BatchLine.parse(Array("zz".utf8)) { #expect(why.contains("hex")) } else { Issue.record("zz accepted") }
         if case .invalid(let why) = BatchLine.parse(Array("\(token) {nope".utf8)) { #expect(why.contains("JSON")) } else { Issue.record("bad JSON accepted") }
     }
 }

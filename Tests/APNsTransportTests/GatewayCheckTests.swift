@@ -1,4 +1,5 @@
 import APNsCredentials
+import APNsSender
 import APNsTransport
 import Foundation
 import Testing

@@ -130,7 +130,9 @@ struct PushCommandTests {
         #expect(indexes.count == 10_002)
         #expect(resultLines.filter { $0.contains(#""status":"invalid""#) }.count == 2)
         let removed = try String(contentsOfFile: dir + "/remove.txt", encoding: .utf8).split(separator: "\n").map(String.init)
-        #expect(Set(removed) == Set((0..<10).map { token($0 * 1000 + 999) }))
+        // APNs' refusals, and the malformed token (it can never be delivered); not the line
+        // whose token is fine but whose payload is broken.
+        #expect(Set(removed) == Set((0..<10).map { token($0 * 1000 + 999) } + ["not-a-token"]), "\(removed)")
         #expect(seen.body("/3/device/\(token(5))") == #"{"aps":{"alert":"per line"}}"#)
         #expect(seen.body("/3/device/\(token(6))") == #"{"aps":{"alert":"Batch"}}"#)
         // Sent once each, except those the results say were sent again (a slow, loaded host
@@ -223,7 +225,8 @@ struct PushCommandTests {
         let result = try await push(["--gateway", "localhost:\(port)", "--token", token(1), "--alert", "x"])
         // s_server stops after 4 accepts, so the last of the pool's attempts may be refused.
         #expect(result.status == 4, "\(result.output)")
-        #expect(result.output.contains("Cannot reach localhost:\(port)"), "\(result.output)")
+        // The last connect's failure, in verify's words: not HTTP/2, or refused once s_server quit.
+        #expect(result.output.contains("\(port)") && (result.output.contains("HTTP/2") || result.output.contains("refused")), "\(result.output)")
     }
 
     @Test func unreadableCAFileExitsThree() async throws {
@@ -248,6 +251,9 @@ struct PushCommandTests {
         #expect(certificate.status == 0, "\(certificate.output)")
         let tokenAuth = try await ChildProcess.run(apnskit, ["push", "--auth-key", fixtures.authKey, "--team-id", "TEAMID1234", "--topic", "com.example.app",
                                                              "--ca-file", fixtures.caCert, "--gateway", "localhost:\(port)", "--token", token(9), "--alert", "x"])
-        #expect(tokenAuth.status == 4, "\(tokenAuth.output)")
+        // The gateway refused the connection for want of a certificate: a credentials problem
+        // (exit 1, as verify says), not a network one.
+        #expect(tokenAuth.status == 1, "\(tokenAuth.output)")
+        #expect(tokenAuth.output.contains("certificate_required"), "\(tokenAuth.output)")
     }
 }

@@ -70,13 +70,26 @@ public struct CheckResult: Sendable, Codable {
     public var certificates: [CheckedCertificate] = []
     /// A token-auth key's id (from the file name or `--key-id`).
     public var keyID: String? = nil
+    /// Only for provisioning profiles: what the profile says (as in `inspect`).
+    public internal(set) var profile: ProvisioningProfileInfo? = nil
+
+    /// The same file with another verdict (the profile cross-check adds its failures).
+    func replacing(status: Status, reasons: [String]) -> CheckResult {
+        var result = CheckResult(path: path, status: status, summary: summary, reasons: reasons, bundleID: bundleID, type: type,
+                                 environments: environments, notAfter: notAfter, daysLeft: daysLeft)
+        result.certificates = certificates
+        result.keyID = keyID
+        result.profile = profile
+        return result
+    }
 }
 
 /// The CI gate: turns each file's inspection into OK / WARN / FAIL / UNREADABLE under a policy.
 public enum CredentialChecker {
     public static func check(_ path: String, policy: CheckPolicy, passphrases: PassphraseSupplier, now: Date = Date()) -> CheckResult {
         let (report, contents) = CredentialInspector.inspectLoaded(path, passphrases: passphrases, extraKey: nil, now: now,
-                                                                   expiryWarningDays: policy.minimumDays, decoding: policy.decoding)
+                                                                   expiryWarningDays: policy.minimumDays, decoding: policy.decoding,
+                                                                   profileTrust: policy.trust)
         guard let contents else {
             return CheckResult(path: path, status: .unreadable, summary: "unreadable", reasons: [report.error ?? "unreadable"],
                                bundleID: nil, type: nil, environments: nil, notAfter: nil, daysLeft: nil)
@@ -138,6 +151,8 @@ public enum CredentialChecker {
             } else {
                 warnings.append("chain not checked (no \(policy.name(.caFile)))")
             }
+        } else if let profile = report.profile {
+            return ProfileCheck.result(path, report.summary, profile, policy: policy, now: now)
         } else if let authKey = AuthKeyCheck(report: report, contents: contents, path: path, policy: policy) {
             failures += authKey.failures
             warnings += authKey.warnings
@@ -199,7 +214,7 @@ public enum CredentialChecker {
     }
 
     /// The file extensions a folder walk picks up.
-    public static let credentialExtensions: Set<String> = ["pem", "cer", "crt", "p12", "pfx", "p8"]
+    public static let credentialExtensions: Set<String> = Set(["pem", "cer", "crt", "p12", "pfx", "p8"]).union(ProvisioningProfileFile.extensions)
 
     /// Expands folders (recursively, sorted, credential extensions only); files given by name
     /// are kept whatever their extension. Missing paths are kept so they report as unreadable.

@@ -7,17 +7,29 @@ import Foundation
 public enum CredentialInspector {
     /// - Parameters:
     ///   - extraKey: a key from `--key`, matched against the file's certificate and CSR.
+    ///   - profileTrust: `--ca-file`, which a provisioning profile's signer must chain to.
     public static func inspect(_ path: String, passphrases: PassphraseSupplier, extraKey: PrivateKey? = nil,
-                               now: Date = Date(), expiryWarningDays: Int = APNsCertificateInfo.defaultExpiryWarningDays) -> CredentialReport {
-        inspectLoaded(path, passphrases: passphrases, extraKey: extraKey, now: now, expiryWarningDays: expiryWarningDays).report
+                               now: Date = Date(), expiryWarningDays: Int = APNsCertificateInfo.defaultExpiryWarningDays,
+                               profileTrust: TrustStore? = nil) -> CredentialReport {
+        inspectLoaded(path, passphrases: passphrases, extraKey: extraKey, now: now, expiryWarningDays: expiryWarningDays,
+                      profileTrust: profileTrust).report
     }
 
     /// The report plus the loaded objects (for `check`, which verifies the leaf's chain).
+    /// A provisioning profile has no credential contents: an empty set stands for "read".
     package static func inspectLoaded(_ path: String, passphrases: PassphraseSupplier, extraKey: PrivateKey?,
                                       now: Date, expiryWarningDays: Int,
-                                      decoding: CredentialDecoding = .automatic) -> (report: CredentialReport, contents: CredentialContents?) {
+                                      decoding: CredentialDecoding = .automatic,
+                                      profileTrust: TrustStore? = nil) -> (report: CredentialReport, contents: CredentialContents?) {
         do {
-            let contents = try CredentialFile.load(path, passphrases: passphrases, skipLockedKeys: true, decoding: decoding)
+            let label = displayName(path)
+            let bytes = try Base64Credential.unwrap(CredentialFile.readBytes(path), label: label, decoding: decoding)
+            if ProvisioningProfileFile.isProfile(path: path, bytes: bytes) {
+                let report = ProvisioningProfileFile.report(path, bytes, trust: profileTrust, now: now, expiryWarningDays: expiryWarningDays)
+                return (report, report.kind == .unreadable ? nil : CredentialContents(encoding: .der))
+            }
+            // Already unwrapped: `.automatic` leaves PEM and DER as they are.
+            let contents = try CredentialFile.load(bytes: bytes, label: label, passphrases: passphrases, skipLockedKeys: true)
             return (report(path, contents, extraKey: extraKey, now: now, expiryWarningDays: expiryWarningDays), contents)
         } catch {
             return (CredentialReport.unreadable(path, error), nil)

@@ -6,7 +6,7 @@ import Foundation
 public struct CredentialReport: Sendable, Codable {
     /// What the file is, as a stable word for scripts.
     public enum Kind: String, Sendable, Codable {
-        case certificate, certificateChain, combinedPEM, pkcs12, privateKey, authKey, certificateRequest, other, unreadable
+        case certificate, certificateChain, combinedPEM, pkcs12, privateKey, authKey, certificateRequest, provisioningProfile, other, unreadable
     }
 
     public struct KeyInfo: Sendable, Codable {
@@ -75,6 +75,8 @@ public struct CredentialReport: Sendable, Codable {
     public let error: String?
     /// `CredentialError.Kind` of `error`: unreadable, wrongPassphrase, missingPassphrase, ...
     public let errorKind: String?
+    /// Only for `provisioningProfile`: what the profile says (docs/inspect-json.md).
+    public internal(set) var profile: ProvisioningProfileInfo? = nil
 
     /// The leaf certificate's facts, if there is one.
     public var leaf: APNsCertificateInfo? { leafIndex.map { certificates[$0] } }

@@ -63,7 +63,7 @@ public struct AuthKeyRegistry: Sendable {
             guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
                   let keyID = object["key_id"] as? String, let teamID = object["team_id"] as? String,
                   let pem = object["public_key"] as? String else {
-                throw CredentialError(.unreadable, "\(path) is not an auth-key registration; remove it or register the key again with apnskit mock issue --auth-key.")
+                throw CredentialError(.unreadable, "\(path) is not an auth-key registration; remove it, or register the key again.")
             }
             let environments = (object["environments"] as? [String])?.compactMap(APNsEnvironment.init(rawValue:))
             registry.add(Entry(keyID: keyID, teamID: teamID, publicKey: try PublicKey(pem: Array(pem.utf8), label: path),

@@ -24,6 +24,11 @@ public final class MockGateway: @unchecked Sendable {
         /// Of those, at most this many from one address (`--max-connections-per-peer`), so
         /// one client cannot take every slot. See `defaultMaxConnectionsPerPeer`.
         public var maxConnectionsPerPeer = MockGateway.defaultMaxConnectionsPerPeer
+        /// Appended to the log line about a refused connection: how the caller raises the
+        /// limit (the CLI names its flag; a library user, their own setting).
+        public var connectionLimitHint = ""
+        /// The same for a connection refused at `maxConnectionsPerPeer`.
+        public var connectionsPerPeerHint = ""
         public init() {}
     }
 
@@ -64,7 +69,7 @@ public final class MockGateway: @unchecked Sendable {
                 warn: (@Sendable (String) -> Void)? = nil) throws {
         let warn = warn ?? log
         let limit = ConnectionLimit(maximum: configuration.maxConnections, perPeer: configuration.maxConnectionsPerPeer,
-                                    hint: "--max-connections allows more", perPeerHint: "--max-connections-per-peer allows more", log: warn)
+                                    hint: configuration.connectionLimitHint, perPeerHint: configuration.connectionsPerPeerHint, log: warn)
         connectionLimit = limit
         var settings = configuration.api
         if settings.authKeys.entries.isEmpty { settings.authKeys = try AuthKeyRegistry.load(caFolder: caFolder) }

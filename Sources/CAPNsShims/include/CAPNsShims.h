@@ -14,6 +14,7 @@
 #include "apns_ca.h"
 #include "apns_tls.h"
 #include "apns_kdf.h"
+#include "apns_cms.h"
 #include "apns_p12.h"
 
 /* ---- memory BIOs and frees ---- */

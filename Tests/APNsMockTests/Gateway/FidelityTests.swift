@@ -1,6 +1,7 @@
 import APNsCredentials
 import APNsMock
 import APNsProtocol
+import APNsSender
 import APNsTransport
 import Foundation
 import Testing

@@ -33,4 +33,32 @@ struct LibraryPathTests {
         #expect(records.count == 1)
         #expect(records.first?["apns_id"] as? String == result.apnsID)
     }
+
+    @Test("The README's long-running example (async/await, Logger, metrics) is Examples/PushWorker, and it runs against the mock")
+    func longRunningExample() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let source = try String(contentsOf: root.appendingPathComponent("Examples/PushWorker/main.swift"), encoding: .utf8)
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let marker = try #require(readme.range(of: "<!-- PushWorker example: Examples/PushWorker/main.swift"))
+        let fenceStart = try #require(readme.range(of: "```swift\n", range: marker.upperBound..<readme.endIndex))
+        let fenceEnd = try #require(readme.range(of: "```", range: fenceStart.upperBound..<readme.endIndex))
+        #expect(String(readme[fenceStart.upperBound..<fenceEnd.lowerBound]) == source, "the README's copy differs from Examples/PushWorker/main.swift")
+
+        let f = try GatewayFixture()
+        let pem = try f.dir.write("apns.pem", try f.identity(.development).combinedPEM())
+        let worker = URL(fileURLWithPath: Binaries.apnskit).deletingLastPathComponent().appendingPathComponent("PushWorker").path
+        let tokens = (1...3).map { String(format: "%064x", $0) } + ["not a token"]
+        let run = try ProcessRunner.run(worker, [], stdin: Data((tokens.joined(separator: "\n") + "\n").utf8), environment: [
+            "APNS_IDENTITY": pem, "APNS_GATEWAY": "127.0.0.1:\(f.gateway.providerPort)", "APNS_CA_FILE": f.caBundle,
+        ])
+        #expect(run.status == 0, "\(run)")
+        for token in tokens.prefix(3) { #expect(run.stdout.contains("delivered \(token) "), "\(run)") }
+        #expect(run.stdout.contains("apns_notifications_total{outcome=delivered,reason=none,push_type=none,environment=custom} 3"), "\(run)")
+        #expect(run.stdout.contains("apns_connects_total{result=ok,environment=custom} "), "\(run)")
+        #expect(run.stderr.contains("connected to the gateway"), "the Logger it passed got the sender's logs: \(run.stderr)")
+        #expect(run.stderr.contains("not a device token"))
+        let records = try f.records()
+        #expect(records.count == 3)
+    }
 }

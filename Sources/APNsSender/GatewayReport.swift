@@ -1,4 +1,6 @@
 import APNsCredentials
+import APNsProtocol
+import APNsTransport
 import Foundation
 
 /// What `GatewayCheck` found, step by step; encodes to the stable JSON `apnskit verify
@@ -23,6 +25,23 @@ public struct GatewayReport: Sendable, Encodable {
         public let issuer: String
         public let notAfter: String
         public let expired: Bool
+    }
+
+    /// What the caller can change to fix a failed or rejected check. The summary says it in
+    /// words; the CLI adds its flag (`--ca-file`, `--topic`, ...), a library user their own.
+    public enum Hint: String, Sendable, Encodable {
+        /// Trust the CA the trust store lacks (`missingCA`).
+        case trustAnchor = "trust_anchor"
+        /// Use the bundle id the certificate was issued for as the topic.
+        case topic
+        /// The certificate is for production: use the production gateway.
+        case productionEnvironment = "production_environment"
+        /// The certificate is for the sandbox: use the sandbox gateway.
+        case sandboxEnvironment = "sandbox_environment"
+        /// Check the provider token's key id and team id.
+        case keyAndTeam = "key_and_team"
+        /// Give credentials: a certificate or an auth key.
+        case credentials
     }
 
     public struct Probe: Sendable, Encodable {
@@ -52,6 +71,7 @@ public struct GatewayReport: Sendable, Encodable {
     /// The TLS alert that ended the connection, by name.
     public private(set) var alert: String?
     public private(set) var probe: Probe?
+    public private(set) var hint: Hint?
 
     init(endpoint: String, legacy: Bool) {
         self.endpoint = endpoint
@@ -104,7 +124,8 @@ public struct GatewayReport: Sendable, Encodable {
                 if missing.contains("USERTrust RSA Certification Authority") {
                     sentence += " (APNs servers chain to it since 2025: add it to your CA bundle or update the system's ca-certificates)"
                 } else {
-                    sentence += " (pass its certificate with --ca-file)"
+                    sentence += " (trust its certificate)"
+                    hint = .trustAnchor
                 }
             }
             step("verify", sentence + ".")
@@ -127,39 +148,20 @@ public struct GatewayReport: Sendable, Encodable {
         (try? Endpoint(parsing: endpoint).host) ?? endpoint
     }
 
-    /// Turns a connect/handshake/probe failure into an outcome: an alert about our certificate
-    /// means "rejected"; anything else means "could not get a verdict".
+    /// Turns a connect/handshake/probe failure into an outcome through `ConnectionFailure`,
+    /// the classification the sender uses too: an alert about our certificate means
+    /// "rejected"; anything else means "could not get a verdict".
     mutating func finishWithConnectError(_ error: Error, presentedCertificate: Bool) {
-        guard let error = error as? TransportError else {
-            finish(.failed, "\(error)")
-            return
+        let failure = ConnectionFailure(error, endpoint: endpoint, presentedCertificate: presentedCertificate)
+        alert = failure.alert ?? alert
+        switch failure.verdict {
+        case .credentialsRejected:
+            clientCertificateAccepted = false
+            step("client-certificate", failure.sentence)
+            finish(.rejected, failure.sentence)
+        case .unreachable:
+            finish(.failed, failure.sentence)
         }
-        if case .tlsAlert(let tlsAlert) = error.kind {
-            alert = tlsAlert.name
-            if tlsAlert.isAboutClientCertificate {
-                clientCertificateAccepted = false
-                let what = presentedCertificate ? "the client certificate" : "the connection: it requires a client certificate and none was given"
-                let fix: String
-                switch tlsAlert.code {
-                case 45: fix = "the certificate has expired; renew it in Apple's developer portal"
-                case 48: fix = "the certificate was not issued by a CA the gateway trusts; use the certificate Apple issued for your app"
-                case 116: fix = "give the push certificate (and its key)"
-                default: fix = "use a valid push certificate issued by Apple, with its matching key"
-                }
-                step("client-certificate", "The server rejected \(what) with TLS alert \(tlsAlert.name).")
-                finish(.rejected, "The server rejected \(what) with TLS alert \(tlsAlert.name): \(fix).")
-                return
-            }
-            if tlsAlert.code == 70 {
-                finish(.failed, "The TLS handshake with \(endpoint) failed with alert protocol_version: the server offers no TLS version we accept (TLS 1.2 or newer).")
-                return
-            }
-        }
-        var message = error.message
-        if error.kind == .tls, message.contains("unsupported protocol") || message.contains("wrong version number") {
-            message = "The TLS handshake with \(endpoint) failed: the server offers no TLS version we accept (TLS 1.2 or newer)."
-        }
-        finish(.failed, message)
     }
 
     /// Reads the probe's answer (apns-protocol.md §1 reasons).
@@ -169,33 +171,38 @@ public struct GatewayReport: Sendable, Encodable {
         let answer = "\(response.status)\(reason.map { " " + $0 } ?? "")"
         step("probe", "The server answered \(answer).")
         let credentials = tokenAuth ? "the provider token" : "the certificate"
-        switch (response.status, reason ?? "") {
+        switch (response.status, reason.flatMap(APNsReason.init(rawValue:))) {
         case (200, _):
             finish(.accepted, "The gateway accepted \(credentials) (it answered 200).")
-        case (400, "BadDeviceToken"), (400, "DeviceTokenNotForTopic"), (410, _):
+        case (400, .badDeviceToken), (400, .deviceTokenNotForTopic), (410, _):
             finish(.accepted, "The gateway accepted \(credentials) (it answered \(answer) for the all-zero probe token, as expected).")
-        case (400, "TopicDisallowed"), (400, "BadTopic"), (400, "MissingTopic"):
-            finish(.rejected, "The gateway accepted the connection but not the topic (\(answer)): use the bundle id the certificate was issued for, or pass --topic.")
-        case (403, "BadCertificateEnvironment"):
+        case (400, .topicDisallowed), (400, .badTopic), (400, .missingTopic):
+            hint = .topic
+            finish(.rejected, "The gateway accepted the connection but not the topic (\(answer)): use the bundle id the certificate was issued for.")
+        case (403, .badCertificateEnvironment):
             // Name the way out only when the host says which gateway this was; a custom
             // --gateway (a mock, a proxy) could be either.
             let fix: String
             if environmentHint.contains("api.sandbox.push.apple.com") {
-                fix = "the certificate is for production: try --environment production, or use a development certificate for the sandbox"
+                fix = "the certificate is for production: use the production gateway, or a development certificate for the sandbox"
+                hint = .productionEnvironment
             } else if environmentHint.contains("api.push.apple.com") {
-                fix = "the certificate is for the sandbox: try --environment sandbox, or use a production certificate"
+                fix = "the certificate is for the sandbox: use the sandbox gateway, or a production certificate"
+                hint = .sandboxEnvironment
             } else {
                 fix = "use a certificate for this gateway's environment (apnskit inspect shows the certificate's)"
             }
             finish(.rejected, "The gateway rejected the certificate (403 BadCertificateEnvironment): it is for the other environment; \(fix).")
-        case (403, "BadCertificate"):
+        case (403, .badCertificate):
             finish(.rejected, "The gateway rejected the certificate (403 BadCertificate): use the push certificate Apple issued for this app, with its key.")
-        case (403, "InvalidProviderToken"):
-            finish(.rejected, "The gateway rejected the provider token (403 InvalidProviderToken): check --key-id, --team-id and that the .p8 file is that key's.")
-        case (403, "ExpiredProviderToken"):
+        case (403, .invalidProviderToken):
+            hint = .keyAndTeam
+            finish(.rejected, "The gateway rejected the provider token (403 InvalidProviderToken): check the key id, the team id and that the .p8 file is that key's.")
+        case (403, .expiredProviderToken):
             finish(.rejected, "The gateway rejected the provider token as expired (403 ExpiredProviderToken): check this machine's clock.")
-        case (403, "MissingProviderToken"):
-            finish(.rejected, "The gateway wants a provider token or a client certificate (403 MissingProviderToken): give a certificate or --auth-key.")
+        case (403, .missingProviderToken):
+            hint = .credentials
+            finish(.rejected, "The gateway wants a provider token or a client certificate (403 MissingProviderToken): give a certificate or an auth key.")
         case (403, _):
             finish(.rejected, "The gateway rejected the credentials (\(answer)).")
         case (400, _):
@@ -213,7 +220,7 @@ public struct GatewayReport: Sendable, Encodable {
 
     enum CodingKeys: String, CodingKey {
         case endpoint, legacy, outcome, summary, steps, remoteAddress, tlsVersion, cipher, alpn, serverChain, chainVerified,
-             verifyError, missingCA, hostnameMatches, clientCertificateRequested, clientCertificateAccepted, alert, probe
+             verifyError, missingCA, hostnameMatches, clientCertificateRequested, clientCertificateAccepted, alert, probe, hint
     }
 
     /// Every key is always present (null when unknown), so JSON consumers see one shape.
@@ -237,5 +244,6 @@ public struct GatewayReport: Sendable, Encodable {
         try c.encode(clientCertificateAccepted, forKey: .clientCertificateAccepted)
         try c.encode(alert, forKey: .alert)
         try c.encode(probe, forKey: .probe)
+        try c.encode(hint, forKey: .hint)
     }
 }

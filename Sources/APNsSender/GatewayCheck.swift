@@ -1,4 +1,6 @@
 import APNsCredentials
+import APNsProtocol
+import APNsTransport
 import Foundation
 
 /// `apnskit verify` as a library: connect to an APNs gateway with the credentials, and report
@@ -61,13 +63,13 @@ public struct GatewayCheck: Sendable {
             report.step("identity", "Token auth: key \(keyID), team \(teamID).")
         }
         do {
-            let addresses = try await Resolver.resolve(endpoint)
-            report.step("dns", "\(endpoint.host) resolved to \(addresses.map { $0.description }.joined(separator: ", ")).")
+            let addresses = try await endpoint.resolvedAddresses()
+            report.step("dns", "\(endpoint.host) resolved to \(addresses.joined(separator: ", ")).")
         } catch {
             report.finishWithConnectError(error, presentedCertificate: identity != nil)
             return report
         }
-        report.step("connect", "Connecting to \(endpoint) (timeout \(HTTP2Session.seconds(timeout))).")
+        report.step("connect", "Connecting to \(endpoint) (timeout \(Endpoint.seconds(timeout))).")
         let handshake: TLSHandshakeInfo
         var client: HTTP2Client?
         var raw: TLSClient?

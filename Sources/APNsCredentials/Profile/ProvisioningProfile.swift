@@ -1,0 +1,124 @@
+import Foundation
+
+/// The property list inside a provisioning profile, read into the facts push depends on
+/// (apns-protocol.md §9): who the app is (application identifier, team), which APNs
+/// environment its builds register with (`aps-environment`), when the profile expires, which
+/// devices it runs on, and which developer certificates may sign the app.
+///
+/// Parsing uses Foundation's property-list parser after `PropertyListBounds` has checked the
+/// text, so a hostile profile is refused with a sentence before the parser sees it.
+public struct ProvisioningProfile: Sendable {
+    public var name: String
+    public var uuid: String
+    public var platforms: [String]
+    public var appIDName: String?
+    /// `TEAMID.com.example.app`, `TEAMID.com.example.*` or `TEAMID.*`.
+    public var applicationIdentifier: String
+    public var teamIdentifiers: [String]
+    public var teamName: String?
+    /// `development` or `production`; nil when push is not enabled.
+    public var apsEnvironment: String?
+    public var getTaskAllow: Bool?
+    public var creationDate: Date
+    public var expirationDate: Date
+    public var provisionsAllDevices: Bool
+    public var deviceCount: Int
+    /// DER of each entry in `DeveloperCertificates`.
+    public var developerCertificates: [[UInt8]]
+
+    /// The entitlement that carries the environment: iOS, tvOS, watchOS, visionOS use the
+    /// first, macOS the second.
+    public static let apsEnvironmentKeys = ["aps-environment", "com.apple.developer.aps-environment"]
+
+    /// Parses the XML property list of a profile; `label` names the file in messages.
+    ///
+    /// `PropertyListDecoder` rather than `PropertyListSerialization`: on Linux the latter runs
+    /// CoreFoundation's parser, which leaks its error object (about 470 bytes) for every
+    /// malformed list (found by the fuzz harness, confirmed with valgrind); the decoder is
+    /// swift-foundation's own parser and leaks nothing.
+    public static func parse(plist bytes: [UInt8], label: String) throws -> ProvisioningProfile {
+        try PropertyListBounds.check(bytes, label: label)
+        let plist: ProfilePropertyList
+        do {
+            plist = try PropertyListDecoder().decode(ProfilePropertyList.self, from: Data(bytes))
+        } catch let error as DecodingError {
+            throw ProfilePropertyList.sentence(for: error, label: label)
+        }
+        let entitlements = plist.Entitlements
+        guard let applicationIdentifier = entitlements.applicationIdentifier ?? entitlements.macApplicationIdentifier else {
+            throw CredentialError(.unreadable, "\(label): the profile has no Entitlements.application-identifier; it is not a complete provisioning profile, download it again.")
+        }
+        return ProvisioningProfile(
+            name: plist.Name, uuid: plist.UUID, platforms: plist.Platform ?? [], appIDName: plist.AppIDName,
+            applicationIdentifier: applicationIdentifier, teamIdentifiers: plist.TeamIdentifier ?? [], teamName: plist.TeamName,
+            apsEnvironment: entitlements.apsEnvironment ?? entitlements.macApsEnvironment, getTaskAllow: entitlements.getTaskAllow,
+            creationDate: plist.CreationDate, expirationDate: plist.ExpirationDate,
+            provisionsAllDevices: plist.ProvisionsAllDevices ?? false, deviceCount: plist.ProvisionedDevices?.count ?? 0,
+            developerCertificates: (plist.DeveloperCertificates ?? []).map { Array($0) })
+    }
+}
+
+/// The keys of a profile's property list that apnskit reads, named as Apple names them
+/// (apns-protocol.md §9); every other key is ignored.
+struct ProfilePropertyList: Decodable {
+    struct Entitlements: Decodable {
+        let applicationIdentifier: String?
+        let macApplicationIdentifier: String?
+        let apsEnvironment: String?
+        let macApsEnvironment: String?
+        let getTaskAllow: Bool?
+
+        enum CodingKeys: String, CodingKey {
+            case applicationIdentifier = "application-identifier"
+            case macApplicationIdentifier = "com.apple.application-identifier"
+            case apsEnvironment = "aps-environment"
+            case macApsEnvironment = "com.apple.developer.aps-environment"
+            case getTaskAllow = "get-task-allow"
+        }
+    }
+
+    let Name: String
+    let UUID: String
+    let Platform: [String]?
+    let AppIDName: String?
+    let TeamIdentifier: [String]?
+    let TeamName: String?
+    let CreationDate: Date
+    let ExpirationDate: Date
+    let ProvisionsAllDevices: Bool?
+    let ProvisionedDevices: [String]?
+    let DeveloperCertificates: [Data]?
+    let Entitlements: Entitlements
+
+    /// One sentence for a decoding failure, naming the key (`Entitlements.aps-environment`).
+    static func sentence(for error: DecodingError, label: String) -> CredentialError {
+        func path(_ context: DecodingError.Context, _ last: CodingKey? = nil) -> String {
+            (context.codingPath + (last.map { [$0] } ?? [])).map(\.stringValue).joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return CredentialError(.unreadable, "\(label): the profile has no \(path(context, key)); it is not a complete provisioning profile, download it again.")
+        case .typeMismatch(let type, let context) where context.codingPath.isEmpty:
+            return CredentialError(.unreadable, "\(label) holds a property list that is not a dictionary but \(typeName(type)); it is not a provisioning profile.")
+        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            return CredentialError(.unreadable, "\(label): the profile's \(path(context)) is not \(typeName(type)); the profile is damaged, download it again.")
+        case .dataCorrupted(let context) where !context.codingPath.isEmpty:
+            return CredentialError(.unreadable, "\(label): the profile's \(path(context)) is not a valid value; the profile is damaged, download it again.")
+        default:
+            return CredentialError(.unreadable, "\(label) holds a property list that does not parse; the profile is damaged, download it again.")
+        }
+    }
+
+    static func typeName(_ type: Any.Type) -> String {
+        let name = String(describing: type)
+        if name.hasPrefix("Dictionary") || name.hasPrefix("KeyedDecodingContainer") { return "a dictionary" }
+        if name.hasPrefix("Array") || name.hasPrefix("UnkeyedDecodingContainer") { return "an array" }
+        switch name {
+        case "String": return "a string"
+        case "Date": return "a date"
+        case "Bool": return "a boolean"
+        case "Data": return "data"
+        default: return "a \(name)"
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// What a profile is cross-checked against: the push credential a server sends with.
+public struct PushCredentialFacts: Sendable {
+    public enum Kind: String, Sendable {
+        /// A push certificate (bound to one bundle id, one team, its environments).
+        case certificate
+        /// A `.p8` token-auth key: every app of its team, both environments. The file does not
+        /// carry the team, so only the profile's own push entitlement can be checked against it.
+        case authKey
+    }
+
+    public let path: String
+    public let kind: Kind
+    public let bundleID: String?
+    public let teamID: String?
+    public let environments: [APNsEnvironment]
+    /// `development`, `production`, `universal`, ... for certificates.
+    public let certificateType: APNsCertificateType?
+
+    /// The facts of an inspected file, or nil when it is not a push credential.
+    public init?(_ report: CredentialReport) {
+        path = report.path
+        if let leaf = report.leaf, leaf.isAPNs, !leaf.isCA {
+            kind = .certificate
+            bundleID = leaf.bundleID
+            teamID = leaf.teamID
+            environments = leaf.environments
+            certificateType = leaf.type
+        } else if report.kind == .authKey, report.authKey?.usable == true {
+            kind = .authKey
+            bundleID = nil
+            teamID = nil
+            environments = APNsEnvironment.allCases
+            certificateType = nil
+        } else {
+            return nil
+        }
+    }
+
+    /// "push certificate apns-dev.pem (development, com.example.app)", ".p8 key AuthKey_X.p8".
+    var label: String {
+        switch kind {
+        case .certificate: return "push certificate \(displayName(path)) (\(certificateType?.rawValue ?? "?"), \(bundleID ?? "no bundle id"))"
+        case .authKey: return "token key \(displayName(path))"
+        }
+    }
+}

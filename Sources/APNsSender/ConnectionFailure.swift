@@ -1,0 +1,67 @@
+import APNsTransport
+
+/// The one classification of a connection to the gateway that failed before any answer:
+/// `verify` (GatewayCheck) and the sender (`push`) both use it, so the same failure gets the
+/// same sentence and the same verdict (the CLI's exit code) from each.
+///
+/// A TLS alert about our certificate (`unknown_ca`, `certificate_expired`,
+/// `certificate_required`, ...) means the gateway answered and refused the credentials:
+/// `credentialsRejected` (exit 1), and retrying cannot help. Everything else (refused, DNS,
+/// timeout, a server that does not speak TLS or HTTP/2) means no verdict: `unreachable` (exit 4).
+public struct ConnectionFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Verdict: Sendable, Equatable {
+        /// The gateway refused the client certificate (or wanted one): fix the credentials.
+        case credentialsRejected
+        /// No connection, or no verdict on the credentials.
+        case unreachable
+    }
+
+    public let verdict: Verdict
+    /// One sentence: what happened and, for a refusal, what to fix.
+    public let sentence: String
+    /// The TLS alert that ended the connection, by name.
+    public let alert: String?
+
+    public var description: String { sentence }
+
+    /// Classifies `error` from connecting to `endpoint`; `presentedCertificate` says whether
+    /// we offered a client certificate (token auth does not).
+    public init(_ error: Error, endpoint: String, presentedCertificate: Bool) {
+        guard let error = error as? TransportError else {
+            self.init(.unreachable, "Could not connect to \(endpoint): \(error).", alert: nil)
+            return
+        }
+        if case .tlsAlert(let tlsAlert) = error.kind {
+            if tlsAlert.isAboutClientCertificate {
+                let what = presentedCertificate ? "the client certificate" : "the connection: it requires a client certificate and none was given"
+                let fix: String
+                switch tlsAlert {
+                case .certificateExpired: fix = "the certificate has expired; renew it in Apple's developer portal"
+                case .unknownCA: fix = "the certificate was not issued by a CA the gateway trusts; use the certificate Apple issued for your app"
+                case .certificateRequired: fix = "give the push certificate (and its key)"
+                default: fix = "use a valid push certificate issued by Apple, with its matching key"
+                }
+                self.init(.credentialsRejected, "The server rejected \(what) with TLS alert \(tlsAlert.name): \(fix).", alert: tlsAlert.name)
+                return
+            }
+            if tlsAlert.code == 70 {
+                self.init(.unreachable, "The TLS handshake with \(endpoint) failed with alert protocol_version: the server offers no TLS version we accept (TLS 1.2 or newer).",
+                          alert: tlsAlert.name)
+                return
+            }
+            self.init(.unreachable, error.message, alert: tlsAlert.name)
+            return
+        }
+        if error.kind == .tls, error.message.contains("unsupported protocol") || error.message.contains("wrong version number") {
+            self.init(.unreachable, "The TLS handshake with \(endpoint) failed: the server offers no TLS version we accept (TLS 1.2 or newer).", alert: nil)
+            return
+        }
+        self.init(.unreachable, error.message, alert: nil)
+    }
+
+    public init(_ verdict: Verdict, _ sentence: String, alert: String?) {
+        self.verdict = verdict
+        self.sentence = sentence
+        self.alert = alert
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+
+/// Reads a `NotificationFeed` on a thread of its own into a small bounded buffer, so a feed
+/// that blocks (a `--tokens -` pipe whose writer is slow, a database cursor) never blocks the
+/// event loop thread that sends and completes requests for every connection.
+///
+/// The buffer holds at most `capacity` notifications (memory stays flat whatever the feed).
+/// `onAvailable` runs on the reader thread when a consumer found the buffer empty and there is
+/// news since (an item, or the end of the feed): the consumer never polls.
+final class FeedPrefetcher: @unchecked Sendable {
+    typealias Item = (index: Int, notification: PushNotification)
+
+    enum Take {
+        case item(Item)
+        /// Nothing yet; `onAvailable` will run when there is.
+        case empty
+        case ended
+    }
+
+    /// Notifications read ahead of the sender at most.
+    static let defaultCapacity = 256
+
+    private let feed: any NotificationFeed
+    private let capacity: Int
+    private let condition = NSCondition()
+    private var buffer: [Item] = []
+    private var head = 0
+    private var ended = false
+    private var stopped = false
+    private var starved = false
+    private var onAvailable: (@Sendable () -> Void)?
+
+    init(feed: any NotificationFeed, capacity: Int = FeedPrefetcher.defaultCapacity) {
+        self.feed = feed
+        self.capacity = max(1, capacity)
+    }
+
+    /// Starts the reader thread.
+    func start(onAvailable: @escaping @Sendable () -> Void) {
+        self.onAvailable = onAvailable
+        let thread = Thread { [self] in read() }
+        thread.name = "apnskit.feed"
+        thread.start()
+    }
+
+    /// The next notification, if one was read already.
+    func take() -> Take {
+        condition.lock()
+        defer { condition.unlock() }
+        if head < buffer.count {
+            let item = buffer[head]
+            head += 1
+            if head == buffer.count {
+                buffer.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            // The reader waits while the buffer is full; half empty is worth waking it for.
+            if buffer.count - head == capacity / 2 { condition.signal() }
+            return .item(item)
+        }
+        if ended { return .ended }
+        starved = true
+        condition.signal()
+        return .empty
+    }
+
+    /// Stops reading (the run was cancelled); a `next()` already running finishes first.
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func read() {
+        while true {
+            condition.lock()
+            while buffer.count - head >= capacity && !stopped { condition.wait() }
+            if stopped {
+                condition.unlock()
+                return
+            }
+            condition.unlock()
+            let item = feed.next()
+            condition.lock()
+            if let item { buffer.append(item) } else { ended = true }
+            let notify = starved
+            starved = false
+            condition.unlock()
+            if notify { onAvailable?() }
+            if item == nil { return }
+        }
+    }
+}

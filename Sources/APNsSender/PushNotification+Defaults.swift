@@ -1,0 +1,29 @@
+import APNsProtocol
+
+/// The defaults APNs rules imply for headers a caller left out (apns-protocol.md §1): the topic
+/// is the app's bundle id plus the push type's suffix (`.voip`, `.complication`, ...), and a
+/// background push must go at priority 5 (APNs refuses 10 for it). The sender applies them to
+/// every notification, so library users and the CLI get the same requests.
+extension PushNotification {
+    /// `bundleID` with `pushType`'s topic suffix, unless it has it already.
+    public static func topic(bundleID: String, pushType: PushType?) -> String {
+        let suffix = (pushType ?? .alert).topicSuffix
+        return bundleID.hasSuffix(suffix) ? bundleID : bundleID + suffix
+    }
+
+    /// The priority to send when none was chosen: 5 for background pushes, else nil (APNs
+    /// then uses 10).
+    public static func defaultPriority(for pushType: PushType?) -> Priority? {
+        pushType == .background ? .conservePower : nil
+    }
+
+    /// This notification with a missing topic (from `bundleID`, the certificate's) and a
+    /// missing priority filled in.
+    public func withDefaults(bundleID: String?) -> PushNotification {
+        guard topic == nil || priority == nil else { return self }
+        var filled = self
+        if filled.topic == nil, let bundleID { filled.topic = Self.topic(bundleID: bundleID, pushType: pushType) }
+        if filled.priority == nil { filled.priority = Self.defaultPriority(for: pushType) }
+        return filled
+    }
+}

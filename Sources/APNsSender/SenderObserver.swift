@@ -1,0 +1,129 @@
+import APNsProtocol
+import Foundation
+import Logging
+import Metrics
+
+/// What the sender tells the host's logging and metrics systems (swift-log, swift-metrics), so
+/// an app that bootstraps a log handler or swift-prometheus sees the sender without glue.
+///
+/// Metrics (dimensions in brackets; every value comes from a small fixed set, so a hostile
+/// gateway cannot grow the number of series):
+/// - `apns_notifications_total` [outcome, reason, push_type, environment]: one per final result.
+///   `outcome` is delivered, rejected, failed or cancelled; `reason` the APNs reason for
+///   rejected ones (`other` for a reason APNs does not document), else `none`.
+/// - `apns_notification_duration_seconds` [outcome, push_type, environment]: from taking the
+///   notification to its final result, retries included.
+/// - `apns_connects_total` [result: ok or failed, environment].
+///
+/// Logs: connect failures (debug), the gateway counted as down and back (warning, notice),
+/// results other than delivered (debug) and every result (trace). The default logger is a
+/// no-op: a library is quiet unless the caller asks.
+final class SenderObserver: @unchecked Sendable {
+    let logger: Logger
+    let environment: String
+    private let factory: MetricsFactory
+    private let lock = NSLock()
+    /// Counters and timers made once per dimension set: the factory lookup stays off the
+    /// per-notification path.
+    private var counters: [CounterKey: Counter] = [:]
+    private var timers: [TimerKey: Metrics.Timer] = [:]
+    private let connectsOK: Counter
+    private let connectsFailed: Counter
+
+    private struct CounterKey: Hashable {
+        let outcome: String
+        let reason: String
+        let pushType: String
+    }
+
+    private struct TimerKey: Hashable {
+        let outcome: String
+        let pushType: String
+    }
+
+    /// A logger that drops everything: the default.
+    static let quiet = Logger(label: "apnskit.sender", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// `factory` defaults to the one the app bootstrapped (`MetricsSystem.factory`, read now:
+    /// bootstrap before creating senders, as swift-metrics asks).
+    init(logger: Logger?, environment: String, factory: MetricsFactory? = nil) {
+        self.logger = logger ?? Self.quiet
+        self.environment = environment
+        let factory = factory ?? MetricsSystem.factory
+        self.factory = factory
+        connectsOK = Counter(label: "apns_connects_total", dimensions: [("result", "ok"), ("environment", environment)], factory: factory)
+        connectsFailed = Counter(label: "apns_connects_total", dimensions: [("result", "failed"), ("environment", environment)], factory: factory)
+    }
+
+    /// One notification's final result; `startedNanos` is when it was taken from the feed.
+    func finished(_ result: NotificationResult, pushType: PushType?, startedNanos: UInt64) {
+        let outcome: String
+        var reason = "none"
+        switch result.outcome {
+        case .delivered: outcome = "delivered"
+        case .rejected(_, let why, _):
+            outcome = "rejected"
+            reason = APNsReason(rawValue: why) != nil ? why : "other"
+        case .failed: outcome = "failed"
+        case .cancelled: outcome = "cancelled"
+        }
+        let type = pushType?.rawValue ?? "none"
+        let (counter, timer) = lock.withLock { () -> (Counter, Metrics.Timer) in
+            let counterKey = CounterKey(outcome: outcome, reason: reason, pushType: type)
+            let counter = counters[counterKey] ?? {
+                let made = Counter(label: "apns_notifications_total", dimensions: [
+                    ("outcome", outcome), ("reason", reason), ("push_type", type), ("environment", environment),
+                ], factory: factory)
+                counters[counterKey] = made
+                return made
+            }()
+            let timerKey = TimerKey(outcome: outcome, pushType: type)
+            let timer = timers[timerKey] ?? {
+                let made = Metrics.Timer(label: "apns_notification_duration_seconds", dimensions: [
+                    ("outcome", outcome), ("push_type", type), ("environment", environment),
+                ], factory: factory)
+                timers[timerKey] = made
+                return made
+            }()
+            return (counter, timer)
+        }
+        counter.increment()
+        timer.recordNanoseconds(Int64(clamping: DispatchTime.now().uptimeNanoseconds &- startedNanos))
+        if case .delivered = result.outcome {
+            logger.trace("delivered", metadata: ["apns-id": "\(result.apnsID)", "attempts": "\(result.attempts)"])
+        } else if logger.logLevel <= .debug {
+            logger.debug("notification not delivered", metadata: [
+                "apns-id": "\(result.apnsID)", "outcome": "\(outcome)", "detail": "\(Self.detail(result.outcome))",
+                "attempts": "\(result.attempts)",
+            ])
+        }
+    }
+
+    func connected() {
+        connectsOK.increment()
+        logger.debug("connected to the gateway")
+    }
+
+    func connectFailed(_ reason: String) {
+        connectsFailed.increment()
+        logger.debug("connect failed", metadata: ["reason": "\(reason)"])
+    }
+
+    func outageBegan(_ reason: String, retryIn seconds: Double) {
+        logger.warning("gateway unreachable: sends fail at once until the next attempt",
+                       metadata: ["reason": "\(reason)", "retry-in-seconds": "\(String(format: "%.3f", seconds))"])
+    }
+
+    func outageEnded() {
+        logger.notice("gateway reachable again")
+    }
+
+    private static func detail(_ outcome: NotificationResult.Outcome) -> String {
+        switch outcome {
+        case .delivered: return "delivered"
+        case .rejected(let status, let reason, _): return "\(status) \(reason)"
+        case .failed(let why): return why
+        case .cancelled: return "cancelled"
+        }
+    }
+}

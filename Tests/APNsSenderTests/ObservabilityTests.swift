@@ -1,0 +1,93 @@
+import APNsProtocol
+@testable import APNsSender
+import Foundation
+import Logging
+import Metrics
+import MetricsTestKit
+import Testing
+
+/// The sender reports through swift-metrics and swift-log, the APIs a server app already
+/// bootstraps (swift-prometheus, its log handler).
+@Suite("Observability: swift-metrics counters and timers, swift-log logs")
+struct ObservabilityTests {
+    let fast = RetryPolicy(maximumAttempts: 3, baseDelay: 0.001, maximumDelay: 0.005, maximumReconnects: 1,
+                           outageDelay: 0.5, maximumOutageDelay: 1)
+
+    @Test("Counters per outcome, reason, push type and environment; a timer per outcome; connects counted")
+    func metrics() async throws {
+        let input = notifications(5).map { notification -> PushNotification in
+            var typed = notification
+            typed.pushType = .alert
+            return typed
+        }
+        var faults = FakeGateway.Faults()
+        faults.unregistered = [input[1].token.hex, input[3].token.hex]
+        let metrics = TestMetrics()
+        let sender = BatchSender(connector: FakeGateway(faults), policy: fast, environment: "sandbox", metricsFactory: metrics)
+        _ = await sender.send(ArrayFeed(input)) { _ in }
+
+        let delivered = try metrics.expectCounter("apns_notifications_total", [
+            ("outcome", "delivered"), ("reason", "none"), ("push_type", "alert"), ("environment", "sandbox"),
+        ])
+        #expect(delivered.totalValue == 3)
+        let unregistered = try metrics.expectCounter("apns_notifications_total", [
+            ("outcome", "rejected"), ("reason", "Unregistered"), ("push_type", "alert"), ("environment", "sandbox"),
+        ])
+        #expect(unregistered.totalValue == 2)
+        let timer = try metrics.expectTimer("apns_notification_duration_seconds", [
+            ("outcome", "delivered"), ("push_type", "alert"), ("environment", "sandbox"),
+        ])
+        #expect(timer.values.count == 3)
+        #expect(try metrics.expectCounter("apns_connects_total", [("result", "ok"), ("environment", "sandbox")]).totalValue == 1)
+        await sender.close()
+    }
+
+    @Test("Logs go to the caller's Logger: connect failures, the gateway counted as down, results not delivered")
+    func logs() async throws {
+        let records = LogRecords()
+        var logger = Logger(label: "test") { _ in CapturingLogHandler(records) }
+        logger.logLevel = .debug
+        var faults = FakeGateway.Faults()
+        faults.failedConnects = 2
+        let gateway = FakeGateway(faults)
+        let sender = BatchSender(connector: gateway, policy: fast, logger: logger, metricsFactory: TestMetrics())
+        let failed = await sender.send(notifications(1)[0])
+        #expect(!failed.isDelivered)
+        let messages = records.all
+        #expect(messages.contains { $0.level == .debug && $0.message == "connect failed" && $0.metadata.contains("connection refused (scripted)") })
+        #expect(messages.contains { $0.level == .warning && $0.message.hasPrefix("gateway unreachable") })
+        #expect(messages.contains { $0.level == .debug && $0.message == "notification not delivered" })
+        await sender.close()
+    }
+}
+
+/// What a `CapturingLogHandler` saw.
+final class LogRecords: @unchecked Sendable {
+    struct Record {
+        let level: Logger.Level
+        let message: String
+        let metadata: String
+    }
+
+    private let lock = NSLock()
+    private var records: [Record] = []
+    var all: [Record] { lock.withLock { records } }
+    func add(_ record: Record) { lock.withLock { records.append(record) } }
+}
+
+struct CapturingLogHandler: LogHandler {
+    let records: LogRecords
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    init(_ records: LogRecords) { self.records = records }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
+        records.add(.init(level: level, message: message.description, metadata: "\(metadata ?? [:])"))
+    }
+}

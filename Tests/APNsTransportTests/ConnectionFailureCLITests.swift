@@ -1,0 +1,163 @@
+import APNsCredentials
+import APNsTransport
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `push` and `verify` classify a failed connection the same way (`ConnectionFailure`): for
+/// each TLS or network failure, the same sentence and the same exit code from both commands,
+/// the built binary against real servers.
+@Suite("push and verify: one classification of connection failures", .serialized)
+struct ConnectionFailureCLITests {
+    let fixtures = Fixtures.shared
+
+    var apnskit: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("apnskit").path
+    }
+
+    /// An APNs-like server that requires a client certificate from the test CA.
+    func certificateRequiringServer() throws -> HTTP2Server {
+        try HTTP2Server.start(tls: .server(identity: try fixtures.serverIdentity, clientCA: fixtures.caCert)) { _ in
+            HTTP2Response(status: 400, headers: [("apns-id", UUID().uuidString.lowercased())], body: Array(#"{"reason":"BadDeviceToken"}"#.utf8))
+        }
+    }
+
+    /// An expired client certificate from the test CA (made once).
+    func expiredClient() throws -> (cert: String, key: String) {
+        let dir = fixtures.dir
+        let cert = dir + "/expired-client.pem", key = dir + "/expired-client.key"
+        if !FileManager.default.fileExists(atPath: cert) {
+            let openssl = tool("openssl")
+            for arguments in [
+                ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", dir + "/expired-client.csr",
+                 "-subj", "/CN=expired client"],
+                ["ca", "-batch", "-config", "ca.cnf", "-cert", "ca.pem", "-keyfile", "ca.key", "-in", dir + "/expired-client.csr", "-out", cert,
+                 "-startdate", "20200101000000Z", "-enddate", "20200201000000Z", "-extfile", "client.ext", "-notext"],
+            ] {
+                let result = try ChildProcess.run(openssl, arguments, directory: dir)
+                guard result.status == 0 else { throw ChildError("openssl \(arguments[0]) failed: \(result.output)") }
+            }
+        }
+        return (cert, key)
+    }
+
+    struct Outcome: Equatable, CustomStringConvertible {
+        let status: Int32
+        let sentence: String
+        var description: String { "exit \(status): \(sentence)" }
+    }
+
+    /// The exit code and the `apnskit: ...` error line.
+    func outcome(_ arguments: [String]) async throws -> Outcome {
+        let result = try await ChildProcess.run(apnskit, arguments)
+        let line = result.output.split(separator: "\n").last { $0.hasPrefix("apnskit: ") }.map(String.init) ?? "(no error line) \(result.output)"
+        return Outcome(status: result.status, sentence: line)
+    }
+
+    /// verify and push with the same credentials against `port`.
+    func both(_ credentials: [String], port: Int, timeout: String = "10") async throws -> (verify: Outcome, push: Outcome) {
+        let gateway = ["--gateway", "localhost:\(port)", "--ca-file", fixtures.caCert, "--timeout", timeout]
+        let verify = try await outcome(["verify"] + credentials + gateway)
+        let push = try await outcome(["push"] + credentials + gateway + ["--topic", "com.example.app", "--token", String(repeating: "ab", count: 32),
+                                                                          "--alert", "x"])
+        return (verify, push)
+    }
+
+    var certificate: [String] { [fixtures.clientCert, fixtures.clientKey] }
+
+    @Test("TLS alert unknown_ca: rejected, exit 1, one sentence")
+    func unknownCA() async throws {
+        let server = try certificateRequiringServer()
+        defer { server.stop() }
+        let (verify, push) = try await both([fixtures.otherClientCert, fixtures.otherClientKey], port: server.port)
+        #expect(verify.status == 1 && verify.sentence.contains("unknown_ca"), "\(verify)")
+        #expect(push == verify)
+    }
+
+    @Test("TLS alert certificate_required (token auth, no certificate): rejected, exit 1, one sentence")
+    func certificateRequired() async throws {
+        let server = try certificateRequiringServer()
+        defer { server.stop() }
+        let (verify, push) = try await both(["--auth-key", fixtures.authKey, "--team-id", "TEAMID1234"], port: server.port)
+        #expect(verify.status == 1 && verify.sentence.contains("certificate_required"), "\(verify)")
+        #expect(push == verify)
+    }
+
+    @Test("TLS alert certificate_expired: rejected, exit 1, one sentence")
+    func certificateExpired() async throws {
+        let server = try certificateRequiringServer()
+        defer { server.stop() }
+        let expired = try expiredClient()
+        let (verify, push) = try await both([expired.cert, expired.key], port: server.port)
+        #expect(verify.status == 1 && verify.sentence.contains("certificate_expired"), "\(verify)")
+        #expect(push == verify)
+    }
+
+    @Test("Handshake timeout (a server that accepts and never answers): exit 4, one sentence")
+    func handshakeTimeout() async throws {
+        let server = SilentListener()
+        let (verify, push) = try await both(certificate, port: server.port, timeout: "1")
+        #expect(verify.status == 4 && verify.sentence.contains("did not complete the TLS handshake"), "\(verify)")
+        #expect(push == verify)
+    }
+
+    @Test("Connection refused: exit 4, one sentence")
+    func refused() async throws {
+        let port = ChildProcess.freePort()
+        let (verify, push) = try await both(certificate, port: port)
+        #expect(verify.status == 4, "\(verify)")
+        #expect(push == verify)
+    }
+
+    @Test("A server that answers with garbage instead of TLS: exit 4, one sentence")
+    func garbage() async throws {
+        let server = try GarbageServer()
+        defer { server.stop() }
+        let (verify, push) = try await both(certificate, port: server.port)
+        #expect(verify.status == 4, "\(verify)")
+        #expect(push == verify)
+    }
+}
+
+/// A plain TCP server on loopback that answers every connection with an HTTP/1.1 error page
+/// (not TLS) and closes it.
+final class GarbageServer: @unchecked Sendable {
+    let port: Int
+    private let listener: Int32
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        guard bound == 0, listen(fd, 16) == 0 else {
+            close(fd)
+            throw ChildError("cannot listen on loopback: errno \(errno)")
+        }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread { [self] in serve() }.start()
+    }
+
+    /// Stops accepting; the thread closes the socket.
+    func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
+
+    private func serve() {
+        let page = Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8)
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            _ = page.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            close(client)
+        }
+        close(listener)
+    }
+}
