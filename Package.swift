@@ -69,7 +69,7 @@ let package = Package(
         ),
         // Fuzz harnesses for every input parser, shared by the libFuzzer executable and the
         // deterministic pass in HardeningTests (issue 7).
-        .target(name: "APNsFuzzHarness", dependencies: ["APNsCredentials", "APNsProtocol", "APNsSender", "APNsMock", "COpenSSL"]),
+        .target(name: "APNsFuzzHarness", dependencies: ["APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "APNsMock", "COpenSSL"]),
         // The same fuzz pass as a plain executable: scripts/test.sh builds only this product
         // under AddressSanitizer (the libraries, not the CLI or the test bundle).
         .executableTarget(name: "APNsFuzzPass", dependencies: ["APNsFuzzHarness"]),
