@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
-targets="certificate privateKey csr pkcs12 credentialFile topics providerToken deviceToken json batchLine request legacyFrames legacyReplies provisioningProfile"
+targets="certificate privateKey csr pkcs12 credentialFile topics providerToken deviceToken json batchLine request legacyFrames legacyReplies provisioningProfile http2"
 target="${1:-}"
 if [ -z "$target" ] || [ "$target" = "list" ]; then
   echo "usage: scripts/fuzz.sh TARGET [SECONDS] [libFuzzer flags]; targets: $targets"

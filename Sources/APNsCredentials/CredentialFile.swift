@@ -49,16 +49,25 @@ public enum CredentialFile {
 
     /// Reads a whole file (or standard input for `-`), with a clear error when it cannot.
     public static func readBytes(_ path: String) throws -> [UInt8] {
+        try readBytes(path, limit: maximumSize, kind: "a credential file")
+    }
+
+    /// Reads at most `limit` bytes of `path` (or standard input for `-`): one byte more and it
+    /// is refused, before the rest is read. `kind` names what the file should be, for the
+    /// sentence ("that is not an APNs payload"). Devices and pipes are read the same way, so
+    /// `/dev/zero` costs `limit` bytes, not all of memory.
+    public static func readBytes(_ path: String, limit: Int, kind: String) throws -> [UInt8] {
         let label = displayName(path)
+        let size = limit >= 1_048_576 ? "\(limit / 1_048_576) MiB" : (limit >= 1024 ? "\(limit / 1024) KiB" : "\(limit) bytes")
         if let variable = CredentialInput.environmentVariable(path) {
             return try CredentialInput.readEnvironment(variable, label: label)
         }
         if path == "-" {
             // At most one byte past the limit: reading to end of file first would hold all of
             // a hostile stream (100 MB piped in cost 127 MB of memory before this bound).
-            let data = (try? FileHandle.standardInput.read(upToCount: maximumSize + 1)) ?? Data()
-            guard data.count <= maximumSize else {
-                throw CredentialError(.unreadable, "Standard input is larger than \(maximumSize / 1_048_576) MiB; that is not a credential file.")
+            let data = (try? FileHandle.standardInput.read(upToCount: limit + 1)) ?? Data()
+            guard data.count <= limit else {
+                throw CredentialError(.unreadable, "Standard input is larger than \(size); that is not \(kind).")
             }
             return Array(data)
         }
@@ -67,15 +76,15 @@ public enum CredentialFile {
             throw CredentialError(.unreadable, "\(label) does not exist; check the path.")
         }
         guard !isDirectory.boolValue else {
-            throw CredentialError(.unreadable, "\(label) is a folder, not a credential file.")
+            throw CredentialError(.unreadable, "\(label) is a folder, not \(kind).")
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw CredentialError(.unreadable, "\(label) cannot be opened; check its permissions.")
         }
         defer { try? handle.close() }
-        let data = (try? handle.read(upToCount: maximumSize + 1)) ?? Data()
-        guard data.count <= maximumSize else {
-            throw CredentialError(.unreadable, "\(label) is larger than \(maximumSize / 1_048_576) MiB; that is not a credential file.")
+        let data = (try? handle.read(upToCount: limit + 1)) ?? Data()
+        guard data.count <= limit else {
+            throw CredentialError(.unreadable, "\(label) is larger than \(size); that is not \(kind).")
         }
         guard !data.isEmpty else {
             throw CredentialError(.unreadable, "\(label) is empty.")

@@ -20,6 +20,7 @@ public enum SecureFileWriter {
     /// folder does not exist. Commands call this for every output before writing the first.
     public static func preflight(_ path: String, force: Bool) throws {
         guard path != standardOutputPath else { return }
+        try refuseNonRegular(path)
         if !force, FileManager.default.fileExists(atPath: path) {
             throw AtomicFile.exists(path)
         }
@@ -33,11 +34,89 @@ public enum SecureFileWriter {
         }
     }
 
+    /// `preflight` for every output of one command, after making sure no two of them name the
+    /// same file: the second write would silently replace the first (a new private key lost
+    /// under its CSR), or fail after the first was written. `outputs` pairs each path with the
+    /// option that named it, for the sentence.
+    public static func preflight(_ outputs: [(option: String, path: String?)], force: Bool) throws {
+        let given = outputs.compactMap { output in output.path.map { (option: output.option, path: $0) } }
+        var seen: [String: String] = [:]
+        for output in given where output.path != standardOutputPath {
+            let target = canonicalTarget(output.path)
+            if let earlier = seen[target] {
+                throw CredentialError(.invalidArgument, "\(earlier) and \(output.option) both name \(output.path); give each output its own path.")
+            }
+            seen[target] = output.option
+        }
+        for output in given { try preflight(output.path, force: force) }
+    }
+
+    /// Refuses an existing target that is not a regular file (following symbolic links): a
+    /// device node, FIFO, socket or folder. Replacing one with a 0600 key file (what a rename
+    /// does under --force) would break the system's /dev/null or /dev/stdout when run as root;
+    /// writing through it would send a private key wherever the node leads.
+    static func refuseNonRegular(_ path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }  // missing (or a dangling link): created new
+        let type = info.st_mode & S_IFMT
+        guard type != S_IFREG else { return }
+        let what: String
+        switch type {
+        case S_IFDIR: what = "a folder"
+        case S_IFCHR: what = "a character device"
+        case S_IFBLK: what = "a block device"
+        case S_IFIFO: what = "a FIFO"
+        case S_IFSOCK: what = "a socket"
+        default: what = "not a regular file"
+        }
+        throw CredentialError(.invalidArgument, "\(path) is \(what); apnskit writes outputs only as regular files (never over a device, FIFO or folder, even with --force): give a file path, or - for standard output.")
+    }
+
+    /// The file `path` would name: its resolved path when it exists, else its folder's
+    /// resolved path and its name, so `./x`, `x` and a link to `x` compare equal.
+    static func canonicalTarget(_ path: String) -> String {
+        if let resolved = realpath(path, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        let folder = folderOf(path)
+        guard let resolved = realpath(folder, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved) + "/" + baseName(path)
+    }
+
     /// Writes `bytes` to `path` (or stdout for `-`) atomically with the sensitivity's mode.
     public static func write(_ bytes: [UInt8], to path: String, sensitivity: FileSensitivity, force: Bool) throws {
         let file = try AtomicFile(path: path, sensitivity: sensitivity, force: force)
         try file.append(bytes)
         try file.commit()
+    }
+
+    /// Creates `path` as a folder only its owner can write (0700, whatever the umask; its
+    /// parents as usual): for folders whose contents are trusted, such as a mock CA's keys
+    /// and registered auth keys. Under umask 000 they used to be world-writable.
+    public static func createPrivateFolder(_ path: String) throws {
+        let parent = folderOf(path)
+        if !FileManager.default.fileExists(atPath: parent) {
+            do { try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) } catch {
+                throw CredentialError(.outputFailed, "Cannot create folder \(parent): \(error.localizedDescription)")
+            }
+        }
+        guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
+            throw CredentialError(.outputFailed, "Cannot create folder \(path): \(String(cString: strerror(errno))).")
+        }
+        guard chmod(path, 0o700) == 0 else {
+            throw CredentialError(.outputFailed, "Cannot set the permissions of \(path): \(String(cString: strerror(errno))).")
+        }
+    }
+
+    /// Refuses a trusted folder that other users can write (group or world write bit): they
+    /// could put their own keys in it. As ssh does with ~/.ssh.
+    public static func refuseSharedFolder(_ path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & 0o022 != 0 else { return }
+        let mode = String(info.st_mode & 0o777, radix: 8)
+        throw CredentialError(.unreadable, "\(path) can be written by other users (mode \(mode)), and apnskit trusts what is in it; run chmod go-w \(path).")
     }
 
     /// The folder part of `path` ("." for a bare name). Plain string work: Foundation's
@@ -111,6 +190,8 @@ public final class AtomicFile {
         try flush()
         if fd == STDOUT_FILENO { finished = true; return }
         guard fsync(fd) == 0 else { throw Self.failure(path) }
+        // Again at the last moment: the target may have become a device since `init`.
+        try SecureFileWriter.refuseNonRegular(path)
         let folder = SecureFileWriter.folderOf(path)
         if let temporaryName {
             if force {

@@ -1,3 +1,4 @@
+import CAPNsShims
 import Foundation
 
 /// Reads a line from the controlling terminal with echo off, the way `openssl` and `ssh` ask
@@ -19,15 +20,10 @@ public enum TerminalPrompt {
 
     private static func readHidden(fd: Int32, prompt: String) -> [UInt8]? {
         _ = prompt.withCString { write(fd, $0, strlen($0)) }
-        var saved = termios()
-        let haveTermios = tcgetattr(fd, &saved) == 0
-        if haveTermios {
-            var quiet = saved
-            quiet.c_lflag &= ~tcflag_t(ECHO)
-            tcsetattr(fd, TCSAFLUSH, &quiet)
-        }
+        // Echo off, and back on even if a signal ends the process at the prompt (Ctrl-C).
+        let haveTermios = apns_tty_echo_off(fd) == 0
         defer {
-            if haveTermios { tcsetattr(fd, TCSAFLUSH, &saved) }
+            if haveTermios { apns_tty_restore() }
             _ = "\n".withCString { write(fd, $0, 1) }
         }
         return try? PassphraseSource.readLine(fd: fd, what: "the terminal")

@@ -32,6 +32,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case legacyFrames
     /// `LegacyErrorResponse(bytes:)` and `FeedbackTuple.decodeAll`.
     case legacyReplies
+    /// `HTTP2Session` glue: peer frames into a server session and into a client session.
+    case http2
     /// `ProvisioningProfileFile.read` (CMS envelope, then property list) and, for inputs whose
     /// mode byte is odd, `ProvisioningProfile.parse` on the property list directly.
     case provisioningProfile
@@ -54,6 +56,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .request: try ProtocolHarnesses.request(input)
         case .legacyFrames: try ProtocolHarnesses.legacyFrames(input)
         case .legacyReplies: try ProtocolHarnesses.legacyReplies(input)
+        case .http2: try HTTP2Harness.http2(input)
         case .provisioningProfile: try ProfileHarness.provisioningProfile(input)
         }
     }

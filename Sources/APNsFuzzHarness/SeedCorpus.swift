@@ -45,6 +45,8 @@ enum SeedCorpus {
         case .legacyReplies:
             let tuples = (0..<3).flatMap { FeedbackTuple(timestamp: 1_700_000_000 + UInt32($0), token: Array(repeating: UInt8($0), count: 32)).encoded }
             return [LegacyErrorResponse(status: .invalidToken, identifier: 0x0102_0304).encoded, tuples, tuples + [0, 0, 0]]
+        case .http2:
+            return HTTP2Harness.seeds
         }
     }
 

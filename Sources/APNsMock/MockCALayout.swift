@@ -50,11 +50,7 @@ extension MockCA {
     public func write(to folder: String, force: Bool) throws {
         var isDirectory: ObjCBool = false
         if !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw CredentialError(.outputFailed, "Cannot create folder \(folder): \(error.localizedDescription)")
-            }
+            try SecureFileWriter.createPrivateFolder(folder)
         } else if !isDirectory.boolValue {
             throw CredentialError(.outputFailed, "\(folder) exists and is not a folder; give a folder for the mock CA.")
         }
@@ -82,6 +78,7 @@ extension MockCA {
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw CredentialError(.unreadable, "\(folder) is not a mock CA folder; create one with `apnskit mock ca -o \(folder)`.")
         }
+        try SecureFileWriter.refuseSharedFolder(folder)
         let none = PassphraseSupplier.none
         return MockCA(
             root: try IdentityLoader.certificate(path(MockCALayout.root)).0,

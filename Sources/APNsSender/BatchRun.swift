@@ -120,7 +120,7 @@ final class BatchRun: @unchecked Sendable {
             prefetcher?.start { [self] in pumpAll() }
             for slot in slots.indices { pump(slot) }
         }
-        summary.reconnects = max(0, await pool.connectCount - slots.count)
+        summary.reconnects = await pool.reconnectCount
         if let outage = await pool.outage {
             summary.connectionFailure = outage.reason
             summary.credentialsRejected = outage.credentialsRejected

@@ -104,14 +104,20 @@ public struct BroadcastClient: Sendable {
     // MARK: sending
 
     /// Sends the requests in order on one connection (with a fresh provider token under token
-    /// auth) and returns one answer each. Throws `TransportError` when the connection fails.
+    /// auth) and returns one answer each. Throws `TransportError` when the connection fails,
+    /// `CancellationError` as soon as the calling task is cancelled (while connecting or
+    /// waiting for an answer); the connection is closed either way.
     public func send(_ requests: [HTTP2Request]) async throws -> [Answer] {
-        let client = try await HTTP2Client.connect(to: endpoint, tls: tls, timeout: timeout)
+        let endpoint = self.endpoint, tls = self.tls, timeout = self.timeout
+        let client = try await Cancellable.run({ try await HTTP2Client.connect(to: endpoint, tls: tls, timeout: timeout) },
+                                               discard: { $0.close() })
+        defer { client.close() }
         let authorization = try signer.map { "bearer \(try $0.token())" }
         var answers: [Answer] = []
         for var request in requests {
             if let authorization { request.headers.append((name: "authorization", value: authorization)) }
-            let response = try await client.send(request, timeout: timeout)
+            let ready = request
+            let response = try await Cancellable.run { try await client.send(ready, timeout: timeout) }
             let reason = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["reason"] as? String
             answers.append(Answer(status: response.status, reason: response.status >= 300 ? reason : nil,
                                   channelID: response.header("apns-channel-id"), requestID: response.header("apns-request-id"),

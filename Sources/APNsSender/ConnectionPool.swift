@@ -34,6 +34,12 @@ actor ConnectionPool {
     private var consecutiveFailures = 0
     private(set) var outage: Outage?
     private(set) var connectCount = 0
+    /// Connection attempts, failed ones included, and the slots that made any: every attempt
+    /// after a slot's first is a reconnect, whether or not it got through (in a TLS black hole
+    /// none does, and the summary must still say how often we tried).
+    private var attemptCount = 0
+    private var slotsAttempted: Set<Int> = []
+    var reconnectCount: Int { attemptCount - slotsAttempted.count }
 
     init(connector: any ProviderConnector, size: Int, policy: RetryPolicy, observer: SenderObserver) {
         self.connector = connector
@@ -76,6 +82,8 @@ actor ConnectionPool {
                 }
                 slots[slot].connecting = task
                 slots[slot].attempt += 1
+                attemptCount += 1
+                slotsAttempted.insert(slot)
                 attempt = slots[slot].attempt
             }
             let result = await task.value
@@ -83,7 +91,6 @@ actor ConnectionPool {
                 slots[slot].connecting = nil
                 switch result {
                 case .success(let connection):
-                    connectCount += 1
                     consecutiveFailures = 0
                     observer.connected()
                     if outage != nil { observer.outageEnded() }

@@ -50,6 +50,10 @@ final class Connection: PollHandler, @unchecked Sendable {
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     /// Set by `closeAfterPeer`: we sent close_notify and only wait for the peer to close.
     private var lingering = false
+    /// Set by a delegate whose reader is behind (`RawStream` above its buffer bound): no more
+    /// input is read until `resumeReading`, so TCP flow control holds a fast sender back
+    /// instead of our memory growing with what it sends.
+    private(set) var readPaused = false
     /// True while `readAvailable` hands a burst of input to the delegate. Writes asked for
     /// meanwhile wait for the burst's end, so the answers to everything a burst brought leave
     /// in one TLS record and one write() rather than one each (two busy peers otherwise settle
@@ -91,6 +95,24 @@ final class Connection: PollHandler, @unchecked Sendable {
         observations.initialize(to: apns_tls_observations())
         loop.connectionCreated()
     }
+
+    /// A connection with no socket and no TLS, already open, whose output is dropped: how the
+    /// HTTP/2 fuzz harness drives a real `HTTP2Session` with arbitrary bytes
+    /// (`HTTP2SessionFuzzing`). Loop thread only, like any connection.
+    init(detachedOn loop: EventLoop, context: SSLContext, host: String) {
+        self.loop = loop
+        self.context = context
+        self.host = host
+        self.state = .open
+        self.remoteAddress = host
+        discardsOutput = true
+        observations = .allocate(capacity: 1)
+        observations.initialize(to: apns_tls_observations())
+        loop.connectionCreated()
+    }
+
+    /// Set for a detached connection: there is nowhere to send to.
+    private var discardsOutput = false
 
     deinit {
         if let ssl { SSL_free(ssl) }
@@ -162,21 +184,35 @@ final class Connection: PollHandler, @unchecked Sendable {
             throw TransportError.openssl(.internalFailure, "OpenSSL could not create a TLS connection.")
         }
         self.ssl = ssl
-        _ = apns_SSL_set_observations(ssl, observations)
+        guard apns_SSL_set_observations(ssl, observations) == 1 else {
+            throw TransportError.openssl(.internalFailure, "OpenSSL could not attach the handshake observer.")
+        }
         guard let socket, SSL_set_fd(ssl, socket.fd) == 1 else {
             throw TransportError.openssl(.internalFailure, "OpenSSL could not attach to the socket.")
         }
-        if let host, !context.isServer {
-            let isIP = Endpoint(host: host, port: 1).hostIsIPAddress
-            if !isIP { _ = apns_SSL_set_tlsext_host_name(ssl, host) }
-            if context.configuration.verification == .full {
-                if isIP {
-                    _ = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
-                } else {
-                    _ = SSL_set1_host(ssl, host)
-                }
-            }
+        if let host, !context.isServer { try expectPeerName(ssl, host) }
+    }
+
+    /// Sets SNI and the name the server's certificate must carry. Every step fails closed: a
+    /// name OpenSSL will not take (an embedded NUL, an empty name, over 255 bytes for SNI)
+    /// must not leave only the chain checked, which would accept any certificate the trusted
+    /// CAs ever issued. Names go with their byte length, so a C string cannot silently end
+    /// at an embedded NUL ("localhost\0.example.com" checked as "localhost").
+    private func expectPeerName(_ ssl: OpaquePointer, _ host: String) throws {
+        let bytes = Array(host.utf8)
+        let refused = { (what: String) in
+            TransportError.openssl(.configuration, "The host name \(host.debugDescription) cannot be \(what); the connection was not made.")
         }
+        guard !bytes.isEmpty, !bytes.contains(0) else { throw refused("checked against a certificate") }
+        let isIP = Endpoint(host: host, port: 1).hostIsIPAddress
+        if !isIP, apns_SSL_set_tlsext_host_name(ssl, host) != 1 { throw refused("sent as the TLS server name (SNI)") }
+        guard context.configuration.verification == .full else { return }
+        let param = SSL_get0_param(ssl)
+        let set = isIP ? X509_VERIFY_PARAM_set1_ip_asc(param, host)
+                       : bytes.withUnsafeBufferPointer { buffer in
+                             buffer.withMemoryRebound(to: CChar.self) { X509_VERIFY_PARAM_set1_host(param, $0.baseAddress, buffer.count) }
+                         }
+        guard set == 1 else { throw refused("checked against the server's certificate") }
     }
 
     // MARK: polling
@@ -185,8 +221,22 @@ final class Connection: PollHandler, @unchecked Sendable {
         switch state {
         case .connecting: return false
         case .handshaking: return !handshakeWantsWrite
-        case .open: return true
+        case .open: return !readPaused || lingering
         case .closed: return false
+        }
+    }
+
+    /// Stops reading input until `resumeReading` (back-pressure).
+    func pauseReading() { readPaused = true }
+
+    /// Reads again; input OpenSSL already holds is handed over from the loop, not from inside
+    /// the caller (which may be in the middle of handling a read).
+    func resumeReading() {
+        guard readPaused else { return }
+        readPaused = false
+        loop.schedule(after: 0) { [weak self] in
+            guard let self, self.state == .open, !self.readPaused else { return }
+            self.readAvailable()
         }
     }
 
@@ -305,6 +355,11 @@ final class Connection: PollHandler, @unchecked Sendable {
     }
 
     private func writeQueued() {
+        if discardsOutput {
+            outgoing.removeAll(keepingCapacity: true)
+            outgoingHead = 0
+            return
+        }
         guard state == .open, let ssl else { return }
         while pendingOutput > 0 {
             OpenSSLErrorQueue.clear()
@@ -350,7 +405,7 @@ final class Connection: PollHandler, @unchecked Sendable {
 
     private func readBurst() {
         guard let ssl else { return }
-        while state == .open {
+        while state == .open, !readPaused || lingering {
             OpenSSLErrorQueue.clear()
             let count = readBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             if count > 0 {

@@ -11,49 +11,81 @@ import Foundation
 ///
 /// Slots are taken on the loop thread and given back by `Slot.deinit`, which runs wherever
 /// the last reference to a socket goes (a task may hold a connection), hence the lock.
+///
+/// One address may hold at most `perPeer` of the slots, so a single client that opens
+/// connections and leaves them idle cannot lock every other client out (a server facing the
+/// internet cannot tell a provider from an attacker, only one address from another).
 public final class ConnectionLimit: @unchecked Sendable {
     public let maximum: Int
+    public let perPeer: Int
     /// Ends the refusal line: what to change to allow more (the mock says `--max-connections`).
     private let hint: String
+    private let perPeerHint: String
     private let log: @Sendable (String) -> Void
     private let lock = NSLock()
     private var open = 0
+    private var openByPeer: [String: Int] = [:]
     // Loop-thread-only: the refusal log's rate limit.
     private var refusedSinceLine = 0
     private var lastLine: UInt64 = 0
 
-    public init(maximum: Int, hint: String = "", log: @escaping @Sendable (String) -> Void) {
+    public init(maximum: Int, perPeer: Int? = nil, hint: String = "", perPeerHint: String = "", log: @escaping @Sendable (String) -> Void) {
         self.maximum = maximum
+        self.perPeer = perPeer ?? maximum
         self.hint = hint
+        self.perPeerHint = perPeerHint
         self.log = log
     }
 
     /// Held by an admitted socket; its deinit (the socket closed) frees the slot.
     final class Slot {
         private let limit: ConnectionLimit
-        init(_ limit: ConnectionLimit) { self.limit = limit }
-        deinit { limit.lock.withLock { limit.open -= 1 } }
+        private let address: String
+        init(_ limit: ConnectionLimit, address: String) {
+            self.limit = limit
+            self.address = address
+        }
+        deinit {
+            limit.lock.withLock {
+                limit.open -= 1
+                let left = (limit.openByPeer[address] ?? 1) - 1
+                limit.openByPeer[address] = left > 0 ? left : nil
+            }
+        }
     }
 
     /// Gives `socket` a slot, or refuses it (the caller drops it, which closes it). Loop thread.
     func admit(_ socket: Socket, peer: String, port: Int) -> Bool {
-        let admitted = lock.withLock {
-            guard open < maximum else { return false }
+        let address = Self.address(of: peer)
+        let refusal: String? = lock.withLock {
+            guard open < maximum else { return "\(maximum) connections are open, the limit\(hint.isEmpty ? "" : "; \(hint)")" }
+            let fromPeer = openByPeer[address] ?? 0
+            guard fromPeer < perPeer else {
+                return "\(perPeer) connections from \(address) are open, the limit for one address\(perPeerHint.isEmpty ? "" : "; \(perPeerHint)")"
+            }
             open += 1
-            return true
+            openByPeer[address] = fromPeer + 1
+            return nil
         }
-        if admitted {
-            socket.slot = Slot(self)
+        guard let refusal else {
+            socket.slot = Slot(self, address: address)
             return true
         }
         refusedSinceLine += 1
         let now = EventLoop.nowMillis()
         if lastLine == 0 || now - lastLine >= 1000 {
             let others = refusedSinceLine > 1 ? " (and \(refusedSinceLine - 1) more since the last such line)" : ""
-            log("refused a connection from \(peer) on port \(port)\(others): \(maximum) connections are open, the limit\(hint.isEmpty ? "" : "; \(hint)").")
+            log("refused a connection from \(peer) on port \(port)\(others): \(refusal).")
             refusedSinceLine = 0
             lastLine = now
         }
         return false
+    }
+
+    /// The address part of "127.0.0.1:5000" or "[::1]:5000".
+    static func address(of peer: String) -> String {
+        guard let colon = peer.lastIndex(of: ":") else { return peer }
+        let host = peer[..<colon]
+        return host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : String(host)
     }
 }

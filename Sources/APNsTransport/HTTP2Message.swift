@@ -10,6 +10,11 @@ public struct HTTP2Request: Sendable {
     /// Regular headers (lowercase names), in order; pseudo-headers are the fields above.
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// Server side: the client sent more than `HTTP2Settings.maxBodySize` bytes of body. The
+    /// request is handed over as soon as it passes the bound, with the first
+    /// `maxBodySize + 1` bytes in `body` (so a size check fails), and whatever more the client
+    /// sends on the stream is discarded; the stream is reset (NO_ERROR) once the answer is out.
+    public var bodyOverLimit = false
     /// Server side: the certificate the client presented in the TLS handshake, if any.
     public var clientCertificate: Certificate?
     /// Server side: which connection the request came on (unique per server), so a handler
@@ -77,6 +82,21 @@ public struct HTTP2Settings: Sendable {
     /// (the longest is a provider token, about 200), so 16 KiB is generous; a peer going over
     /// it gets GOAWAY ENHANCE_YOUR_CALM and the connection closes.
     public var maxHeaderListSize: UInt32
+    /// The largest body the peer may send on one stream: a request's (server) or an answer's
+    /// (client). A server answers a request over it at once (the mock: 413 PayloadTooLarge,
+    /// before END_STREAM) and stores nothing more of it; a client fails the request with a
+    /// sentence and cancels the stream. Without it, one endless upload took the mock to 3.5 GB
+    /// in 8 seconds, and a 1 GB answer took `verify` to 1.1 GB. APNs answers carry a small JSON
+    /// body (a reason and perhaps a timestamp); requests at most a 5 KB payload. A connection
+    /// so holds at most `maxConcurrentStreams` x this many body bytes.
+    public var maxBodySize: Int
+    /// Server: a connection that has sent no request frame (HEADERS or DATA) for this many
+    /// seconds gets GOAWAY (NO_ERROR with `idleGoAwayDebug`) and is closed; nil: never. APNs
+    /// closes idle connections too, and without it a client that opens connections and sends
+    /// nothing holds the server's connection slots for good.
+    public var idleTimeout: Double?
+    /// The GOAWAY debug data of an idle close (the mock: `{"reason":"IdleTimeout"}`).
+    public var idleGoAwayDebug = ""
     /// Server: response headers (lower case) whose values differ on every response, such as
     /// ids. They are sent as HPACK literals that are never indexed: indexing them would only
     /// push reusable entries out of both peers' tables and cost both sides time.
@@ -88,11 +108,13 @@ public struct HTTP2Settings: Sendable {
     public var maxConcurrentStreamsWithoutClientCertificate: UInt32?
 
     public init(maxConcurrentStreams: UInt32 = 1000, initialWindowSize: UInt32 = 1 << 20, connectionWindowSize: Int32 = 16 << 20,
-                maxHeaderListSize: UInt32 = 16 << 10) {
+                maxHeaderListSize: UInt32 = 16 << 10, maxBodySize: Int = 64 << 10, idleTimeout: Double? = nil) {
         self.maxConcurrentStreams = maxConcurrentStreams
         self.initialWindowSize = initialWindowSize
         self.connectionWindowSize = connectionWindowSize
         self.maxHeaderListSize = maxHeaderListSize
+        self.maxBodySize = maxBodySize
+        self.idleTimeout = idleTimeout
     }
 }
 

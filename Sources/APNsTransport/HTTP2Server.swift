@@ -36,6 +36,7 @@ public final class HTTP2Server: @unchecked Sendable {
         var sessions: [ObjectIdentifier: HTTP2Session] = [:]
         var byConnectionID: [Int: HTTP2Session] = [:]
         var nextConnectionID = 1
+        var stopped = false
     }
 
     private init(port: Int, loop: EventLoop, listener: Listener, state: ServerState) {
@@ -96,7 +97,19 @@ public final class HTTP2Server: @unchecked Sendable {
             connection.start()
         }
         loop.execute { loop.register(listener) }
+        if let idle = settings.idleTimeout, idle > 0 {
+            loop.execute { sweepIdle(state, loop: loop, timeout: idle, debug: settings.idleGoAwayDebug) }
+        }
         return HTTP2Server(port: boundPort, loop: loop, listener: listener, state: state)
+    }
+
+    /// One timer for all connections, every half timeout (at most a second): each idle one
+    /// gets GOAWAY (`HTTP2Session.closeIfIdle`). Loop thread; ends when the server stops.
+    private static func sweepIdle(_ state: ServerState, loop: EventLoop, timeout: Double, debug: String) {
+        guard !state.stopped else { return }
+        let now = EventLoop.nowMillis()
+        for session in Array(state.sessions.values) { session.closeIfIdle(now: now, timeout: timeout, debug: debug) }
+        loop.schedule(after: min(timeout / 2, 1)) { sweepIdle(state, loop: loop, timeout: timeout, debug: debug) }
     }
 
     /// Stops accepting and sends GOAWAY to every connection.
@@ -105,6 +118,7 @@ public final class HTTP2Server: @unchecked Sendable {
         let state = self.state
         let loop = self.loop
         loop.execute {
+            state.stopped = true
             listener.onAccept = nil
             loop.deregister(listener)
             for session in state.sessions.values { session.shutdown() }

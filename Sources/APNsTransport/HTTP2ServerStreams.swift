@@ -55,8 +55,12 @@ final class HTTP2ServerStreams {
         knownNames.indices.first { $0 > index && knownNames[$0].utf8.count == knownNames[index].utf8.count } ?? -1
     }
 
-    init(maxHeaderListSize: Int) {
+    /// The largest request body kept (`HTTP2Settings.maxBodySize`).
+    private let maxBodySize: Int
+
+    init(maxHeaderListSize: Int, maxBodySize: Int) {
         self.maxHeaderListSize = maxHeaderListSize
+        self.maxBodySize = maxBodySize
         lastValues = Array(repeating: nil, count: Self.knownNames.count)
     }
 
@@ -116,8 +120,19 @@ final class HTTP2ServerStreams {
         return nil
     }
 
-    func data(_ id: Int32, _ chunk: UnsafeBufferPointer<UInt8>) {
-        waiting[id]?.request.body.append(contentsOf: chunk)
+    /// Adds a DATA chunk to stream `id`'s request. When the body passes `maxBodySize`, the
+    /// request is returned at once, cut at `maxBodySize + 1` bytes and marked `bodyOverLimit`;
+    /// the stream is then no longer waiting, so the rest of its DATA is dropped here.
+    func data(_ id: Int32, _ chunk: UnsafeBufferPointer<UInt8>) -> HTTP2Request? {
+        guard let stored = waiting[id]?.request.body.count else { return nil }
+        if stored + chunk.count <= maxBodySize {
+            waiting[id]!.request.body.append(contentsOf: chunk)
+            return nil
+        }
+        guard var request = waiting.removeValue(forKey: id)?.request else { return nil }
+        request.body.append(contentsOf: chunk.prefix(maxBodySize + 1 - stored))
+        request.bodyOverLimit = true
+        return finished(request)
     }
 
     /// The client ended stream `id` with a DATA frame: its request.

@@ -70,6 +70,14 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     /// together by the `produce()` that follows it, one TLS write for a whole read's worth of
     /// answers instead of one per answer (and nghttp2 is not re-entered from its callbacks).
     private var receiving = false
+    /// Server: streams answered before the client finished sending (a body over
+    /// `maxBodySize`): reset with NO_ERROR once the answer is out, so the client stops
+    /// sending (RFC 9113 section 8.1).
+    private var resetAfterAnswer: Set<Int32> = []
+    /// Server: `EventLoop.nowMillis()` of the last request frame or answer (see
+    /// `HTTP2Settings.idleTimeout`), and whether the idle GOAWAY went out already.
+    private(set) var lastActivity = EventLoop.nowMillis()
+    private var idleGoAwaySent = false
 
     /// Called once when the TLS handshake finished (or failed before that).
     var onHandshake: ((Result<TLSHandshakeInfo, TransportError>) -> Void)?
@@ -91,7 +99,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     init(connection: Connection, server: Bool, settings: HTTP2Settings) {
         self.connection = connection
         self.isServer = server
-        serverStreams = server ? HTTP2ServerStreams(maxHeaderListSize: Int(settings.maxHeaderListSize)) : nil
+        serverStreams = server ? HTTP2ServerStreams(maxHeaderListSize: Int(settings.maxHeaderListSize), maxBodySize: settings.maxBodySize) : nil
         self.settings = settings
         connection.delegate = self
     }
@@ -143,7 +151,10 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
                 return
             }
             if violation != nil {
-                _ = nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+                if nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue) != 0 {
+                    connection.fail(violation!)
+                    return
+                }
                 produce()
                 return
             }
@@ -190,6 +201,12 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     }
 
     // MARK: session
+
+    /// Starts nghttp2 without a handshake, for a detached connection (`HTTP2SessionFuzzing`).
+    func startDetached() throws {
+        try startSession(certificateless: false)
+        produce()
+    }
 
     /// `certificateless`: a server's client presented no certificate (APNs: token auth), and
     /// is offered `maxConcurrentStreamsWithoutClientCertificate` streams if that is set.
@@ -258,7 +275,9 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         guard nghttp2_submit_settings(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), entries, entries.count) == 0 else {
             throw TransportError(.internalFailure, "nghttp2 refused our SETTINGS.")
         }
-        _ = nghttp2_session_set_local_window_size(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, settings.connectionWindowSize)
+        guard nghttp2_session_set_local_window_size(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, settings.connectionWindowSize) == 0 else {
+            throw TransportError(.internalFailure, "nghttp2 refused the connection window size \(settings.connectionWindowSize).")
+        }
     }
 
     /// Moves nghttp2's pending frames into the connection (until its buffer is full) and
@@ -297,6 +316,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
 
     private func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         if let serverStreams, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) {
+            lastActivity = EventLoop.nowMillis()
             serverStreams.beginHeaders(frame.pointee.hd.stream_id, newRequest: frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST)
         }
         return 0
@@ -344,10 +364,29 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
 
     private func dataChunk(_ id: Int32, _ data: UnsafeBufferPointer<UInt8>) {
         if let serverStreams {
-            serverStreams.data(id, data)
-        } else {
-            clientStreams[id]?.body.append(contentsOf: data)
+            lastActivity = EventLoop.nowMillis()
+            if let request = serverStreams.data(id, data) {
+                resetAfterAnswer.insert(id)
+                onRequest?(self, id, request)
+            }
+            return
         }
+        guard let stream = clientStreams[id] else { return }
+        guard stream.body.count + data.count <= settings.maxBodySize else {
+            refuseResponseBody(id, stream)
+            return
+        }
+        stream.body.append(contentsOf: data)
+    }
+
+    /// Client: the answer on stream `id` passed `maxBodySize`. The request fails with a
+    /// sentence and the stream is cancelled, so the server stops sending; nothing more of the
+    /// answer is kept.
+    private func refuseResponseBody(_ id: Int32, _ stream: ClientStream) {
+        clientStreams[id] = nil
+        if let session { _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue) }
+        let peer = connection.host ?? connection.remoteAddress
+        stream.completion(.failure(TransportError(.protocolError, "The server \(peer) sent more than \(settings.maxBodySize) bytes of response body on stream \(id) (an APNs answer is a small JSON object); the request was cancelled.")))
     }
 
     private func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
@@ -391,6 +430,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     private func streamClosed(_ id: Int32, _ errorCode: UInt32) {
         if isServer {
             serverStreams?.streamClosed(id)
+            if !resetAfterAnswer.isEmpty { resetAfterAnswer.remove(id) }
             return
         }
         guard let stream = clientStreams.removeValue(forKey: id) else { return }
@@ -451,7 +491,10 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         if let serverStreams {
             var end = false
             let count = serverStreams.readBody(id, into: UnsafeMutableBufferPointer(start: buffer, count: length), end: &end)
-            if end { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+            if end {
+                flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+                if !resetAfterAnswer.isEmpty { resetIfAnsweredEarly(id) }
+            }
             return count
         }
         guard let stream = clientStreams[id] else { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue; return 0 }
@@ -555,8 +598,8 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     /// its stream with CANCEL so the server frees the slot, ends it with `error`, and drops
     /// whatever the server still sends on it. A stream that already ended is left alone.
     private func abandon(_ id: Int32, _ error: TransportError) {
-        guard let stream = clientStreams.removeValue(forKey: id), let session else { return }
-        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue)
+        guard let stream = clientStreams.removeValue(forKey: id), session != nil else { return }
+        resetStream(id, NGHTTP2_CANCEL.rawValue)
         stream.completion(.failure(error))
         produce()
     }
@@ -607,7 +650,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     /// Sends GOAWAY(NO_ERROR) and closes once in-flight streams finish.
     func shutdown() {
         guard let session, !closed else { connection.close(error: nil); return }
-        _ = nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue)
+        guard nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue) == 0 else { connection.close(error: nil); return }
         produce()
     }
 
@@ -636,8 +679,44 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             response.body.isEmpty ? nghttp2_submit_response(session, id, nva, count, nil)
                                   : nghttp2_submit_response(session, id, nva, count, &provider)
         }
-        if rc != 0 { _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_INTERNAL_ERROR.rawValue) }
+        lastActivity = EventLoop.nowMillis()
+        if rc != 0 {
+            resetStream(id, NGHTTP2_INTERNAL_ERROR.rawValue)
+        } else if response.body.isEmpty, !resetAfterAnswer.isEmpty {
+            resetIfAnsweredEarly(id)
+        }
         if !receiving { produce() }
+    }
+
+    /// A stream answered before its request ended: RST_STREAM(NO_ERROR) after the answer
+    /// (queued behind its HEADERS and last DATA), telling the client to stop sending.
+    private func resetIfAnsweredEarly(_ id: Int32) {
+        guard resetAfterAnswer.remove(id) != nil else { return }
+        resetStream(id, NGHTTP2_NO_ERROR.rawValue)
+    }
+
+    /// Queues RST_STREAM; if nghttp2 cannot (out of memory), the stream cannot be ended
+    /// cleanly and neither can the connection's state be trusted: it closes.
+    private func resetStream(_ id: Int32, _ code: UInt32) {
+        guard let session else { return }
+        if nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, code) != 0 {
+            connection.fail(TransportError(.internalFailure, "nghttp2 could not reset stream \(id); the connection was closed."))
+        }
+    }
+
+    /// Server: called by the idle sweep. Past `timeout` seconds without a request frame or
+    /// an answer, the client gets GOAWAY (NO_ERROR, `debug`), after which the session closes
+    /// once no stream is open; a connection still idle one more `timeout` later (a stream
+    /// left open and silent) is closed outright.
+    func closeIfIdle(now: UInt64, timeout: Double, debug: String) {
+        guard !closed, now >= lastActivity, Double(now - lastActivity) >= timeout * 1000 else { return }
+        if idleGoAwaySent {
+            connection.close(error: nil)
+            return
+        }
+        idleGoAwaySent = true
+        lastActivity = now
+        goAway(code: NGHTTP2_NO_ERROR.rawValue, debug: debug)
     }
 
     /// Server: answers stream `id` (unless the action says not to), then applies the action.
@@ -666,7 +745,11 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     func goAway(code: UInt32, debug: String) {
         guard let session, !closed else { return }
         let bytes = Array(debug.utf8)
-        _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session), code, bytes, bytes.count)
+        guard nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session), code, bytes, bytes.count) == 0 else {
+            // Cannot say goodbye properly: close rather than keep a connection we meant to end.
+            connection.close(error: nil)
+            return
+        }
         produce()
     }
 }

@@ -62,7 +62,10 @@ final class SSLContext: @unchecked Sendable {
                     throw TransportError.openssl(.configuration, "Could not read CA certificates from \(path).")
                 }
                 if server {
-                    if let names = SSL_load_client_CA_file(path) { SSL_CTX_set_client_CA_list(ctx, names) }
+                    guard let names = SSL_load_client_CA_file(path) else {
+                        throw TransportError.openssl(.configuration, "Could not read the client CA names from \(path).")
+                    }
+                    SSL_CTX_set_client_CA_list(ctx, names)
                 }
             }
         }

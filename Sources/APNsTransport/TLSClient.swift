@@ -106,8 +106,14 @@ final class RawStream: ConnectionDelegate, @unchecked Sendable {
         callback?(.success(info))
     }
 
+    /// Input kept for a reader that has not asked yet; above it the connection stops reading
+    /// (`Connection.pauseReading`) until the reader catches up. A peer that floods a slow
+    /// reader (the mock's legacy port took 2.85 GB in 6 seconds) is so held back by TCP.
+    static let maxBuffered = 256 * 1024
+
     func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer) {
         buffer.append(contentsOf: bytes)
+        if buffer.count >= Self.maxBuffered { connection.pauseReading() }
         deliver()
     }
 
@@ -159,6 +165,7 @@ final class RawStream: ConnectionDelegate, @unchecked Sendable {
             connection.loop.cancelTimer(reader.timer)
             let bytes = buffer
             buffer.removeAll()
+            connection.resumeReading()
             reader.continuation.resume(returning: bytes)
         } else if closed {
             self.reader = nil

@@ -92,6 +92,15 @@ public final class TLSServerConnection: @unchecked Sendable {
         }
     }
 
+    /// Sends what is queued and close_notify, then discards whatever the client still sends
+    /// (nothing of it is kept) until it closes or `timeout` seconds pass. For a server that
+    /// has said its last word (the legacy gateway's error response): closing with unread
+    /// input would make the kernel send RST, which can destroy that answer unread.
+    public func closeAfterPeer(timeout: Double) {
+        let stream = self.stream
+        loop.execute { stream.connection.closeAfterPeer(timeout: timeout) }
+    }
+
     /// Sends what is queued (best effort) and closes.
     public func close() {
         let stream = self.stream

@@ -63,7 +63,11 @@ static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outle
         *out = selected;
         return SSL_TLSEXT_ERR_OK;
     }
-    return SSL_TLSEXT_ERR_NOACK;
+    /* The client offered only other protocols (say http/1.1): answering in HTTP/2 anyway
+       would feed it bytes it cannot read. RFC 7301 section 3.2: refuse with the
+       no_application_protocol alert. A client that offers no ALPN at
+       all never gets here (HTTP/2 with prior knowledge). */
+    return SSL_TLSEXT_ERR_ALERT_FATAL;
 }
 
 void apns_SSL_CTX_select_alpn_h2(SSL_CTX *ctx) { SSL_CTX_set_alpn_select_cb(ctx, alpn_select, NULL); }

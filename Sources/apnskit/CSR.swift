@@ -58,8 +58,7 @@ struct CSR: ParsableCommand {
 
     func run() throws {
         common.apply()
-        if let keyOut { try SecureFileWriter.preflight(keyOut, force: common.force) }
-        try SecureFileWriter.preflight(csrOut, force: common.force)
+        try SecureFileWriter.preflight([("--key-out", keyOut), ("--csr-out", csrOut)], force: common.force)
         let privateKey: PrivateKey
         var newKeyPassphrase: Passphrase?
         if let key {

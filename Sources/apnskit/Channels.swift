@@ -58,8 +58,9 @@ struct ChannelOptions: ParsableArguments {
         try credentials.checkKeyScope(environment: APNsEnvironment(rawValue: gateway.environment.rawValue) ?? .sandbox, topic: bundle)
         let endpoint = gateway.endpoint(for: .channels)
         if printCurl {
-            try CurlCommand.print(make(bundle), authentication: authentication, endpoint: endpoint,
-                                  identityFiles: credentials.certificate.files, caFile: gateway.caFile)
+            let printer = try CurlCommand.Printer(authentication: authentication, endpoint: endpoint,
+                                                  identityFiles: credentials.certificate.files, caFile: gateway.caFile)
+            make(bundle).forEach(printer.print)
             throw ExitCode.success
         }
         let client = BroadcastClient(endpoint: endpoint, trust: try gateway.trust(), authentication: authentication,

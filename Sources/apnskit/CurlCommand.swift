@@ -6,14 +6,27 @@ import Foundation
 /// Console's "copy as cURL" gives it, so it can be run, shared or put in a script. Every part
 /// is single-quoted for POSIX shells; passphrases are never printed.
 enum CurlCommand {
-    /// Prints one curl command per request; token auth adds a freshly signed JWT.
-    static func print(_ requests: [HTTP2Request], authentication: APNsClient.Authentication, endpoint: Endpoint,
-                      identityFiles: [String], caFile: String?) throws {
-        var authorization: String?
-        if case .token(let signer) = authentication { authorization = "bearer \(try signer.token())" }
-        for var request in requests {
+    /// Prints the curl commands of one run, one per request, as they come (a batch streams:
+    /// nothing is held but the request being printed). Token auth signs one JWT when the
+    /// printer is made and every command carries it, as a sender reuses its token (APNs takes
+    /// it for up to an hour and throttles a token that changes too often, apns-protocol.md §1, §8).
+    struct Printer {
+        let authorization: String?
+        let endpoint: Endpoint
+        let identityFiles: [String]
+        let caFile: String?
+
+        init(authentication: APNsClient.Authentication, endpoint: Endpoint, identityFiles: [String], caFile: String?) throws {
+            if case .token(let signer) = authentication { authorization = "bearer \(try signer.token())" } else { authorization = nil }
+            self.endpoint = endpoint
+            self.identityFiles = identityFiles
+            self.caFile = caFile
+        }
+
+        func print(_ request: HTTP2Request) {
+            var request = request
             if let authorization { request.headers.append((name: "authorization", value: authorization)) }
-            Output.line(render(request, endpoint: endpoint, identityFiles: identityFiles, caFile: caFile))
+            Output.line(CurlCommand.render(request, endpoint: endpoint, identityFiles: identityFiles, caFile: caFile))
         }
     }
 

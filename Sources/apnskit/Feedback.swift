@@ -39,9 +39,9 @@ struct Feedback: AsyncParsableCommand {
         let loaded = try IdentityLoader.load(identity.files, passphrases: try identity.passin.supplier(), identity: identity.choice.selector)
         var tls = TLSConfiguration.client(identity: loaded, trust: try gateway.trust())
         tls.applicationProtocols = []
-        let bytes = try await Self.readAll(endpoint: gateway.endpoint(for: .feedback), tls: tls, timeout: gateway.timeout(for: .feedback))
+        let (bytes, cut) = try await Self.readAll(endpoint: gateway.endpoint(for: .feedback), tls: tls, timeout: gateway.timeout(for: .feedback))
         let (tuples, remainder) = FeedbackTuple.decodeAll(bytes)
-        if remainder > 0 {
+        if remainder > 0, !cut {
             Output.warning("The feedback service closed the connection in the middle of a tuple; \(remainder) trailing bytes were ignored.")
         }
         let text = output.format == .json ? Self.json(tuples) : Self.text(tuples)
@@ -51,10 +51,21 @@ struct Feedback: AsyncParsableCommand {
         } else {
             FileHandle.standardOutput.write(Data(text.utf8))
         }
+        if cut {
+            throw CommandFailure(message: "The feedback service at \(gateway.endpoint(for: .feedback)) sent more than \(Self.maxTuples) tuples; apnskit stopped reading there and wrote the first \(tuples.count). A real service sends its list and closes: check the gateway.", status: ExitStatus.network)
+        }
     }
 
-    /// Everything the server sends until it closes.
-    static func readAll(endpoint: Endpoint, tls: TLSConfiguration, timeout: Double) async throws -> [UInt8] {
+    /// The most tuples one read keeps (38 bytes each on the wire: 3.8 MB). Apple's service sent
+    /// its list and closed; a server that streams without end once took `feedback` to 14.4 GB
+    /// in 60 seconds. The transport stops reading while we are behind, so past this bound
+    /// nothing more is read at all.
+    static let maxTuples = 100_000
+    static let tupleSize = 38
+
+    /// Everything the server sends until it closes, or the first `maxTuples` tuples' worth
+    /// (`cut`: the server had more).
+    static func readAll(endpoint: Endpoint, tls: TLSConfiguration, timeout: Double) async throws -> (bytes: [UInt8], cut: Bool) {
         let client: TLSClient
         do {
             client = try await TLSClient.connect(to: endpoint, tls: tls, timeout: timeout)
@@ -65,13 +76,18 @@ struct Feedback: AsyncParsableCommand {
         var bytes: [UInt8] = []
         while true {
             do {
-                guard let chunk = try await client.read(timeout: timeout) else { return bytes }
+                guard let chunk = try await client.read(timeout: timeout) else { return (bytes, false) }
                 bytes += chunk
+                let bound = maxTuples * tupleSize
+                if bytes.count > bound {
+                    bytes.removeLast(bytes.count - bound)
+                    return (bytes, true)
+                }
             } catch let error as TransportError {
                 switch error.kind {
                 case .connectionClosed, .tls:
                     // Closed without close_notify: the service is done talking.
-                    return bytes
+                    return (bytes, false)
                 default:
                     throw CommandFailure(message: "Reading the feedback service at \(endpoint) failed: \(error.message)", status: ExitStatus.network)
                 }

@@ -1,3 +1,4 @@
+import APNsCredentials
 import APNsSender
 import APNsTransport
 import ArgumentParser
@@ -85,6 +86,9 @@ struct GatewayOptions: ParsableArguments {
         guard FileManager.default.isReadableFile(atPath: caFile) else {
             throw CommandFailure(message: "Cannot read the CA file \(caFile); check the path.", status: ExitStatus.input)
         }
+        // Read it here, before connecting: a file without certificates is bad input (exit 3),
+        // not a TLS failure found mid-handshake (exit 4).
+        _ = try TrustStore(caFile: caFile)
         return .caFile(caFile)
     }
 }

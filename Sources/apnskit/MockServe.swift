@@ -82,8 +82,11 @@ struct MockServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("delay-ms"), help: "Delay every answer by this many milliseconds.")
     var delayMilliseconds: Int = 0
 
-    @Option(name: .customLong("idle-timeout"), help: "Send GOAWAY IdleTimeout to connections idle this many seconds (0: never).")
-    var idleTimeout: Double = 0
+    @Option(name: .customLong("idle-timeout"), help: "Send GOAWAY IdleTimeout to connections idle this many seconds, then close them (0: never).")
+    var idleTimeout: Double = GatewayFaults.defaultIdleTimeout
+
+    @Option(name: .customLong("max-connections-per-peer"), help: "Of --max-connections, at most this many from one address.")
+    var maxConnectionsPerPeer: Int = MockGateway.defaultMaxConnectionsPerPeer
 
     @Option(help: "Seed for --fail-rate draws.")
     var seed: UInt64 = 1
@@ -97,6 +100,8 @@ struct MockServeCommand: AsyncParsableCommand {
         _ = try parsedRates()
         guard maxChannels >= 0 else { throw ValidationError("--max-channels must be 0 or more.") }
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1.") }
+        guard maxConnectionsPerPeer >= 1 else { throw ValidationError("--max-connections-per-peer must be at least 1.") }
+        guard idleTimeout >= 0, idleTimeout.isFinite else { throw ValidationError("--idle-timeout must be 0 (never) or a number of seconds.") }
         for (name, value) in [("--port", port), ("--legacy-port", legacyPort), ("--feedback-port", feedbackPort), ("--channels-port", channelsPort ?? 0)] where value < 0 || value > 65_535 {
             throw ValidationError("\(name) must be a port number (0 for any free port).")
         }
@@ -135,7 +140,9 @@ struct MockServeCommand: AsyncParsableCommand {
         configuration.api.faults.seed = seed
         configuration.api.faults.idleTimeoutSeconds = idleTimeout
         configuration.maxConnections = maxConnections
+        configuration.maxConnectionsPerPeer = maxConnectionsPerPeer
         configuration.connectionLimitHint = "--max-connections allows more"
+        configuration.connectionsPerPeerHint = "--max-connections-per-peer allows more"
         configuration.api.channelLimit = maxChannels
         checkOpenFileLimit()
         let quiet = self.quiet
@@ -171,7 +178,7 @@ struct MockServeCommand: AsyncParsableCommand {
         fflush(nil)
         await SignalWaiter.waitForTermination()
         gateway.stop()
-        Output.note("apnskit mock gateway stopped\(gateway.recorder.map { " (\($0.count) notification(s) recorded)" } ?? "").")
+        Output.note("apnskit mock gateway stopped\(gateway.recorder.map { " (\($0.count) record line(s))" } ?? "").")
     }
 }
 

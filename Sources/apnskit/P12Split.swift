@@ -54,7 +54,7 @@ struct P12Split: ParsableCommand {
 
     func run() throws {
         common.apply()
-        for path in [certOut, keyOut, chainOut].compactMap({ $0 }) { try SecureFileWriter.preflight(path, force: common.force) }
+        try SecureFileWriter.preflight([("--cert-out", certOut), ("--key-out", keyOut), ("--chain-out", chainOut)], force: common.force)
         let label = displayName(input)
         let bytes = try CredentialFile.readBytes(input)
         guard PKCS12.isPKCS12(bytes) else {

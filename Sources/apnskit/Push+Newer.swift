@@ -18,34 +18,60 @@ extension Push {
             if let pushType, pushType != .liveactivity { throw ValidationError("Broadcasts carry Live Activity updates only: --push-type must be liveactivity.") }
             if topic != nil || collapseID != nil { throw ValidationError("Broadcasts take no --topic or --collapse-id (the bundle id is in the path).") }
         }
-        if newer.printCurl && tokens != nil { throw ValidationError("--print-curl prints one request: use --token (or --channel), not --tokens.") }
+        if newer.printCurl && (results != nil || invalidTokens != nil) {
+            throw ValidationError("--print-curl sends nothing, so there are no --results or --invalid-tokens to write; drop them.")
+        }
     }
 
-    /// Broadcasts, or the curl command instead of any request.
-    func sendNewer(template: PushNotification, authentication: APNsClient.Authentication, certificateBundle: String?) async throws {
+    /// Broadcasts, or the curl commands instead of any request.
+    func sendNewer(template: PushNotification, authentication: APNsClient.Authentication, certificateBundle: String?, sink: PushSink) async throws {
         let endpoint = gateway.endpoint(for: .provider)
-        var requests: [HTTP2Request] = []
-        let channelIDs = try newer.channelIDs()
         let bundle = newer.bundleID ?? certificateBundle
-        if newer.isBroadcast {
-            guard let bundle else { throw CommandFailure(message: "The certificate names no bundle id (subject UID); pass --bundle-id.", status: ExitStatus.usage) }
-            requests = channelIDs.map {
-                BroadcastClient.broadcast(bundleID: bundle, channelID: $0, payload: template.payload, priority: template.priority ?? .immediate,
-                                          expiration: template.expiration, apnsID: template.apnsID)
-            }
-        } else if let token {
-            var single = template
-            single.token = try DeviceToken(parsing: token)
-            if let problem = single.localProblem() { throw ValidationError("Cannot send this notification: \(problem).") }
-            requests = [single.httpRequest()]
+        if newer.isBroadcast && bundle == nil {
+            throw CommandFailure(message: "The certificate names no bundle id (subject UID); pass --bundle-id.", status: ExitStatus.usage)
+        }
+        let broadcast = { (channel: String) in
+            BroadcastClient.broadcast(bundleID: bundle ?? "", channelID: channel, payload: template.payload, priority: template.priority ?? .immediate,
+                                      expiration: template.expiration, apnsID: template.apnsID)
         }
         if newer.printCurl {
-            try CurlCommand.print(requests, authentication: authentication, endpoint: endpoint,
-                                  identityFiles: credentials.certificate.files, caFile: gateway.caFile)
+            let printer = try CurlCommand.Printer(authentication: authentication, endpoint: endpoint,
+                                                  identityFiles: credentials.certificate.files, caFile: gateway.caFile)
+            if newer.isBroadcast {
+                try newer.forEachChannelID { printer.print(broadcast($0)) }
+            } else if let token {
+                var single = template
+                single.token = try DeviceToken(parsing: token)
+                if let problem = single.localProblem() { throw ValidationError("Cannot send this notification: \(problem).") }
+                printer.print(single.httpRequest())
+            } else if let tokens {
+                try printBatch(tokens, template: template, printer: printer, sink: sink)
+            }
             return
         }
         let client = BroadcastClient(endpoint: endpoint, trust: try gateway.trust(), authentication: authentication, timeout: gateway.timeout(for: .provider))
-        try await BroadcastPush.send(channels: channelIDs, bundle: bundle ?? "", payload: template.payload, priority: template.priority ?? .immediate,
-                                     expiration: template.expiration, apnsID: template.apnsID, client: client, format: output.format)
+        try await BroadcastPush.send(channels: try newer.channelIDs(), bundle: bundle ?? "", payload: template.payload,
+                                     priority: template.priority ?? .immediate, expiration: template.expiration, apnsID: template.apnsID,
+                                     client: client, format: output.format)
+    }
+
+    /// `--tokens FILE --print-curl`: one curl command per line, streamed through the same feed
+    /// (line bound, payload checks) a real batch uses. Lines that cannot be sent are named on
+    /// stderr and make the exit status 1, as in a batch that is sent.
+    private func printBatch(_ path: String, template: PushNotification, printer: CurlCommand.Printer, sink: PushSink) throws {
+        let reader: LineReader
+        do { reader = try LineReader(path: path) } catch {
+            throw CommandFailure(message: "Cannot read the token file: \(error) Check --tokens.", status: ExitStatus.input)
+        }
+        let source = path == "-" ? "stdin" : path
+        let feed = PushFeed(reader: reader, template: template, check: { $0.localProblem() }) { index, token, reason, removable in
+            sink.recordInvalid(index: index, token: token, reason: reason, removable: removable)
+            Output.note("apnskit: \(source): \(reason) No curl command printed for it.")
+        }
+        while let (_, notification) = feed.next() { printer.print(notification.httpRequest()) }
+        if let readError = feed.readError {
+            throw CommandFailure(message: "Reading \(source) failed after \(feed.produced) commands: \(readError)", status: ExitStatus.input)
+        }
+        if sink.invalid > 0 { throw ExitCode(ExitStatus.problem) }
     }
 }

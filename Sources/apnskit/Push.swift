@@ -102,6 +102,7 @@ struct Push: AsyncParsableCommand {
     func run() async throws {
         output.apply()
         // Outputs first: a run that cannot write its results must not send anything.
+        try SecureFileWriter.preflight([("--results", results), ("--invalid-tokens", invalidTokens)], force: force)
         let resultsFile = try results.map { try AtomicFile(path: $0, sensitivity: .public, force: force) }
         let invalidFile = try invalidTokens.map { try AtomicFile(path: $0, sensitivity: .public, force: force) }
         let sink = PushSink(results: resultsFile, invalidTokens: invalidFile, legacy: legacy)
@@ -127,7 +128,7 @@ struct Push: AsyncParsableCommand {
         try credentials.checkKeyScope(environment: APNsEnvironment(rawValue: gateway.environment.rawValue) ?? .sandbox,
                                       topic: newer.isBroadcast ? newer.bundleID : template.topic)
         if newer.isBroadcast || newer.printCurl {
-            try await sendNewer(template: template, authentication: authentication, certificateBundle: certificateIdentity?.certificate.subject.first("UID"))
+            try await sendNewer(template: template, authentication: authentication, certificateBundle: certificateIdentity?.certificate.subject.first("UID"), sink: sink)
             return
         }
         let trust = try gateway.trust()
@@ -169,12 +170,12 @@ struct Push: AsyncParsableCommand {
             summary = await legacySender.send(feed) { sink.record($0) }
         } else {
             let client = APNsClient(endpoint: endpoint, trust: trust, authentication: authentication,
-                                    connections: connections, concurrency: concurrency, connectTimeout: timeout)
+                                    connections: connections, concurrency: concurrency, connectTimeout: timeout, requestTimeout: timeout)
             summary = await client.send(feed: feed) { sink.record($0) }
             await client.close()
         }
         progress.stop()
-        try sink.commit()
+        let unwritten = sink.commit()
 
         let report = PushReport(summary: summary, invalid: sink.invalid, seconds: Date().timeIntervalSince(start), legacy: legacy)
         let single = token != nil
@@ -183,6 +184,11 @@ struct Push: AsyncParsableCommand {
             Output.line(report.json(result: single ? sink.last : nil, invalidLine: nil))
         case .text:
             if single, let result = sink.last { Output.line(PushReport.describe(result)) } else { Output.line(report.text) }
+        }
+        if !unwritten.isEmpty {
+            // After the summary, and with the delivery's exit code: a script that reran the
+            // batch because the results file is missing would send every notification again.
+            Output.note("apnskit: the batch was sent (summary above); not written: \(unwritten.joined(separator: " ")) Do not send it again; free space and keep the summary.")
         }
         if let readError = feed.readError {
             throw CommandFailure(message: "Reading \(tokens ?? "the tokens") failed after \(report.total) notifications: \(readError)", status: ExitStatus.input)
@@ -233,17 +239,14 @@ struct Push: AsyncParsableCommand {
                                 expiration: expiration, collapseID: collapseID, apnsID: apnsID)
     }
 
+    /// The largest `--payload` file read. APNs takes at most 5 KB (VoIP; 4 KB otherwise,
+    /// apns-protocol.md §2); room is left for whitespace, and the size check per push type
+    /// comes later. Reading stops one byte past it: `--payload -` from `/dev/zero` once
+    /// crashed at 2.1 GB, and a 100 MB file cost 221 MB before it was refused.
+    static let maxPayloadFile = 64 * 1024
+
     private static func readPayload(_ path: String) throws -> [UInt8] {
-        let data: Data?
-        if path == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
-        } else {
-            data = FileManager.default.contents(atPath: path)
-        }
-        guard let data else {
-            throw CommandFailure(message: "Cannot read the payload file \(path); check the path and permissions.", status: ExitStatus.input)
-        }
-        var bytes = [UInt8](data)
+        var bytes = try CredentialFile.readBytes(path, limit: maxPayloadFile, kind: "an APNs payload (at most 5 KB of JSON); check --payload")
         while let last = bytes.last, last == 0x0A || last == 0x0D || last == 0x20 { bytes.removeLast() }
         guard JSONSyntax.isObject(bytes) else {
             throw CommandFailure(message: "The payload \(path == "-" ? "on stdin" : "in \(path)") is not a JSON object; fix the JSON.", status: ExitStatus.input)

@@ -44,7 +44,7 @@ struct BroadcastPushOptions: ParsableArguments {
     @Option(name: .customLong("input-push-channel"), help: ArgumentHelp("Start: subscribe the new activity to this broadcast channel.", valueName: "ID"))
     var inputPushChannel: String?
 
-    @Flag(name: .customLong("print-curl"), help: "Print the equivalent curl command (token auth: with a fresh JWT) instead of sending.")
+    @Flag(name: .customLong("print-curl"), help: "Print the equivalent curl command instead of sending: one per token line or channel of a batch (token auth: one fresh JWT for all).")
     var printCurl = false
 
     var isBroadcast: Bool { !channels.isEmpty || channelsFile != nil }
@@ -60,18 +60,56 @@ struct BroadcastPushOptions: ParsableArguments {
         }
     }
 
-    /// The channel ids to broadcast to: `--channel`s, then the lines of `--channels`.
-    func channelIDs() throws -> [String] {
-        var ids = channels
-        if let channelsFile {
-            guard let data = FileManager.default.contents(atPath: channelsFile) else {
-                throw CommandFailure(message: "Cannot read the channel file \(channelsFile); check the path and permissions.", status: ExitStatus.input)
+    /// Calls `body` with each channel id to broadcast to: the `--channel`s, then the lines of
+    /// `--channels` (`-` for stdin; blank and `#` lines skipped), read line by line so a long
+    /// file is never held whole. A channel id is short base64 text: a line over
+    /// `channelLineLimit` bytes is refused (exit 3) rather than buffered.
+    func forEachChannelID(_ body: (String) throws -> Void) throws {
+        for id in channels { try body(id) }
+        guard let channelsFile else { return }
+        let source = channelsFile == "-" ? "stdin" : channelsFile
+        let reader: LineReader
+        do { reader = try LineReader(path: channelsFile, maximumLineLength: Self.channelLineLimit) } catch {
+            throw CommandFailure(message: "Cannot read the channel file: \(error) Check --channels.", status: ExitStatus.input)
+        }
+        while true {
+            let line: LineReader.Line?
+            do { line = try reader.next() } catch {
+                throw CommandFailure(message: "Reading the channel file \(source) failed: \(error)", status: ExitStatus.input)
             }
-            ids += String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
-                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+            switch line {
+            case nil:
+                return
+            case .tooLong(let number)?:
+                throw CommandFailure(message: "Line \(number) of \(source) is longer than \(Self.channelLineLimit) bytes: not a channel id. "
+                                     + "Put one channel id (as channels create printed it) on each line.", status: ExitStatus.input)
+            case .text(let bytes, _)?:
+                let id = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+                if !id.isEmpty && !id.hasPrefix("#") { try body(id) }
+            }
+        }
+    }
+
+    /// The longest line `--channels` takes: Apple's ids are about 24 characters.
+    static let channelLineLimit = 1024
+
+    /// The channel ids to broadcast to, all of them (the sender reports per channel). At most
+    /// Apple's 10,000 channels an app can have in one environment: more cannot all be live
+    /// channels, and the list is held in memory.
+    func channelIDs() throws -> [String] {
+        var ids: [String] = []
+        try forEachChannelID {
+            guard ids.count < Self.channelCountLimit else {
+                throw CommandFailure(message: "More than \(ChannelLimit.apple) channel ids to broadcast to, Apple's limit of channels per app and "
+                                     + "environment; remove stale or repeated ids (apnskit channels list shows the live ones).", status: ExitStatus.usage)
+            }
+            ids.append($0)
         }
         return ids
     }
+
+    /// Apple's channel limit per app and environment (apns-protocol.md §8).
+    static let channelCountLimit = 10_000
 
     /// The Live Activity payload the flags describe (nil without --live-activity); `title`
     /// and `body` are push's --title and --alert.

@@ -14,7 +14,6 @@ final class PushSink: @unchecked Sendable {
     private(set) var done = 0
     private(set) var errors = 0
     private(set) var invalid = 0
-    private(set) var writeError: String?
     /// The one result of a single push (printed by the command).
     private(set) var last: NotificationResult?
     private(set) var lastInvalid: (token: String, reason: String)?
@@ -60,17 +59,33 @@ final class PushSink: @unchecked Sendable {
     }
 
     private func write(_ bytes: [UInt8], to file: AtomicFile?) {
-        guard let file, writeError == nil else { return }
-        do { try file.append(bytes) } catch { writeError = "\(error)" }
+        guard let file, !failedFiles.contains(ObjectIdentifier(file)) else { return }
+        do { try file.append(bytes) } catch {
+            failedFiles.insert(ObjectIdentifier(file))
+            writeErrors.append("\(error)")
+        }
     }
+
+    /// Files that failed a write (disk full): not committed, each with its sentence.
+    private var failedFiles: Set<ObjectIdentifier> = []
+    private var writeErrors: [String] = []
 
     var counts: (done: Int, errors: Int) { lock.withLock { (done, errors) } }
 
-    /// Names the files; called once after the batch.
-    func commit() throws {
-        if let writeError { throw CommandFailure(message: "Cannot write the results: \(writeError)", status: ExitStatus.usage) }
-        try results?.commit()
-        try invalidTokens?.commit()
+    /// Names the files; called once after the batch. A file that cannot be written (disk
+    /// full) is dropped, never left half-written, and the other is still committed: the
+    /// notifications are out either way, so this returns why (empty: all written) instead
+    /// of throwing, and the command still prints its summary and a delivery exit code.
+    func commit() -> [String] {
+        var problems = writeErrors
+        for file in [results, invalidTokens].compactMap({ $0 }) {
+            guard !failedFiles.contains(ObjectIdentifier(file)) else { file.discard(); continue }
+            do { try file.commit() } catch {
+                file.discard()
+                problems.append("\(error)")
+            }
+        }
+        return problems
     }
 
     func discard() {

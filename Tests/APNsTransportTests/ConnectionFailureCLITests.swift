@@ -2,6 +2,7 @@ import APNsCredentials
 import APNsTransport
 import Foundation
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif

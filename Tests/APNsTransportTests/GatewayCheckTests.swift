@@ -3,6 +3,7 @@ import APNsSender
 import APNsTransport
 import Foundation
 import Testing
+import TestSupport
 
 /// `GatewayCheck` (what `apnskit verify` runs): verdicts from APNs-like servers, and clean
 /// failures against servers it must not trust or cannot talk to.

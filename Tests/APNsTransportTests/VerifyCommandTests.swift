@@ -2,6 +2,7 @@ import APNsCredentials
 import APNsTransport
 import Foundation
 import Testing
+import TestSupport
 
 /// `apnskit verify` end to end: the built binary, its output and its exit codes.
 @Suite("apnskit verify (CLI)")

@@ -2,6 +2,17 @@
 #include <openssl/pem.h>
 #include <openssl/pkcs12.h>
 
+/* Reads the certificate and the unencrypted key both fixtures start from; either is left NULL
+ * when its file cannot be read, which the callers check. */
+void apns_test_read_identity(const char *cert_pem, const char *key_pem, X509 **cert, EVP_PKEY **key) {
+    BIO *in = BIO_new_file(cert_pem, "r");
+    if (in != NULL) *cert = PEM_read_bio_X509(in, NULL, NULL, NULL);
+    BIO_free(in);
+    in = BIO_new_file(key_pem, "r");
+    if (in != NULL) *key = PEM_read_bio_PrivateKey(in, NULL, NULL, NULL);
+    BIO_free(in);
+}
+
 int apns_test_write_p12_key_in_encrypted_safe(const char *cert_pem, const char *key_pem, const char *pass,
                                               int key_iterations, int safe_iterations, const char *out_path) {
     int ok = 0;
@@ -10,12 +21,7 @@ int apns_test_write_p12_key_in_encrypted_safe(const char *cert_pem, const char *
     STACK_OF(PKCS12_SAFEBAG) *bags = NULL;
     STACK_OF(PKCS7) *safes = NULL;
     PKCS12 *p12 = NULL;
-    BIO *in = BIO_new_file(cert_pem, "r");
-    if (in != NULL) cert = PEM_read_bio_X509(in, NULL, NULL, NULL);
-    BIO_free(in);
-    in = BIO_new_file(key_pem, "r");
-    if (in != NULL) key = PEM_read_bio_PrivateKey(in, NULL, NULL, NULL);
-    BIO_free(in);
+    apns_test_read_identity(cert_pem, key_pem, &cert, &key);
     BIO *out = NULL;
     if (cert == NULL || key == NULL) goto done;
     if (PKCS12_add_cert(&bags, cert) == NULL) goto done;

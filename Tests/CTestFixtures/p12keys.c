@@ -10,12 +10,7 @@ int apns_test_write_p12_many_keys(const char *cert_pem, const char *key_pem, con
     STACK_OF(PKCS7) *safes = NULL;
     PKCS12 *p12 = NULL;
     BIO *out = NULL;
-    BIO *in = BIO_new_file(cert_pem, "r");
-    if (in != NULL) cert = PEM_read_bio_X509(in, NULL, NULL, NULL);
-    BIO_free(in);
-    in = BIO_new_file(key_pem, "r");
-    if (in != NULL) key = PEM_read_bio_PrivateKey(in, NULL, NULL, NULL);
-    BIO_free(in);
+    apns_test_read_identity(cert_pem, key_pem, &cert, &key);
     if (cert == NULL || key == NULL) goto done;
     if (PKCS12_add_cert(&bags, cert) == NULL) goto done;
     for (int i = 0; i < copies; i++) {

@@ -61,7 +61,8 @@ extension Hardening {
         func thousandServed() throws {
             let w = try Self.workspace()
             try w.expectSuccess("mock", "issue", "--auth-key", "--ca", "ca", "--team-id", "TEAM123456", "--key-id", "ABC123DEFG", "-o", ".")
-            let mock = try MockServeProcess(in: w)
+            // One address may hold 100 by default; h2load opens all 1,000 from 127.0.0.1.
+            let mock = try MockServeProcess(in: w, ["--max-connections-per-peer", "1000"])
             defer { _ = mock.stop() }
             let signer = try ProviderTokenSigner.load(authKey: w.dir.file("AuthKey_ABC123DEFG.p8"), keyID: "ABC123DEFG", teamID: "TEAM123456")
             let url = "https://127.0.0.1:\(mock.port)/3/device/\(String(repeating: "ab", count: 32))"

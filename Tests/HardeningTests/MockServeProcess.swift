@@ -7,12 +7,17 @@ import TestSupport
 final class MockServeProcess: @unchecked Sendable {
     let server: BackgroundProcess
     let port: Int
+    /// The legacy binary port, when started with `legacy: true`.
+    let legacyPort: Int?
     let caFile: String
+    /// Peak resident memory (VmHWM, KiB) once it was up: what bounds are measured from.
+    let baselineRSS: Int
 
     /// `ulimit` (e.g. `"-n 64"`) starts it under that shell limit.
-    init(in w: CLIWorkspace, _ arguments: [String] = [], ulimit: String? = nil) throws {
+    init(in w: CLIWorkspace, _ arguments: [String] = [], ulimit: String? = nil, legacy: Bool = false) throws {
         let portsFile = "ports-\(UUID().uuidString).json"
-        let serve = ["mock", "serve", "--ca", "ca", "--port", "0", "--no-legacy", "--no-feedback", "--ports-file", portsFile] + arguments
+        let serve = ["mock", "serve", "--ca", "ca", "--port", "0"] + (legacy ? ["--legacy-port", "0"] : ["--no-legacy"])
+            + ["--no-feedback", "--ports-file", portsFile] + arguments
         if let ulimit {
             server = try BackgroundProcess("/bin/sh", ["-c", "ulimit \(ulimit) && exec \"$0\" \"$@\"", Binaries.apnskit] + serve, directory: w.dir.path)
         } else {
@@ -24,7 +29,9 @@ final class MockServeProcess: @unchecked Sendable {
             throw MockServeError(message: "apnskit mock serve did not start: \(server.stderr)")
         }
         self.port = port
+        legacyPort = ports["legacy"] as? Int
         caFile = w.dir.file("ca/ca-bundle.pem")
+        baselineRSS = Self.peakRSS(of: server.process.processIdentifier)
     }
 
     struct MockServeError: Error, CustomStringConvertible {
@@ -36,8 +43,13 @@ final class MockServeProcess: @unchecked Sendable {
     var stderr: String { server.stderr }
 
     /// Peak resident memory so far (VmHWM), in KiB.
-    var peakRSS: Int {
-        let status = (try? String(contentsOfFile: "/proc/\(server.process.processIdentifier)/status", encoding: .utf8)) ?? ""
+    var peakRSS: Int { Self.peakRSS(of: server.process.processIdentifier) }
+
+    /// How much the peak grew since start, in KiB (-1 if unknown).
+    var peakGrowth: Int { baselineRSS > 0 && peakRSS > 0 ? peakRSS - baselineRSS : -1 }
+
+    static func peakRSS(of pid: Int32) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
         let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
     }

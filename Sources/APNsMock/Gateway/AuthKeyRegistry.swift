@@ -56,6 +56,7 @@ public struct AuthKeyRegistry: Sendable {
         var registry = AuthKeyRegistry()
         let folder = "\(caFolder)/\(folderName)"
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return registry }
+        try SecureFileWriter.refuseSharedFolder(folder)
         for name in names.sorted() where name.hasSuffix(".json") {
             let path = "\(folder)/\(name)"
             let bytes = try CredentialFile.readBytes(path)
@@ -75,13 +76,7 @@ public struct AuthKeyRegistry: Sendable {
     /// Writes the registration of `entry` under `caFolder`.
     public static func register(_ entry: Entry, caFolder: String, force: Bool) throws {
         let folder = "\(caFolder)/\(folderName)"
-        if !FileManager.default.fileExists(atPath: folder) {
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-            } catch {
-                throw CredentialError(.outputFailed, "Cannot create \(folder): \(error.localizedDescription)")
-            }
-        }
+        if !FileManager.default.fileExists(atPath: folder) { try SecureFileWriter.createPrivateFolder(folder) }
         let pem = String(decoding: try entry.publicKey.pem(), as: UTF8.self)
         var fields: [(String, JSONValue)] = [("key_id", .string(entry.keyID)), ("team_id", .string(entry.teamID)), ("public_key", .string(pem))]
         if let environments = entry.environments { fields.append(("environments", .array(environments.map { .string($0.rawValue) }))) }

@@ -52,24 +52,34 @@ struct BroadcastAPI {
 
     let store: ChannelStore
 
+    /// What was accepted, for the record.
+    enum Accepted {
+        case broadcast(bundle: String, channel: String, payloadBytes: Int)
+        case channelCall(ChannelCall)
+    }
+
     /// The answer to an authorized request on `route`; `accepted` is called for a broadcast
-    /// that was accepted (to record it) before the answer is returned.
-    func answer(_ request: HTTP2Request, _ route: Route, apnsID: String,
-                accepted: (_ bundle: String, _ channel: String, _ payloadBytes: Int) -> Void) -> HTTP2Response {
+    /// or channel call that succeeded (to record it) before the answer is returned.
+    func answer(_ request: HTTP2Request, _ route: Route, apnsID: String, accepted: (Accepted) -> Void) -> HTTP2Response {
         var echoed: [(name: String, value: String)] = []
         if let requestID = request.header("apns-request-id") {
             guard RequestValidator.isCanonicalUUID(requestID) else { return Self.reject(.invalidRequest, echoed) }
             echoed.append(("apns-request-id", requestID.lowercased()))
         }
+        let requestID = echoed.first?.value
         switch route {
         case .unknown:
             return Self.reject(.badPath, echoed)
         case .allChannels(let bundle):
             guard request.method == "GET" else { return Self.reject(.methodNotAllowed, echoed) }
-            let body = JSONValue.object([("channels", .array(store.list(bundle: bundle).map { .string($0) }))]).serialized()
+            let channels = store.list(bundle: bundle)
+            let body = JSONValue.object([("channels", .array(channels.map { .string($0) }))]).serialized()
+            var call = ChannelCall(operation: .list, bundleID: bundle, channel: nil, status: 200, requestID: requestID)
+            call.channelCount = channels.count
+            accepted(.channelCall(call))
             return HTTP2Response(status: 200, headers: echoed + [("content-type", "application/json")], body: body)
         case .channels(let bundle):
-            return manage(request, bundle: bundle, echoed)
+            return manage(request, bundle: bundle, requestID: requestID, echoed, accepted: accepted)
         case .broadcast(let bundle):
             echoed.append(("apns-id", apnsID))
             guard request.method == "POST" else { return Self.reject(.methodNotAllowed, echoed) }
@@ -83,13 +93,19 @@ struct BroadcastAPI {
             }
             guard !request.body.isEmpty else { return Self.reject(.payloadEmpty, echoed) }
             guard request.body.count <= Self.payloadLimit else { return Self.reject(.payloadTooLarge, echoed) }
-            accepted(bundle, channel, request.body.count)
+            accepted(.broadcast(bundle: bundle, channel: channel, payloadBytes: request.body.count))
             return HTTP2Response(status: 200, headers: echoed)
         }
     }
 
     /// create (POST), read (GET), delete (DELETE) on `/1/apps/<bundle>/channels`.
-    private func manage(_ request: HTTP2Request, bundle: String, _ echoed: [(name: String, value: String)]) -> HTTP2Response {
+    private func manage(_ request: HTTP2Request, bundle: String, requestID: String?, _ echoed: [(name: String, value: String)],
+                        accepted: (Accepted) -> Void) -> HTTP2Response {
+        func record(_ operation: ChannelCall.Operation, _ channel: String, status: Int, policy: Int? = nil) {
+            var call = ChannelCall(operation: operation, bundleID: bundle, channel: channel, status: status, requestID: requestID)
+            call.messageStoragePolicy = policy
+            accepted(.channelCall(call))
+        }
         switch request.method {
         case "POST":
             guard let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] else {
@@ -101,13 +117,15 @@ struct BroadcastAPI {
             guard let pushType = object["push-type"] as? String else { return Self.reject(.missingPushType, echoed) }
             guard pushType == "LiveActivity" else { return Self.reject(.invalidPushType, echoed) }
             guard let id = store.create(bundle: bundle, policy: policy) else { return Self.reject(.cannotCreateChannelConfig, echoed) }
+            record(.create, id, status: 201, policy: policy)
             return HTTP2Response(status: 201, headers: echoed + [("apns-channel-id", id)])
         case "GET":
             switch existingChannel(request, bundle: bundle) {
             case .failure(let error): return Self.reject(error.reason, echoed)
             case .success(let channel):
-                let body = JSONValue.object([("message-storage-policy", .int(store.policy(bundle: bundle, channel: channel) ?? 0)),
-                                             ("push-type", .string("LiveActivity"))]).serialized()
+                let policy = store.policy(bundle: bundle, channel: channel) ?? 0
+                let body = JSONValue.object([("message-storage-policy", .int(policy)), ("push-type", .string("LiveActivity"))]).serialized()
+                record(.read, channel, status: 200, policy: policy)
                 return HTTP2Response(status: 200, headers: echoed + [("apns-channel-id", channel), ("content-type", "application/json")], body: body)
             }
         case "DELETE":
@@ -115,6 +133,7 @@ struct BroadcastAPI {
             case .failure(let error): return Self.reject(error.reason, echoed)
             case .success(let channel):
                 _ = store.delete(bundle: bundle, channel: channel)
+                record(.delete, channel, status: 204)
                 return HTTP2Response(status: 204, headers: echoed)
             }
         default:

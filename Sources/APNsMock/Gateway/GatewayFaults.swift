@@ -15,9 +15,16 @@ public struct GatewayFaults: Sendable, Equatable {
     public var maxConcurrentStreams: UInt32 = 1000
     /// Seed for the failure-rate draws, so a run can be repeated exactly.
     public var seed: UInt64 = 1
-    /// Send GOAWAY `{"reason":"IdleTimeout"}` to connections idle this long (0: never), as
-    /// APNs does to providers that connect and then send nothing.
-    public var idleTimeoutSeconds: Double = 0
+    /// Send GOAWAY `{"reason":"IdleTimeout"}` to connections idle this long and close them
+    /// (0: never), as APNs does to providers that connect and then send nothing; on the
+    /// legacy port, close after this long without a byte. On by default: without it,
+    /// connections that send nothing hold the gateway's slots for good (1,000 such
+    /// connections refused every other client).
+    public var idleTimeoutSeconds: Double = GatewayFaults.defaultIdleTimeout
+
+    /// Why 60 seconds: nghttpd's default read timeout; a provider that means to send keeps
+    /// its connection busy or pings it, and reconnecting after a minute of silence is cheap.
+    public static let defaultIdleTimeout: Double = 60
 
     public enum DropMode: String, Sendable, CaseIterable {
         /// The request is accepted and recorded, then the connection closes unanswered: the

@@ -21,11 +21,25 @@ public final class MockGateway: @unchecked Sendable {
         /// Connections open at once over all three ports (`--max-connections`); one more is
         /// closed at once, with a log line. See `defaultMaxConnections`.
         public var maxConnections = MockGateway.defaultMaxConnections
+        /// Of those, at most this many from one address (`--max-connections-per-peer`), so
+        /// one client cannot take every slot. See `defaultMaxConnectionsPerPeer`.
+        public var maxConnectionsPerPeer = MockGateway.defaultMaxConnectionsPerPeer
         /// Appended to the log line about a refused connection: how the caller raises the
         /// limit (the CLI names its flag; a library user, their own setting).
         public var connectionLimitHint = ""
+        /// The same for a connection refused at `maxConnectionsPerPeer`.
+        public var connectionsPerPeerHint = ""
         public init() {}
     }
+
+    /// Why 100: `apnskit push` opens at most 64 connections and a provider a handful; a
+    /// tenth of the default total leaves nine tenths for everyone else.
+    public static let defaultMaxConnectionsPerPeer = 100
+
+    /// The largest request body the provider API keeps: the largest payload APNs accepts
+    /// (5 KB for VoIP, apns-protocol.md §2). A request past it is answered 413
+    /// PayloadTooLarge at once, before its END_STREAM, and the rest of it is discarded.
+    public static let maxRequestBody = 5120
 
     /// Why 1000: a provider keeps a handful of connections (APNs treats rapid reconnects as an
     /// attack), so a thousand covers any realistic test fleet; each costs the mock about
@@ -54,7 +68,8 @@ public final class MockGateway: @unchecked Sendable {
     public init(ca: MockCA, caFolder: String, configuration: Configuration, log: @escaping @Sendable (String) -> Void = { _ in },
                 warn: (@Sendable (String) -> Void)? = nil) throws {
         let warn = warn ?? log
-        let limit = ConnectionLimit(maximum: configuration.maxConnections, hint: configuration.connectionLimitHint, log: warn)
+        let limit = ConnectionLimit(maximum: configuration.maxConnections, perPeer: configuration.maxConnectionsPerPeer,
+                                    hint: configuration.connectionLimitHint, perPeerHint: configuration.connectionsPerPeerHint, log: warn)
         connectionLimit = limit
         var settings = configuration.api
         if settings.authKeys.entries.isEmpty { settings.authKeys = try AuthKeyRegistry.load(caFolder: caFolder) }
@@ -67,8 +82,13 @@ public final class MockGateway: @unchecked Sendable {
         tls.requireClientCertificate = false
         tls.requestClientCertificate = true
         let handler = self.handler
-        var http2Settings = HTTP2Settings(maxConcurrentStreams: settings.faults.maxConcurrentStreams)
+        var http2Settings = HTTP2Settings(maxConcurrentStreams: settings.faults.maxConcurrentStreams, maxBodySize: Self.maxRequestBody)
         http2Settings.uniqueResponseHeaders = ["apns-id", "apns-unique-id"]
+        let idleTimeout = settings.faults.idleTimeoutSeconds
+        if idleTimeout > 0 {
+            http2Settings.idleTimeout = idleTimeout
+            http2Settings.idleGoAwayDebug = #"{"reason":"IdleTimeout"}"#
+        }
         http2Settings.maxConcurrentStreamsWithoutClientCertificate = min(settings.tokenConnectionInitialStreams, settings.faults.maxConcurrentStreams)
         let http2 = try HTTP2Server.start(host: configuration.host, port: configuration.port, tls: tls, settings: http2Settings,
                                           limit: limit, log: warn, loopHandler: { handler.handle($0) })
@@ -85,7 +105,8 @@ public final class MockGateway: @unchecked Sendable {
         let counter = ConnectionCounter()
         let legacy = try configuration.legacyPort.map { port in
             try TLSServer.start(host: configuration.host, port: port, tls: required, limit: limit, log: warn) { connection in
-                await LegacyGatewaySession(id: counter.next(), environment: environment, registry: registry, recorder: recorder, log: log)
+                await LegacyGatewaySession(id: counter.next(), environment: environment, registry: registry, recorder: recorder,
+                                           log: log, idleSeconds: idleTimeout > 0 ? idleTimeout : .infinity)
                     .serve(connection)
             }
         }
@@ -98,14 +119,14 @@ public final class MockGateway: @unchecked Sendable {
         }
         servers = (http2, legacy, feedback)
         providerPort = http2.port
-        let idleTimeout = settings.faults.idleTimeoutSeconds
         if idleTimeout > 0 {
+            // The transport sends the GOAWAY (to every idle connection, including those that
+            // never sent a request); this only logs it and forgets the connection's state.
             idleSweeper = Task { [handler] in
                 while !Task.isCancelled {
                     try? await Task.sleep(nanoseconds: UInt64(min(idleTimeout, 1) / 2 * 1_000_000_000))
                     for id in handler.takeIdleConnections(olderThan: idleTimeout) {
                         log("connection #\(id): idle for \(idleTimeout)s; GOAWAY IdleTimeout")
-                        http2.goAway(connectionID: id, code: 0, debug: #"{"reason":"IdleTimeout"}"#)
                     }
                 }
             }

@@ -2,8 +2,9 @@ import APNsCredentials
 import APNsProtocol
 import Foundation
 
-/// Appends one JSON line per accepted notification to `--record FILE`, so a test can prove
-/// that nothing was lost and nothing delivered twice.
+/// Appends one JSON line per accepted notification (and per answered channel management
+/// call) to `--record FILE`, so a test can prove that nothing was lost and nothing delivered
+/// twice.
 ///
 /// Each line is handed to the kernel with one `write(2)` before `record` returns, and the
 /// gateway records before it queues the answer: so once a client has an answer, its line is
@@ -11,7 +12,7 @@ import Foundation
 /// crash of the machine itself could lose it, and `close` fsyncs for that). No user-space
 /// buffer: a 64 KiB one once lost every answered notification on `kill -9`.
 ///
-/// Fields (broadcasts: see `recordBroadcast`): `apns_id`, `token`, `topic`, `push_type`, `payload_bytes`, `connection`, `protocol`
+/// Fields (broadcasts: see `recordBroadcast`; channel calls: `recordChannelCall`): `apns_id`, `token`, `topic`, `push_type`, `payload_bytes`, `connection`, `protocol`
 /// ("h2", "legacy"), and for legacy frames `identifier` (the client's, which need not be
 /// unique; `apns_id` is, `legacy-<connection>-<n>` for the connection's n-th notification).
 public final class NotificationRecorder: @unchecked Sendable {
@@ -48,6 +49,22 @@ public final class NotificationRecorder: @unchecked Sendable {
                ("protocol", .string("broadcast"))])
     }
 
+    /// A channel management call APNs would have answered with success (apns-protocol.md §8):
+    /// `protocol` "channels", `operation` (create, read, delete, list), `bundle_id`, `channel`
+    /// (null for list), `status`, `request_id` (the client's `apns-request-id`, or null),
+    /// `message_storage_policy` (create and read), `channel_count` (list), `connection` (the
+    /// management port's). Refused calls are not recorded, as refused notifications are not.
+    public func recordChannelCall(_ call: ChannelCall, connection: Int) {
+        var fields: [(String, JSONValue)] = [
+            ("request_id", call.requestID.map(JSONValue.string) ?? .null), ("operation", .string(call.operation.rawValue)),
+            ("bundle_id", .string(call.bundleID)), ("channel", call.channel.map(JSONValue.string) ?? .null), ("status", .int(call.status)),
+        ]
+        if let policy = call.messageStoragePolicy { fields.append(("message_storage_policy", .int(policy))) }
+        if let count = call.channelCount { fields.append(("channel_count", .int(count))) }
+        fields += [("connection", .int(connection)), ("protocol", .string("channels"))]
+        write(fields)
+    }
+
     private func write(_ fields: [(String, JSONValue)]) {
         var line = JSONValue.object(fields).serialized()
         line.append(0x0A)
@@ -62,4 +79,19 @@ public final class NotificationRecorder: @unchecked Sendable {
     public func close() {
         lock.withLock { try? handle.synchronize() }
     }
+}
+
+/// A channel management call the mock answered with success, as `--record` writes it.
+public struct ChannelCall: Sendable, Equatable {
+    public enum Operation: String, Sendable {
+        case create, read, delete, list
+    }
+
+    public let operation: Operation
+    public let bundleID: String
+    public let channel: String?
+    public let status: Int
+    public let requestID: String?
+    public var messageStoragePolicy: Int?
+    public var channelCount: Int?
 }

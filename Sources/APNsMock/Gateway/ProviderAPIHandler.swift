@@ -161,8 +161,13 @@ public final class ProviderAPIHandler: @unchecked Sendable {
         if let error = authorize(bundle: bundle, authorization: request.header("authorization"), state, now: now) {
             return BroadcastAPI.reject(error.reason, [("apns-id", apnsID)])
         }
-        var response = broadcasts.answer(request, route, apnsID: apnsID) { bundle, channel, bytes in
-            recorder?.recordBroadcast(apnsID: apnsID, bundleID: bundle, channel: channel, payloadBytes: bytes, connection: request.connectionID)
+        var response = broadcasts.answer(request, route, apnsID: apnsID) { accepted in
+            switch accepted {
+            case .broadcast(let bundle, let channel, let bytes):
+                recorder?.recordBroadcast(apnsID: apnsID, bundleID: bundle, channel: channel, payloadBytes: bytes, connection: request.connectionID)
+            case .channelCall(let call):
+                recorder?.recordChannelCall(call, connection: request.connectionID)
+            }
         }
         response.headers.append(Self.serverHeader)
         if response.status < 300 { raiseStreamLimitOnFirstSuccess(state, &response) }

@@ -10,6 +10,7 @@
 #include <openssl/x509.h>
 #include <openssl/pem.h>
 #include "apns_files.h"
+#include "apns_tty.h"
 #include "apns_ca.h"
 #include "apns_tls.h"
 #include "apns_kdf.h"

@@ -16,4 +16,9 @@ int apns_test_write_p12_key_in_encrypted_safe(const char *cert_pem, const char *
  * (plain safe, one iteration each): more keys than any real export, for the key-count bound.
  * Returns 1 on success. */
 int apns_test_write_p12_many_keys(const char *cert_pem, const char *key_pem, const char *pass, int copies, const char *out_path);
+
+/* Shared by the writers above: reads a PEM certificate and an unencrypted PEM key. */
+#include <openssl/x509.h>
+#include <openssl/evp.h>
+void apns_test_read_identity(const char *cert_pem, const char *key_pem, X509 **cert, EVP_PKEY **key);
 #endif

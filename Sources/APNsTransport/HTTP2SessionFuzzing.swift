@@ -1,0 +1,79 @@
+import Foundation
+
+/// Feeds arbitrary bytes into a real `HTTP2Session`, server or client role, with no socket and
+/// no TLS: the glue between nghttp2 and our requests and responses (header and body bounds,
+/// answers before END_STREAM, stream bookkeeping, completions) meets frames no well-behaved
+/// peer sends. For the `http2` fuzz target and its deterministic pass in CI; not a transport.
+public enum HTTP2SessionFuzzing {
+    /// What one input did.
+    public struct Outcome: Sendable {
+        /// Server: requests handed to the handler, and the largest body among them.
+        public var requests = 0
+        public var largestRequestBody = 0
+        /// Server: requests over the body bound whose flag was wrong (must stay 0).
+        public var misflaggedBodies = 0
+        /// Client: completions of the one request submitted (must end at exactly 1), and the
+        /// largest answer body a completion carried.
+        public var completions = 0
+        public var largestResponseBody = 0
+    }
+
+    /// The settings both roles use here: a small body bound, so inputs reach it.
+    public static let settings = HTTP2Settings(maxConcurrentStreams: 100, maxHeaderListSize: 4096, maxBodySize: 5120)
+
+    /// Runs `bytes` through a session on the shared loop (its connections are loop-confined),
+    /// in pieces of `chunk` bytes; the server role is sent the client preface first. The
+    /// connection is closed at the end, so every pending completion has run when this returns.
+    public static func feed(_ bytes: [UInt8], asServer: Bool, chunk: Int) throws -> Outcome {
+        let context = try sharedContext.get()
+        let box = OutcomeBox()
+        let done = DispatchSemaphore(value: 0)
+        let loop = EventLoop.shared
+        loop.execute {
+            let connection = Connection(detachedOn: loop, context: context, host: "fuzz.invalid")
+            let session = HTTP2Session(connection: connection, server: asServer, settings: settings)
+            session.onRequest = { session, id, request in
+                box.outcome.requests += 1
+                box.outcome.largestRequestBody = max(box.outcome.largestRequestBody, request.body.count)
+                if request.bodyOverLimit != (request.body.count > settings.maxBodySize) { box.outcome.misflaggedBodies += 1 }
+                session.respond(id, HTTP2Response(status: 200, body: Array(#"{"ok":1}"#.utf8)))
+            }
+            do {
+                try session.startDetached()
+            } catch {
+                done.signal()
+                return
+            }
+            if !asServer {
+                let request = HTTP2Request(path: "/3/device/00", headers: [(name: "apns-topic", value: "com.example.app")], body: Array(#"{"aps":{}}"#.utf8))
+                session.submit(request, timeout: nil) { result in
+                    box.outcome.completions += 1
+                    if case .success(let response) = result {
+                        box.outcome.largestResponseBody = max(box.outcome.largestResponseBody, response.body.count)
+                    }
+                }
+            }
+            let input = asServer ? Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + bytes : bytes
+            input.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count, connection.state == .open {
+                    let count = min(max(1, chunk), raw.count - offset)
+                    session.connection(connection, didRead: UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + count)]))
+                    offset += count
+                }
+            }
+            connection.close(error: nil)
+            done.signal()
+        }
+        done.wait()
+        return box.outcome
+    }
+
+    /// One TLS context for all inputs (a detached connection never uses it for TLS).
+    private static let sharedContext = Result { try SSLContext(.client(identity: nil, trust: .system, verification: .none), server: false) }
+
+    /// Written on the loop thread, read after the semaphore.
+    private final class OutcomeBox: @unchecked Sendable {
+        var outcome = Outcome()
+    }
+}
