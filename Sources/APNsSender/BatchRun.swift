@@ -1,3 +1,4 @@
+import APNsTransport
 import APNsProtocol
 import Foundation
 
@@ -71,6 +72,9 @@ final class BatchRun: @unchecked Sendable {
     /// Notifications submitted and not yet answered, or waiting out a back-off, by index:
     /// what `cancel()` must end besides `ready`.
     private var active: [Int: PendingNotification] = [:]
+    /// The in-flight attempt of each submitted notification, by index: `cancel()` resets
+    /// their streams so the gateway frees the slots at once.
+    private var inFlightRequests: [Int: RequestCancellation] = [:]
     private var outstanding = 0
     private var feedEnded = false
     private var cancelled = false
@@ -138,6 +142,11 @@ final class BatchRun: @unchecked Sendable {
             active.removeAll()
             return ended
         }
+        let requests = lock.withLock {
+            defer { inFlightRequests.removeAll() }
+            return Array(inFlightRequests.values)
+        }
+        for request in requests { request.cancel() }
         for item in ended { emit(item, item.result(.cancelled)) }
         finishIfDone()
     }
@@ -276,7 +285,13 @@ final class BatchRun: @unchecked Sendable {
                 return
             }
         }
-        connection.submit(request) { [self, item, bearer] result in
+        let cancellation = RequestCancellation()
+        let runCancelled = lock.withLock {
+            if !cancelled { inFlightRequests[item.index] = cancellation }
+            return cancelled
+        }
+        if runCancelled { cancellation.cancel() }
+        connection.submit(request, cancellation: cancellation) { [self, item, bearer] result in
             complete(item, bearer: bearer, slot: slot, connection: connection, result: result)
         }
     }
@@ -292,11 +307,17 @@ final class BatchRun: @unchecked Sendable {
                           result: Result<ProviderResponse, ProviderSendError>) {
         var item = item
         // A run cancelled meanwhile has already given this notification its result.
-        let mine = lock.withLock { active.removeValue(forKey: item.index) != nil }
+        let mine = lock.withLock {
+            inFlightRequests.removeValue(forKey: item.index)
+            return active.removeValue(forKey: item.index) != nil
+        }
         let decision: Decision
         switch result {
         case .success(let response):
             decision = decide(response, &item, bearer: bearer)
+        case .failure where !mine:
+            // Cancelled: the stream was reset on purpose; the connection is fine.
+            decision = .again
         case .failure(let error):
             lock.withLock {
                 if let current = slots[slot].connection, current === connection { slots[slot].connection = nil }

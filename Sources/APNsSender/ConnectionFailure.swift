@@ -7,7 +7,8 @@ import APNsTransport
 /// A TLS alert about our certificate (`unknown_ca`, `certificate_expired`,
 /// `certificate_required`, ...) means the gateway answered and refused the credentials:
 /// `credentialsRejected` (exit 1), and retrying cannot help. Everything else (refused, DNS,
-/// timeout, a server that does not speak TLS or HTTP/2) means no verdict: `unreachable` (exit 4).
+/// timeout, a server we cannot trust, a server that does not speak TLS or HTTP/2) means no
+/// verdict: `unreachable` (exit 4).
 public struct ConnectionFailure: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Verdict: Sendable, Equatable {
         /// The gateway refused the client certificate (or wanted one): fix the credentials.
@@ -29,6 +30,10 @@ public struct ConnectionFailure: Error, Sendable, Equatable, CustomStringConvert
     public init(_ error: Error, endpoint: String, presentedCertificate: Bool) {
         guard let error = error as? TransportError else {
             self.init(.unreachable, "Could not connect to \(endpoint): \(error).", alert: nil)
+            return
+        }
+        if case .untrustedServer(let trust) = error.kind {
+            self.init(untrusted: trust)
             return
         }
         if case .tlsAlert(let tlsAlert) = error.kind {
@@ -57,6 +62,32 @@ public struct ConnectionFailure: Error, Sendable, Equatable, CustomStringConvert
             return
         }
         self.init(.unreachable, error.message, alert: nil)
+    }
+
+    /// A server we cannot trust (its chain does not verify, or its certificate is for another
+    /// host): no verdict on the credentials, and `unreachable` (exit 4) because nothing was
+    /// sent. `verify` reports it from the handshake it let finish, `push` from the one that
+    /// full verification aborted; both word it here.
+    public init(untrusted trust: ServerTrustFailure) {
+        switch trust.problem {
+        case .chain(let verifyError, let missingIssuer):
+            var sentence = "The server's certificate chain did not verify: \(verifyError)"
+            if let missingIssuer {
+                sentence += "; the trust store lacks \"\(missingIssuer)\""
+                // apns-protocol.md §3: Apple's gateways chain to this root since 2025.
+                sentence += Self.isAppleGatewayRoot(missingIssuer)
+                    ? " (APNs servers chain to it since 2025: add it to your CA bundle or update the system's ca-certificates)"
+                    : " (trust its certificate: give a CA file that holds it)"
+            }
+            self.init(.unreachable, sentence + ".", alert: nil)
+        case .hostname(let certificateName):
+            self.init(.unreachable, "The server's certificate is not valid for \(trust.host) (it is for \(certificateName ?? "another name")).", alert: nil)
+        }
+    }
+
+    /// The root APNs servers chain to, which older trust stores lack.
+    public static func isAppleGatewayRoot(_ issuer: String) -> Bool {
+        issuer.contains("USERTrust RSA Certification Authority")
     }
 
     public init(_ verdict: Verdict, _ sentence: String, alert: String?) {

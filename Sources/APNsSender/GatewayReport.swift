@@ -114,33 +114,25 @@ public struct GatewayReport: Sendable, Encodable {
     }
 
     /// Chain and host name; false (with the report finished) when the server is not trusted.
+    /// The sentence is `ConnectionFailure`'s, the one `push` gives when full verification
+    /// aborts the same handshake.
     mutating func checkServerTrust(_ info: TLSHandshakeInfo) -> Bool {
-        if info.chainVerified {
-            step("verify", "The server's certificate chain verified.")
-        } else {
-            var sentence = "The server's certificate chain did not verify: \(info.verifyError ?? "unknown error")"
-            if let missing = info.missingIssuer {
-                sentence += "; the trust store lacks \"\(missing)\""
-                if missing.contains("USERTrust RSA Certification Authority") {
-                    sentence += " (APNs servers chain to it since 2025: add it to your CA bundle or update the system's ca-certificates)"
-                } else {
-                    sentence += " (trust its certificate)"
-                    hint = .trustAnchor
-                }
-            }
-            step("verify", sentence + ".")
-            finish(.failed, sentence + ".")
+        let trust = info.trustFailure(host: endpointHost)
+        if case .chain(_, let missing)? = trust?.problem {
+            let sentence = ConnectionFailure(untrusted: trust!).sentence
+            if let missing, !ConnectionFailure.isAppleGatewayRoot(missing) { hint = .trustAnchor }
+            step("verify", sentence)
+            finish(.failed, sentence)
             return false
         }
-        if info.hostnameMatches == true {
-            step("hostname", "The server's certificate matches the host name.")
-        } else {
-            let names = info.peerChain.first?.subject.commonName ?? "another name"
-            let sentence = "The server's certificate is not valid for \(endpointHost) (it is for \(names))."
+        step("verify", "The server's certificate chain verified.")
+        if let trust {
+            let sentence = ConnectionFailure(untrusted: trust).sentence
             step("hostname", sentence)
             finish(.failed, sentence)
             return false
         }
+        step("hostname", "The server's certificate matches the host name.")
         return true
     }
 

@@ -23,8 +23,18 @@ public final class HTTP2ProviderConnection: ProviderConnection {
     }
 
     public func submit(_ request: ProviderRequest, completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void) {
+        submit(request, cancellation: nil, completion: completion)
+    }
+
+    public func submit(_ request: ProviderRequest, cancellation: RequestCancellation,
+                       completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void) {
+        submit(request, cancellation: Optional(cancellation), completion: completion)
+    }
+
+    private func submit(_ request: ProviderRequest, cancellation: RequestCancellation?,
+                        completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void) {
         let message = HTTP2Request(method: "POST", path: request.path, headers: request.headers, body: request.body)
-        client.submit(message, timeout: requestTimeout) { result in
+        client.submit(message, timeout: requestTimeout, cancellation: cancellation) { result in
             completion(result.map { ProviderResponse(status: $0.status, headers: $0.headers, body: $0.body) }.mapError(Self.map))
         }
     }

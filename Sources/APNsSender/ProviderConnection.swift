@@ -1,3 +1,4 @@
+import APNsTransport
 /// What the sender needs from a connection to the provider API, kept abstract so retry and
 /// accounting logic is tested against scripted faults as well as real servers. The HTTP/2
 /// implementation is `HTTP2ProviderConnection`.
@@ -48,6 +49,12 @@ public protocol ProviderConnection: AnyObject, Sendable {
     /// transport that can answer on its own thread (HTTP/2 on the event loop) costs no task and
     /// no thread hop per notification. `completion` runs exactly once and must not block.
     func submit(_ request: ProviderRequest, completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void)
+    /// `submit` that the caller can give up through `cancellation`: the request's stream is
+    /// reset so the gateway frees its slot, and the completion runs with a failure the caller
+    /// ignores (its result is `.cancelled`). Connections that cannot reset a request keep the
+    /// default, which ignores `cancellation`.
+    func submit(_ request: ProviderRequest, cancellation: RequestCancellation,
+                completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void)
     /// False once the connection has failed or is going away; the pool then replaces it.
     var isUsable: Bool { get }
     /// The server's SETTINGS_MAX_CONCURRENT_STREAMS as last seen (APNs: 1 until a token-auth
@@ -57,6 +64,11 @@ public protocol ProviderConnection: AnyObject, Sendable {
 }
 
 extension ProviderConnection {
+    public func submit(_ request: ProviderRequest, cancellation: RequestCancellation,
+                       completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void) {
+        submit(request, completion: completion)
+    }
+
     /// Runs `send` in a task: right for connections that are async at heart (test fakes).
     public func submit(_ request: ProviderRequest, completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void) {
         Task {

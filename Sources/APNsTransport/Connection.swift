@@ -312,11 +312,12 @@ final class Connection: PollHandler, @unchecked Sendable {
             let alert = TLSAlert(code: Int(observations.pointee.alert_received_code))
             return TransportError(.tlsAlert(alert), "\(context.isServer ? "The client" : "The server") \(peer) ended the TLS handshake with alert \(alert.name).", details: queue)
         }
-        if let ssl, !context.isServer, context.configuration.verification == .full {
-            let result = SSL_get_verify_result(ssl)
-            if result != X509_V_OK {
-                let text = String(cString: X509_verify_cert_error_string(result))
-                return TransportError(.tls, "The certificate of \(peer) did not verify: \(text).", details: queue)
+        if let ssl, !context.isServer, context.configuration.verification == .full, SSL_get_verify_result(ssl) != X509_V_OK {
+            let info = TLSHandshakeInfo(ssl: ssl, observations: observations.pointee, host: host,
+                                        remoteAddress: remoteAddress, presentedIdentity: context.configuration.identity != nil)
+            if let trust = info.trustFailure(host: peer) {
+                let text = info.verifyError ?? "unknown error"
+                return TransportError(.untrustedServer(trust), "The certificate of \(peer) did not verify: \(text).", details: queue)
             }
         }
         if sslError == SSL_ERROR_SYSCALL || sslError == SSL_ERROR_ZERO_RETURN, queue.isEmpty {

@@ -87,9 +87,16 @@ public final class HTTP2Client: @unchecked Sendable {
 
     /// Sends one request and returns its response. Throws on reset, GOAWAY, connection loss,
     /// or when `timeout` seconds pass without a complete response.
+    /// Cancelling the calling task resets the request's stream (RST_STREAM CANCEL) and throws
+    /// `TransportError` `.cancelled` at once; a late answer is dropped.
     public func send(_ request: HTTP2Request, timeout: Double? = nil) async throws -> HTTP2Response {
-        try await withCheckedThrowingContinuation { continuation in
-            submit(request, timeout: timeout) { continuation.resume(with: $0) }
+        let cancellation = RequestCancellation()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                submit(request, timeout: timeout, cancellation: cancellation) { continuation.resume(with: $0) }
+            }
+        } onCancel: {
+            cancellation.cancel()
         }
     }
 
@@ -97,13 +104,14 @@ public final class HTTP2Client: @unchecked Sendable {
     /// response or the `TransportError` (`send`'s outcomes). No task and no thread hop per
     /// request: a sender that submits its next request from the completion keeps the whole
     /// pipeline on the loop thread. The completion must not block.
-    public func submit(_ request: HTTP2Request, timeout: Double? = nil,
+    /// `cancellation`, when given, lets the caller give the request up later.
+    public func submit(_ request: HTTP2Request, timeout: Double? = nil, cancellation: RequestCancellation? = nil,
                        completion: @escaping @Sendable (Result<HTTP2Response, TransportError>) -> Void) {
         let session = self.session
         if loop.inLoop {
-            session.submit(request, timeout: timeout, completion: completion)
+            session.submit(request, timeout: timeout, cancellation: cancellation, completion: completion)
         } else {
-            loop.execute { session.submit(request, timeout: timeout, completion: completion) }
+            loop.execute { session.submit(request, timeout: timeout, cancellation: cancellation, completion: completion) }
         }
     }
 

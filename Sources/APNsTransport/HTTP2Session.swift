@@ -509,7 +509,11 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     /// timeout, exactly once, on the loop thread (perhaps before `submit` returns). Callable
     /// from inside this session's callbacks: a sender submits the next request from the
     /// previous one's completion, and the bytes go out with the `produce()` after the read.
-    func submit(_ request: HTTP2Request, timeout: Double?, completion: @escaping ClientCompletion) {
+    func submit(_ request: HTTP2Request, timeout: Double?, cancellation: RequestCancellation? = nil, completion: @escaping ClientCompletion) {
+        if cancellation?.isCancelled == true {
+            completion(.failure(Self.cancelledError))
+            return
+        }
         if let goaway {
             completion(.failure(TransportError(.notProcessed, "The server sent GOAWAY \(Self.errorName(goaway.code))\(goaway.debug.isEmpty ? "" : " (\(goaway.debug))"); the request was not sent: open a new connection.")))
             return
@@ -549,8 +553,18 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         let stream = ClientStream(completion: completion, requestBody: request.body, timeout: timeout)
         clientStreams[id] = stream
         if let deadline = stream.deadline { armSweep(at: deadline) }
+        if let cancellation {
+            let loop = connection.loop
+            let attached = cancellation.attach { [weak self] in
+                guard let session = self else { return }
+                loop.execute { session.abandon(id, Self.cancelledError) }
+            }
+            if !attached { abandon(id, Self.cancelledError) }
+        }
         if !receiving { produce() }
     }
+
+    static let cancelledError = TransportError(.cancelled, "The request was cancelled.")
 
     /// Makes sure the sweep runs by `deadline`.
     private func armSweep(at deadline: UInt64) {
@@ -573,14 +587,20 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             guard let deadline = stream.deadline else { continue }
             if deadline <= now { expired.append(id) } else { earliest = min(earliest, deadline) }
         }
-        for id in expired { timeOut(id) }
+        for id in expired {
+            guard let stream = clientStreams[id] else { continue }
+            abandon(id, TransportError(.timeout, "\(connection.host ?? connection.remoteAddress) did not answer the request within \(Self.seconds(stream.timeout))."))
+        }
         if earliest != .max { armSweep(at: earliest) }
     }
 
-    private func timeOut(_ id: Int32) {
+    /// Gives up a request that is still waiting (timed out, or cancelled by its caller): resets
+    /// its stream with CANCEL so the server frees the slot, ends it with `error`, and drops
+    /// whatever the server still sends on it. A stream that already ended is left alone.
+    private func abandon(_ id: Int32, _ error: TransportError) {
         guard let stream = clientStreams.removeValue(forKey: id), session != nil else { return }
         resetStream(id, NGHTTP2_CANCEL.rawValue)
-        stream.completion(.failure(TransportError(.timeout, "\(connection.host ?? connection.remoteAddress) did not answer the request within \(Self.seconds(stream.timeout)).")))
+        stream.completion(.failure(error))
         produce()
     }
 

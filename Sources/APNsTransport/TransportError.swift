@@ -16,6 +16,9 @@ public struct TransportError: Error, CustomStringConvertible, Sendable, Equatabl
         /// The TLS handshake failed for a reason on our side or the server's (version, cipher,
         /// untrusted chain, host name).
         case tls
+        /// Client side, full verification: the server's chain does not verify against the
+        /// trust store or its certificate is for another host name.
+        case untrustedServer(ServerTrustFailure)
         /// The peer ended the handshake (or the first read) with a TLS alert; `alert` names it.
         case tlsAlert(TLSAlert)
         /// The server did not agree to HTTP/2 or broke the protocol.
@@ -28,6 +31,8 @@ public struct TransportError: Error, CustomStringConvertible, Sendable, Equatabl
         /// above GOAWAY's last-stream-id, or never sent before the connection ended): a
         /// resend cannot deliver twice.
         case notProcessed
+        /// The caller gave the request up (`RequestCancellation`); its stream was reset.
+        case cancelled
         /// A bad argument (unparseable host:port, unreadable CA file).
         case configuration
         /// An OpenSSL or nghttp2 call failed where it should not.

@@ -73,15 +73,16 @@ enum VerifyOutput {
         return lines.joined(separator: "\n")
     }
 
-    /// The report's summary with the flag that applies its hint.
+    /// The report's summary with the flag that applies its hint. A server we cannot trust gets
+    /// no flag: `push` words that failure the same way without a report (`ConnectionFailure`).
     static func sentence(_ report: GatewayReport) -> String {
-        guard let hint = report.hint, report.summary.hasSuffix(".") else { return report.summary }
-        return String(report.summary.dropLast()) + " (\(flag(for: hint)))."
+        guard let hint = report.hint, let flag = flag(for: hint), report.summary.hasSuffix(".") else { return report.summary }
+        return String(report.summary.dropLast()) + " (\(flag))."
     }
 
-    static func flag(for hint: GatewayReport.Hint) -> String {
+    static func flag(for hint: GatewayReport.Hint) -> String? {
         switch hint {
-        case .trustAnchor: return "pass it with --ca-file"
+        case .trustAnchor: return nil
         case .topic: return "pass it with --topic"
         case .productionEnvironment: return "try --environment production"
         case .sandboxEnvironment: return "try --environment sandbox"

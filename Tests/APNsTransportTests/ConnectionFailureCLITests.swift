@@ -58,8 +58,8 @@ struct ConnectionFailureCLITests {
     }
 
     /// verify and push with the same credentials against `port`.
-    func both(_ credentials: [String], port: Int, timeout: String = "10") async throws -> (verify: Outcome, push: Outcome) {
-        let gateway = ["--gateway", "localhost:\(port)", "--ca-file", fixtures.caCert, "--timeout", timeout]
+    func both(_ credentials: [String], port: Int, timeout: String = "10", caFile: String? = nil) async throws -> (verify: Outcome, push: Outcome) {
+        let gateway = ["--gateway", "localhost:\(port)", "--ca-file", caFile ?? fixtures.caCert, "--timeout", timeout]
         let verify = try await outcome(["verify"] + credentials + gateway)
         let push = try await outcome(["push"] + credentials + gateway + ["--topic", "com.example.app", "--token", String(repeating: "ab", count: 32),
                                                                           "--alert", "x"])
@@ -101,6 +101,31 @@ struct ConnectionFailureCLITests {
         let server = SilentListener()
         let (verify, push) = try await both(certificate, port: server.port, timeout: "1")
         #expect(verify.status == 4 && verify.sentence.contains("did not complete the TLS handshake"), "\(verify)")
+        #expect(push == verify)
+    }
+
+    /// A server that presents `cert`, asks for no client certificate and answers anything.
+    func plainServer(cert: String, key: String) throws -> HTTP2Server {
+        try HTTP2Server.start(tls: .server(identity: try fixtures.identity(cert: cert, key: key))) { _ in
+            HTTP2Response(status: 400, headers: [("apns-id", UUID().uuidString.lowercased())], body: Array(#"{"reason":"BadDeviceToken"}"#.utf8))
+        }
+    }
+
+    @Test("Untrusted server chain (the server's CA is not in --ca-file): exit 4, one sentence")
+    func untrustedChain() async throws {
+        let server = try plainServer(cert: fixtures.serverCert, key: fixtures.serverKey)
+        defer { server.stop() }
+        let (verify, push) = try await both(certificate, port: server.port, caFile: fixtures.otherCACert)
+        #expect(verify.status == 4 && verify.sentence.contains("did not verify") && verify.sentence.contains("apnskit Test Root CA"), "\(verify)")
+        #expect(push == verify)
+    }
+
+    @Test("Server certificate for another host name: exit 4, one sentence")
+    func hostnameMismatch() async throws {
+        let server = try plainServer(cert: fixtures.wrongHostCert, key: fixtures.wrongHostKey)
+        defer { server.stop() }
+        let (verify, push) = try await both(certificate, port: server.port)
+        #expect(verify.status == 4 && verify.sentence.contains("not valid for localhost"), "\(verify)")
         #expect(push == verify)
     }
 

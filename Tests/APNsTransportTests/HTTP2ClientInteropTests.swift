@@ -71,7 +71,9 @@ struct HTTP2ClientInteropTests {
         await #expect {
             _ = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: port), tls: tls)
         } throws: { error in
-            (error as? TransportError)?.kind == .tls
+            guard case .untrustedServer(let trust)? = (error as? TransportError)?.kind,
+                  case .chain(_, let missing) = trust.problem else { return false }
+            return missing == "apnskit Test Root CA"
         }
     }
 
@@ -83,7 +85,8 @@ struct HTTP2ClientInteropTests {
             _ = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: port), tls: tls, timeout: 5)
         } throws: { error in
             guard let error = error as? TransportError else { return false }
-            return error.kind == .tls && error.message.contains("hostname mismatch")
+            return error.kind == .untrustedServer(ServerTrustFailure(.hostname(certificateName: "wrong.example.com"), host: "localhost"))
+                && error.message.contains("hostname mismatch")
         }
     }
 }
