@@ -72,11 +72,16 @@ struct TransportBehaviourTests {
 
     @Test func largeBodiesFlowBothWays() async throws {
         try await onOwnLoop("test.flow") { loop in
-            let server = try HTTP2Server.start(tls: .server(identity: try fixtures.serverIdentity), loop: loop) { request in
+            // The body bound (64 KiB by default: APNs bodies are small) is raised on both sides:
+            // this test is about flow-control windows, not the bound, which HostilePeerTests covers.
+            let big = 4 << 20
+            let server = try HTTP2Server.start(tls: .server(identity: try fixtures.serverIdentity),
+                                               settings: HTTP2Settings(maxBodySize: big), loop: loop) { request in
                 HTTP2Response(status: 200, headers: [("x-received", String(request.body.count))], body: request.body + request.body)
             }
             defer { server.stop() }
-            let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: server.port), tls: try clientTLS(), loop: loop)
+            let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: server.port), tls: try clientTLS(),
+                                                       settings: HTTP2Settings(maxConcurrentStreams: 100, maxBodySize: big), loop: loop)
             defer { client.close() }
             // 1.5 MiB up and 3 MiB down per stream: past the 64 KiB default and the 1 MiB stream windows.
             let body = (0..<(3 << 19)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
