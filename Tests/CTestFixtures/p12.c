@@ -13,6 +13,21 @@ void apns_test_read_identity(const char *cert_pem, const char *key_pem, X509 **c
     BIO_free(in);
 }
 
+/* Wraps the caller's safes into a PKCS#12 with a SHA-256 MAC of `mac_iterations` and writes it
+ * (DER) to `out_path`; the safes stay the caller's. Returns 1 on success. */
+int apns_test_write_safes(STACK_OF(PKCS7) *safes, const char *pass, int mac_iterations, const char *out_path) {
+    int ok = 0;
+    BIO *out = NULL;
+    PKCS12 *p12 = PKCS12_add_safes(safes, 0);
+    if (p12 == NULL || !PKCS12_set_mac(p12, pass, -1, NULL, 0, mac_iterations, EVP_sha256())) goto done;
+    out = BIO_new_file(out_path, "wb");
+    ok = out != NULL && i2d_PKCS12_bio(out, p12) == 1;
+done:
+    BIO_free(out);
+    PKCS12_free(p12);
+    return ok;
+}
+
 int apns_test_write_p12_key_in_encrypted_safe(const char *cert_pem, const char *key_pem, const char *pass,
                                               int key_iterations, int safe_iterations, const char *out_path) {
     int ok = 0;
@@ -20,20 +35,13 @@ int apns_test_write_p12_key_in_encrypted_safe(const char *cert_pem, const char *
     EVP_PKEY *key = NULL;
     STACK_OF(PKCS12_SAFEBAG) *bags = NULL;
     STACK_OF(PKCS7) *safes = NULL;
-    PKCS12 *p12 = NULL;
     apns_test_read_identity(cert_pem, key_pem, &cert, &key);
-    BIO *out = NULL;
     if (cert == NULL || key == NULL) goto done;
     if (PKCS12_add_cert(&bags, cert) == NULL) goto done;
     if (PKCS12_add_key(&bags, key, 0, key_iterations, NID_aes_256_cbc, pass) == NULL) goto done;
     if (!PKCS12_add_safe(&safes, bags, NID_aes_256_cbc, safe_iterations, pass)) goto done;
-    p12 = PKCS12_add_safes(safes, 0);
-    if (p12 == NULL || !PKCS12_set_mac(p12, pass, -1, NULL, 0, safe_iterations, EVP_sha256())) goto done;
-    out = BIO_new_file(out_path, "wb");
-    ok = out != NULL && i2d_PKCS12_bio(out, p12) == 1;
+    ok = apns_test_write_safes(safes, pass, safe_iterations, out_path);
 done:
-    BIO_free(out);
-    PKCS12_free(p12);
     sk_PKCS7_pop_free(safes, PKCS7_free);
     sk_PKCS12_SAFEBAG_pop_free(bags, PKCS12_SAFEBAG_free);
     EVP_PKEY_free(key);

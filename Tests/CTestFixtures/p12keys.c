@@ -8,8 +8,6 @@ int apns_test_write_p12_many_keys(const char *cert_pem, const char *key_pem, con
     EVP_PKEY *key = NULL;
     STACK_OF(PKCS12_SAFEBAG) *bags = NULL;
     STACK_OF(PKCS7) *safes = NULL;
-    PKCS12 *p12 = NULL;
-    BIO *out = NULL;
     apns_test_read_identity(cert_pem, key_pem, &cert, &key);
     if (cert == NULL || key == NULL) goto done;
     if (PKCS12_add_cert(&bags, cert) == NULL) goto done;
@@ -18,13 +16,8 @@ int apns_test_write_p12_many_keys(const char *cert_pem, const char *key_pem, con
         if (PKCS12_add_key(&bags, key, 0, 1, NID_aes_256_cbc, pass) == NULL) goto done;
     }
     if (!PKCS12_add_safe(&safes, bags, -1, 0, NULL)) goto done;
-    p12 = PKCS12_add_safes(safes, 0);
-    if (p12 == NULL || !PKCS12_set_mac(p12, pass, -1, NULL, 0, 1, EVP_sha256())) goto done;
-    out = BIO_new_file(out_path, "wb");
-    ok = out != NULL && i2d_PKCS12_bio(out, p12) == 1;
+    ok = apns_test_write_safes(safes, pass, 1, out_path);
 done:
-    BIO_free(out);
-    PKCS12_free(p12);
     sk_PKCS7_pop_free(safes, PKCS7_free);
     sk_PKCS12_SAFEBAG_pop_free(bags, PKCS12_SAFEBAG_free);
     EVP_PKEY_free(key);

@@ -21,4 +21,7 @@ int apns_test_write_p12_many_keys(const char *cert_pem, const char *key_pem, con
 #include <openssl/x509.h>
 #include <openssl/evp.h>
 void apns_test_read_identity(const char *cert_pem, const char *key_pem, X509 **cert, EVP_PKEY **key);
+/* Shared by the writers above: wraps safes into a PKCS#12 with a SHA-256 MAC and writes it. */
+#include <openssl/pkcs12.h>
+int apns_test_write_safes(STACK_OF(PKCS7) *safes, const char *pass, int mac_iterations, const char *out_path);
 #endif
