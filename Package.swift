@@ -19,6 +19,8 @@ let package = Package(
         // handlers, swift-prometheus) receives the sender's logs and metrics.
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // The mock gateway's inbox web UI (APNsMockInbox): HTTP/1.1 and server-sent events.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
     ],
     targets: [
         // System libraries: module maps over the Debian -dev packages (scripts/setup.sh installs them).
@@ -46,6 +48,12 @@ let package = Package(
                                                    .product(name: "Metrics", package: "swift-metrics")]),
         // Test CA issuing Apple-like push certificates, and the local mock gateway.
         .target(name: "APNsMock", dependencies: ["APNsCredentials", "APNsProtocol", "APNsTransport", "COpenSSL", "CAPNsShims"]),
+        // The mock's inbox: a bounded store of answered requests, its JSON API, live events and
+        // web page on Hummingbird. Only the CLI depends on it: APNsMock stays free of NIO, and
+        // the ASan build of the fuzz pass never compiles NIO or Hummingbird.
+        .target(name: "APNsMockInbox", dependencies: ["APNsMock", "APNsProtocol",
+                                                      .product(name: "Hummingbird", package: "hummingbird"),
+                                                      .product(name: "HummingbirdCore", package: "hummingbird")]),
         .executableTarget(
             name: "apnskit",
             dependencies: [
@@ -54,6 +62,7 @@ let package = Package(
                 "APNsTransport",
                 "APNsSender",
                 "APNsMock",
+                "APNsMockInbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -89,7 +98,8 @@ let package = Package(
         // CLI end-to-end tests for inspect/check/mock: run the built apnskit binary.
         .testTarget(name: "InspectCheckTests", dependencies: ["apnskit", "APNsMock", "APNsCredentials", "TestSupport"],
                     exclude: ["Schemas"]),
-        .testTarget(name: "apnskitTests", dependencies: ["apnskit", "APNsCredentials", "TestSupport"]),
+        // CLI end-to-end tests; the mock inbox's (issue 16) also test its store in-process.
+        .testTarget(name: "apnskitTests", dependencies: ["apnskit", "APNsCredentials", "TestSupport", "APNsMock", "APNsMockInbox"]),
         // Issue 7: the fuzz harnesses over fixed-seed mutations, secrets, resource bounds.
         .testTarget(name: "HardeningTests", dependencies: ["APNsFuzzHarness", "apnskit", "APNsCredentials", "APNsProtocol", "APNsSender",
                                                            "APNsTransport", "APNsMock", "TestSupport", "CTestFixtures"]),

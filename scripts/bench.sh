@@ -94,6 +94,29 @@ r_ng=$(h2load_median nghttpd -n "$N" -c 1 -m 100 -d payload.json "https://127.0.
 grep -q "$N 2xx" h2load-mock.txt || echo "warning: not every mock answer was 2xx (see bench-out/h2load-mock.txt)" >&2
 row "h2load -c 1 -m 100, $N POSTs, token auth" "apnskit mock: ${r_mock} req/s" "nghttpd: ${r_ng} req/s" "$(ratio "$r_mock" "$r_ng")x nghttpd"
 
+# ---- 2b. the mock with its inbox web UI on, nobody watching (issue 16) ----------------------
+# A second mock with --ui-port; the same h2load run against each, alternating, so load drift
+# hits both. The inbox's cost per request is the event it is handed and one ring slot.
+"${RT[@]}" "$BIN" mock serve --ca ca --port 0 --no-legacy --no-feedback --ui-port 0 --ports-file ports-ui.json -q >/dev/null 2>mock-ui.log &
+PIDS+=($!)
+for _ in $(seq 1 100); do [ -s ports-ui.json ] && break; sleep 0.1; done
+UI_MOCK_PORT=$(python3 -c "import json; print(json.load(open('ports-ui.json'))['provider'])")
+UI_PORT=$(python3 -c "import json; print(json.load(open('ports-ui.json'))['ui'])")
+echo "== h2load: the mock without and with --ui-port, $N requests each, alternating" >&2
+without_ui=(); with_ui=()
+for _ in $(seq 1 $REPS); do
+  for port in "$MOCK_PORT" "$UI_MOCK_PORT"; do
+    r=$("${RT[@]}" h2load -n "$N" -c 1 -m 100 -H "authorization: bearer $JWT" -H "apns-topic: com.example.app" -d payload.json \
+      "https://127.0.0.1:$port/3/device/$TOKEN" 2>/dev/null | tee h2load-inbox.txt | rate)
+    if [ "$port" = "$MOCK_PORT" ]; then without_ui+=("$r"); else with_ui+=("$r"); fi
+  done
+done
+seen=$(curl --silent "http://127.0.0.1:$UI_PORT/api/notifications?limit=1" | python3 -c "import json, sys; print(json.load(sys.stdin)['seen'])")
+[ "$seen" = "$((N * REPS))" ] || echo "warning: the inbox saw $seen requests, not $((N * REPS))" >&2
+r_without=$(median "${without_ui[@]}"); r_with=$(median "${with_ui[@]}")
+row "mock with vs without --ui-port (nobody watching), h2load -c 1 -m 100, $N POSTs" "with --ui-port: ${r_with} req/s" \
+  "without: ${r_without} req/s" "$(ratio "$r_with" "$r_without")x"
+
 # ---- 3. push: apnskit push --tokens vs h2load sending the same requests to the same server --
 if "$BIN" push --help >/dev/null 2>&1; then
   P=200000; [ $QUICK = 1 ] && P=50000

@@ -68,13 +68,15 @@ fi
 step "7f. a token-auth key (.p8), registered with the mock gateway, for the Live Activity steps" \
   "$APNSKIT" mock issue --auth-key --ca mock-ca --team-id DEMOTEAM01 --key-id DEMOKEY001 -o keys
 
-printf '\n== 8. the embedded default gateway: apnskit mock serve (HTTP/2 provider API, legacy, feedback)\n'
-"$APNSKIT" mock serve --ca mock-ca --port 0 --legacy-port 0 --feedback-port 0 --channels-port 0 --ports-file ports.json --record accepted.jsonl \
+printf '\n== 8. the embedded default gateway: apnskit mock serve (HTTP/2 provider API, legacy, feedback, the inbox web UI)\n'
+"$APNSKIT" mock serve --ca mock-ca --port 0 --legacy-port 0 --feedback-port 0 --channels-port 0 --ui-port 0 --ports-file ports.json --record accepted.jsonl \
   >gateway.out 2>gateway.log &
 GATEWAY_PID=$!
 for _ in $(seq 1 100); do [ -s ports.json ] && break; sleep 0.1; done
 cat gateway.out
 PORT=$(python3 -c "import json; print(json.load(open('ports.json'))['provider'])")
+UI=$(python3 -c "import json; print(json.load(open('ports.json'))['ui'])")
+echo "   the inbox: open http://127.0.0.1:$UI/ to see every notification below as a device would show it"
 
 step "9. verify: TLS handshake, chain, client certificate, probe request" \
   "$APNSKIT" verify apns-dev.pem --gateway "127.0.0.1:$PORT" --ca-file mock-ca/ca-bundle.pem
@@ -119,6 +121,14 @@ head -3 tokens.txt > three-tokens.txt
 "$APNSKIT" push --tokens three-tokens.txt --topic com.example.demo --alert "Batch by curl" --auth-key keys/AuthKey_DEMOKEY001.p8 \
   --team-id DEMOTEAM01 --ca-file mock-ca/ca-bundle.pem --gateway "127.0.0.1:$PORT" --print-curl > batch-curl.txt
 while IFS= read -r command; do curl_run "$command"; done < batch-curl.txt
+
+printf '\n== 18. the inbox saw all of it: its JSON API (the page at http://127.0.0.1:%s/ shows the same)\n' "$UI"
+curl --silent --show-error "http://127.0.0.1:$UI/api/notifications?limit=1" | python3 -c "
+import json, sys
+data = json.load(sys.stdin)
+print('   %d request(s) answered, %d kept; the newest: %s %s' % (data['seen'], data['kept'], data['notifications'][0]['protocol'], data['notifications'][0]['status']))"
+# At a terminal, leave the inbox up to look at; CI and piped runs go straight on.
+if [ -t 0 ] && [ -z "${CI:-}" ]; then read -r -p "   Press Enter to stop the mock gateway and its inbox... " _; fi
 
 kill "$GATEWAY_PID"; wait "$GATEWAY_PID" 2>/dev/null || true; GATEWAY_PID=""
 python3 -c "

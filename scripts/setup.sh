@@ -19,6 +19,8 @@ packages=(
   gnutls-bin                   # certtool --to-p12
   libnss3-tools                # pk12util, certutil (NSS)
   python3-pip                  # to install the PyPI packages below
+  chromium                     # headless browser: the mock inbox's page test and its screenshot (docs/inbox.png)
+  fonts-dejavu-core            # a font for that screenshot (chromium renders boxes without one)
 )
 
 # PyPI packages the tests use as real peers, pinned. Debian's own python3 refuses installs

@@ -94,6 +94,8 @@ struct MockServeCommand: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "No per-connection log lines.")
     var quiet = false
 
+    @OptionGroup var inbox: InboxOptions
+
     func validate() throws {
         guard APNsEnvironment(rawValue: environment) != nil else { throw ValidationError("--environment must be sandbox or production.") }
         guard GatewayFaults.DropMode(rawValue: dropMode) != nil else { throw ValidationError("--drop-mode must be accepted, answered or unprocessed.") }
@@ -102,6 +104,7 @@ struct MockServeCommand: AsyncParsableCommand {
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1.") }
         guard maxConnectionsPerPeer >= 1 else { throw ValidationError("--max-connections-per-peer must be at least 1.") }
         guard idleTimeout >= 0, idleTimeout.isFinite else { throw ValidationError("--idle-timeout must be 0 (never) or a number of seconds.") }
+        try inbox.validate()
         for (name, value) in [("--port", port), ("--legacy-port", legacyPort), ("--feedback-port", feedbackPort), ("--channels-port", channelsPort ?? 0)] where value < 0 || value > 65_535 {
             throw ValidationError("\(name) must be a port number (0 for any free port).")
         }
@@ -146,14 +149,18 @@ struct MockServeCommand: AsyncParsableCommand {
         configuration.api.channelLimit = maxChannels
         checkOpenFileLimit()
         let quiet = self.quiet
+        let webInbox = try await inbox.start()
+        configuration.api.inbox = webInbox?.store
         let gateway: MockGateway
         do {
             gateway = try MockGateway(ca: authority, caFolder: ca, configuration: configuration,
                                       log: { line in if !quiet { Output.note(line) } },
                                       warn: { line in Output.note(line) })
         } catch let error as CredentialError {
+            await webInbox?.server.stop()
             throw error
         } catch {
+            await webInbox?.server.stop()
             throw CommandFailure(message: "Cannot start the mock gateway on \(host): \(error); choose other ports (0 picks free ones).", status: ExitStatus.network)
         }
         let bundle = "\(ca)/\(MockCALayout.bundle)"
@@ -165,12 +172,17 @@ struct MockServeCommand: AsyncParsableCommand {
         Output.line("  CA for clients:        \(bundle) (--ca-file)")
         Output.line("  token-auth keys:       \(AuthKeyRegistry.folderName)/ in \(ca)")
         if let record { Output.line("  recording to:          \(record)") }
+        if let webInbox { Output.line("  inbox (web UI):        \(inbox.url(port: webInbox.server.port))") }
+        // The lines are out before the ports file exists: a script that waits for the file
+        // and then reads them finds them all.
+        fflush(nil)
         if let portsFile {
             let json = JSONValue.object([
                 ("provider", .int(gateway.providerPort)),
                 ("legacy", gateway.legacyPort.map(JSONValue.int) ?? .null),
                 ("feedback", gateway.feedbackPort.map(JSONValue.int) ?? .null),
                 ("channels", gateway.channelsPort.map(JSONValue.int) ?? .null),
+                ("ui", webInbox.map { .int($0.server.port) } ?? .null),
                 ("ca_file", .string(bundle)),
             ])
             try SecureFileWriter.write(json.serialized() + [0x0A], to: portsFile, sensitivity: .public, force: true)
@@ -178,6 +190,7 @@ struct MockServeCommand: AsyncParsableCommand {
         fflush(nil)
         await SignalWaiter.waitForTermination()
         gateway.stop()
+        await webInbox?.server.stop()
         Output.note("apnskit mock gateway stopped\(gateway.recorder.map { " (\($0.count) record line(s))" } ?? "").")
     }
 }

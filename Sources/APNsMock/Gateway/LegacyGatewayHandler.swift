@@ -12,6 +12,7 @@ struct LegacyGatewaySession {
     let environment: APNsEnvironment
     let registry: DeviceRegistry?
     let recorder: NotificationRecorder?
+    let inbox: (any InboxSink)?
     let log: @Sendable (String) -> Void
 
     /// A connection that sends nothing for this long is closed (the gateway's idle timeout).
@@ -34,7 +35,10 @@ struct LegacyGatewaySession {
             while let event = decoder.next() {
                 switch event {
                 case .notification(let notification, let format):
-                    if let status = check(notification, topic: info.bundleID) {
+                    let status = check(notification, topic: info.bundleID)
+                    inbox?.gatewayAnswered(inboxEvent(notification, format: format, status: status, topic: info.bundleID,
+                                                      identity: info.commonName ?? info.subject, number: accepted + 1))
+                    if let status {
                         await fail(connection, status: status, identifier: notification.identifier, format: format)
                         return
                     }
@@ -45,6 +49,10 @@ struct LegacyGatewaySession {
                                      payloadBytes: notification.payload.count, connection: id, protocolName: "legacy",
                                      identifier: format == .simple ? nil : notification.identifier)
                 case .invalid(let status, let identifier, let format):
+                    var event = InboxEvent(protocolName: "legacy", status: Int(status.rawValue), accepted: false, reason: status.name, connection: id)
+                    event.identifier = format == .simple ? nil : identifier
+                    event.identity = info.commonName ?? info.subject
+                    inbox?.gatewayAnswered(event)
                     await fail(connection, status: status, identifier: identifier, format: format)
                     return
                 }
@@ -52,6 +60,21 @@ struct LegacyGatewaySession {
         }
         log("legacy connection #\(id) closed after \(accepted) notification(s)")
         connection.close()
+    }
+
+    /// A frame for the inbox, accepted (`status` nil) or refused; `number` is the accepted
+    /// count it would get, so its `apnsID` matches the record's `legacy-<connection>-<n>`.
+    private func inboxEvent(_ notification: LegacyNotification, format: LegacyFormat, status: LegacyStatus?, topic: String?,
+                            identity: String, number: Int) -> InboxEvent {
+        var event = InboxEvent(protocolName: "legacy", status: Int(status?.rawValue ?? 0), accepted: status == nil, reason: status?.name,
+                               token: (try? DeviceToken(bytes: notification.token))?.hex, topic: topic,
+                               payload: notification.payload, connection: id)
+        event.identifier = format == .simple ? nil : notification.identifier
+        event.identity = identity
+        if status == nil { event.apnsID = "legacy-\(id)-\(number)" }
+        if format != .simple { event.expiration = String(notification.expiry) }
+        if format == .framed { event.priority = String(notification.priority) }
+        return event
     }
 
     private func check(_ notification: LegacyNotification, topic: String?) -> LegacyStatus? {
@@ -79,10 +102,16 @@ struct LegacyGatewaySession {
 struct FeedbackSession {
     let id: Int
     let queue: FeedbackQueue
+    let inbox: (any InboxSink)?
     let log: @Sendable (String) -> Void
 
     func serve(_ connection: TLSServerConnection) async {
         let tuples = queue.take()
+        if let inbox {
+            var event = InboxEvent(protocolName: "feedback", status: 0, accepted: true, connection: id)
+            event.feedbackTuples = tuples.count
+            inbox.gatewayAnswered(event)
+        }
         log("feedback connection #\(id) from \(connection.handshake.remoteAddress): sending \(tuples.count) tuple(s)")
         connection.write(tuples.flatMap(\.encoded))
         connection.close()

@@ -102,11 +102,12 @@ public final class MockGateway: @unchecked Sendable {
         let recorder = self.recorder
         let registry = settings.registry
         let environment = settings.environment
+        let inbox = settings.inbox
         let counter = ConnectionCounter()
         let legacy = try configuration.legacyPort.map { port in
             try TLSServer.start(host: configuration.host, port: port, tls: required, limit: limit, log: warn) { connection in
                 await LegacyGatewaySession(id: counter.next(), environment: environment, registry: registry, recorder: recorder,
-                                           log: log, idleSeconds: idleTimeout > 0 ? idleTimeout : .infinity)
+                                           inbox: inbox, log: log, idleSeconds: idleTimeout > 0 ? idleTimeout : .infinity)
                     .serve(connection)
             }
         }
@@ -114,7 +115,7 @@ public final class MockGateway: @unchecked Sendable {
         feedbackQueue = queue
         let feedback = try configuration.feedbackPort.map { port in
             try TLSServer.start(host: configuration.host, port: port, tls: required, limit: limit, log: warn) { connection in
-                await FeedbackSession(id: counter.next(), queue: queue, log: log).serve(connection)
+                await FeedbackSession(id: counter.next(), queue: queue, inbox: inbox, log: log).serve(connection)
             }
         }
         servers = (http2, legacy, feedback)

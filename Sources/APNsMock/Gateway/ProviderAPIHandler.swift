@@ -27,10 +27,13 @@ public final class ProviderAPIHandler: @unchecked Sendable {
         public var tokenConnectionInitialStreams: UInt32 = 1
         /// Broadcast channels per bundle id (Apple: 10,000, `ChannelStore.appleLimit`).
         public var channelLimit = ChannelStore.appleLimit
+        /// Told about every answered request (the inbox web UI); nil: nothing is made for it.
+        public var inbox: (any InboxSink)?
         public init() {}
     }
 
-    private final class ConnectionState {
+    /// Internal, not private: `report(_:_:management:to:)` (the inbox) reads the identity.
+    final class ConnectionState {
         var requests = 0
         var certificateInfo: APNsCertificateInfo?
         /// The provider token in use: the whole `authorization` value it came in, so the next
@@ -48,8 +51,8 @@ public final class ProviderAPIHandler: @unchecked Sendable {
     private let settings: Settings
     private let recorder: NotificationRecorder?
     private let log: @Sendable (String) -> Void
-    private let lock = NSLock()
-    private var connections: [Int: ConnectionState] = [:]
+    let lock = NSLock()
+    var connections: [Int: ConnectionState] = [:]
     private var random: SplitMix64
     /// apns-id and apns-unique-id values, made under `lock` (no second lock per id).
     private var ids = MessageIDGenerator()
@@ -76,6 +79,7 @@ public final class ProviderAPIHandler: @unchecked Sendable {
     /// management port (§8), which answers only `/1/apps/...` (and the provider port never).
     public func handle(_ request: HTTP2Request, management: Bool = false) -> HTTP2Server.Reply {
         let response = lock.withLock { decide(request, management: management) }
+        if let inbox = settings.inbox { report(request, response, management: management, to: inbox) }
         if settings.faults.delayMilliseconds > 0 {
             let delay = UInt64(settings.faults.delayMilliseconds) * 1_000_000
             let ready = response

@@ -1,0 +1,62 @@
+import Foundation
+
+/// One request the gateway answered, as the inbox shows it: accepted or not, on any of its
+/// ports (provider API, broadcasts, legacy frames, feedback reads).
+///
+/// Made only when a sink is attached (`ProviderAPIHandler.Settings.inbox`): a gateway without
+/// one pays a nil check per request and nothing else.
+public struct InboxEvent: Sendable {
+    /// Where the request came in: "h2" (provider API), "broadcast", "channels" (channel
+    /// management), "legacy" (binary gateway frame), "feedback" (a feedback service read).
+    public var protocolName: String
+    public var time: Date
+    /// The HTTP status for h2, broadcasts and channel calls; the legacy error-response status
+    /// (0 for a frame accepted, which gets no reply); 0 for a feedback read.
+    public var status: Int
+    public var accepted: Bool
+    /// Apple's reason (`{"reason": ...}`), or the legacy status name; nil when accepted.
+    public var reason: String?
+    public var token: String?
+    public var channel: String?
+    public var topic: String?
+    public var pushType: String?
+    public var priority: String?
+    public var collapseID: String?
+    public var expiration: String?
+    public var apnsID: String?
+    public var uniqueID: String?
+    /// Who sent it: the certificate's common name, or "key KEYID (team TEAMID)".
+    public var identity: String?
+    /// The body as received (the provider API keeps at most 5,121 bytes of it, a legacy frame
+    /// at most its item's length).
+    public var payload: [UInt8]
+    public var payloadBytes: Int
+    public var connection: Int
+    /// The legacy frame's identifier (enhanced and framed formats).
+    public var identifier: UInt32?
+    /// Tuples handed out by a feedback read.
+    public var feedbackTuples: Int?
+    /// The mock answered nothing (a `--drop-after` fault): the client saw the connection drop.
+    public var dropped = false
+
+    public init(protocolName: String, time: Date = Date(), status: Int, accepted: Bool, reason: String? = nil, token: String? = nil,
+                topic: String? = nil, payload: [UInt8] = [], connection: Int) {
+        self.protocolName = protocolName
+        self.time = time
+        self.status = status
+        self.accepted = accepted
+        self.reason = reason
+        self.token = token
+        self.topic = topic
+        self.payload = payload
+        self.payloadBytes = payload.count
+        self.connection = connection
+    }
+}
+
+/// Receives an `InboxEvent` per answered request. Called on the gateway's event loop thread
+/// (provider API) or a connection's task (legacy, feedback): it must return at once, without
+/// blocking or waiting for a consumer.
+public protocol InboxSink: AnyObject, Sendable {
+    func gatewayAnswered(_ event: InboxEvent)
+}

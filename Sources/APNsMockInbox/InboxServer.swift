@@ -1,0 +1,83 @@
+import APNsProtocol
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+
+/// The inbox's web server (Hummingbird, HTTP/1.1, on NIO's event loops, apart from the
+/// gateway's own loop): the page at `/`, `GET`/`DELETE /api/notifications`, and the live feed
+/// `GET /api/events` (server-sent events).
+public final class InboxServer: Sendable {
+    /// The port bound (the one asked for, or the one picked for 0).
+    public let port: Int
+    private let running: Task<Void, Error>
+    private let ticker: Task<Void, Never>
+    private let store: InboxStore
+
+    /// Connections open at once (page loads, API calls, live feeds); more wait in the backlog.
+    public static let maxConnections = 64
+    /// A comment line on every live feed this often, so a feed whose reader has gone is noticed
+    /// (its write fails) and its subscriber slot freed even when the gateway is quiet.
+    static let heartbeatSeconds: UInt64 = 10
+
+    /// The server could not start: `host:port` could not be bound (in use, not an address of
+    /// this machine, not allowed).
+    public struct StartError: Error, Sendable {
+        public let host: String
+        public let port: Int
+        public let underlying: String
+    }
+
+    /// Binds and starts serving; returns once the port is known, or throws `StartError`.
+    public static func start(store: InboxStore, host: String, port: Int) async throws -> InboxServer {
+        let router = Router()
+        InboxRoutes(store: store).add(to: router)
+        let (ports, portReady) = AsyncStream<Int>.makeStream()
+        let configuration = ApplicationConfiguration(address: .hostname(host, port: port), serverName: "apnskit-mock-inbox",
+                                                     availableConnectionsDelegate: MaximumAvailableConnections(maxConnections))
+        // A library never prints: Hummingbird's own log lines go nowhere.
+        let quiet = Logger(label: "apnskit.mock.inbox", factory: { _ in SwiftLogNoOpLogHandler() })
+        let app = Application(router: router, configuration: configuration,
+                              onServerRunning: { channel in
+                                  portReady.yield(channel.localAddress?.port ?? 0)
+                                  portReady.finish()
+                              },
+                              logger: quiet)
+        let running = Task {
+            defer { portReady.finish() }
+            try await app.run()
+        }
+        var waiting = ports.makeAsyncIterator()
+        guard let bound = await waiting.next() else {
+            do {
+                try await running.value
+            } catch {
+                throw StartError(host: host, port: port, underlying: "\(error)")
+            }
+            throw StartError(host: host, port: port, underlying: "the server stopped before it listened")
+        }
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: heartbeatSeconds * 1_000_000_000)
+                store.heartbeat()
+            }
+        }
+        return InboxServer(port: bound, running: running, ticker: ticker, store: store)
+    }
+
+    private init(port: Int, running: Task<Void, Error>, ticker: Task<Void, Never>, store: InboxStore) {
+        self.port = port
+        self.running = running
+        self.ticker = ticker
+        self.store = store
+    }
+
+    /// Ends the live feeds, stops listening and waits for the server to finish.
+    public func stop() async {
+        ticker.cancel()
+        store.close()
+        running.cancel()
+        _ = try? await running.value
+    }
+}

@@ -1,0 +1,145 @@
+import APNsMock
+import Foundation
+
+/// The inbox: the newest `limit` requests the gateway answered, and the live subscribers
+/// (the web page's server-sent events) that hear of each new one.
+///
+/// The gateway calls `gatewayAnswered` on its own event loop thread, so that path only takes
+/// a lock, writes one slot of a ring and hands the entry to each subscriber's bounded buffer:
+/// no allocation that grows, no waiting for a reader. A subscriber that falls
+/// `subscriberBacklog` entries behind is closed (the page reconnects and reloads the list)
+/// rather than buffered without bound.
+public final class InboxStore: InboxSink, @unchecked Sendable {
+    /// Why 10,000: a day of a developer's test pushes, and at most about 55 MB even if every
+    /// one carried the largest body the gateway keeps (5,121 bytes).
+    public static let defaultLimit = 10_000
+    /// Entries a live subscriber may have waiting; one more closes it.
+    public static let subscriberBacklog = 256
+    /// Live subscribers at once (each an open HTTP connection); more are answered 503.
+    public static let maxSubscribers = 32
+
+    public struct Entry: Sendable {
+        /// 1, 2, 3, ... since start (not reset by `clear`): the page's and the API's key.
+        public let id: Int
+        public let event: InboxEvent
+    }
+
+    public enum Update: Sendable {
+        case added(Entry)
+        case cleared
+        /// Nothing new: lets a feed notice that its reader has gone (`InboxServer`'s ticker).
+        case heartbeat
+    }
+
+    public let limit: Int
+    private let lock = NSLock()
+    /// A ring once full: `entries[oldest]` is the oldest, the one before it the newest.
+    private var entries: [Entry] = []
+    private var oldest = 0
+    private var nextID = 1
+    private var subscribers: [Int: AsyncStream<Update>.Continuation] = [:]
+    private var nextSubscriber = 0
+    private var closed = false
+
+    public init(limit: Int = InboxStore.defaultLimit) {
+        precondition(limit >= 1, "the inbox keeps at least one entry")
+        self.limit = limit
+    }
+
+    public func gatewayAnswered(_ event: InboxEvent) {
+        let overflowing: [AsyncStream<Update>.Continuation] = lock.withLock {
+            let entry = Entry(id: nextID, event: event)
+            nextID += 1
+            if entries.count < limit {
+                entries.append(entry)
+            } else {
+                entries[oldest] = entry
+                oldest = (oldest + 1) % limit
+            }
+            return broadcast(.added(entry))
+        }
+        // Outside the lock: finishing a stream wakes its reader.
+        for continuation in overflowing { continuation.finish() }
+    }
+
+    /// Empties the inbox (the page's "Clear"); ids go on from where they were.
+    public func clear() {
+        let overflowing: [AsyncStream<Update>.Continuation] = lock.withLock {
+            entries.removeAll()
+            oldest = 0
+            return broadcast(.cleared)
+        }
+        for continuation in overflowing { continuation.finish() }
+    }
+
+    /// Tells every live feed that nothing happened (see `Update.heartbeat`).
+    public func heartbeat() {
+        let overflowing = lock.withLock { broadcast(.heartbeat) }
+        for continuation in overflowing { continuation.finish() }
+    }
+
+    /// Under `lock`: yields to every subscriber; returns (and forgets) those whose backlog is full.
+    private func broadcast(_ update: Update) -> [AsyncStream<Update>.Continuation] {
+        var overflowing: [AsyncStream<Update>.Continuation] = []
+        for (key, continuation) in subscribers {
+            if case .dropped = continuation.yield(update) {
+                subscribers[key] = nil
+                overflowing.append(continuation)
+            }
+        }
+        return overflowing
+    }
+
+    /// The entries kept, newest first, that `matches` accepts, at most `maximum` of them;
+    /// and how many are kept and were ever seen.
+    public func newest(_ maximum: Int, where matches: (InboxEvent) -> Bool = { _ in true }) -> (entries: [Entry], kept: Int, seen: Int) {
+        // A copy of the array is a reference under the lock; the filtering happens outside it.
+        let (snapshot, start, seen) = lock.withLock { (entries, oldest, nextID - 1) }
+        var found: [Entry] = []
+        let count = snapshot.count
+        var step = 0
+        while step < count, found.count < maximum {
+            let entry = snapshot[(start + count - 1 - step) % count]
+            if matches(entry.event) { found.append(entry) }
+            step += 1
+        }
+        return (found, count, seen)
+    }
+
+    /// A live feed: `updates` ends when its backlog overflows or the store closes; its reader
+    /// calls `unsubscribe(id)` when it stops reading for any other reason (its client left).
+    public struct Subscription: Sendable {
+        public let id: Int
+        public let updates: AsyncStream<Update>
+    }
+
+    /// A live feed of updates, or nil when `maxSubscribers` are already listening or the
+    /// store is closed.
+    public func subscribe() -> Subscription? {
+        let (stream, continuation) = AsyncStream<Update>.makeStream(bufferingPolicy: .bufferingOldest(Self.subscriberBacklog))
+        let key: Int? = lock.withLock {
+            guard !closed, subscribers.count < Self.maxSubscribers else { return nil }
+            nextSubscriber += 1
+            subscribers[nextSubscriber] = continuation
+            return nextSubscriber
+        }
+        return key.map { Subscription(id: $0, updates: stream) }
+    }
+
+    public var subscriberCount: Int { lock.withLock { subscribers.count } }
+
+    /// Forgets a feed and ends its stream (a no-op for one already gone).
+    public func unsubscribe(_ id: Int) {
+        lock.withLock { subscribers.removeValue(forKey: id) }?.finish()
+    }
+
+    /// Ends every live feed (the server is stopping); later subscriptions are refused.
+    public func close() {
+        let all: [AsyncStream<Update>.Continuation] = lock.withLock {
+            closed = true
+            defer { subscribers.removeAll() }
+            return Array(subscribers.values)
+        }
+        for continuation in all { continuation.finish() }
+    }
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Makes the README's picture of the mock inbox (docs/inbox.png, or the PNG path given): a mock
+# gateway with --ui-port, a few notifications a developer would send (an alert, a localized
+# alert, a Live Activity update, a silent push, an oversize payload, a wrong topic), and
+# headless Chromium's screenshot of the page. Everything else happens in a temporary folder.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT_PNG="$(realpath -m "${1:-docs/inbox.png}")"
+bash scripts/setup.sh >/dev/null
+export PATH="/opt/swift/usr/bin:$PATH"
+swift build --product apnskit 2>&1 | tail -1
+BIN="$(swift build --show-bin-path)/apnskit"
+
+WORK=$(mktemp -d)
+SERVER_PID=""
+cleanup() { if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; fi; rm -rf "$WORK"; }
+trap cleanup EXIT
+cd "$WORK"
+"$BIN" mock ca -o ca >/dev/null
+"$BIN" csr --email dev@example.com --common-name "Acme Push" --key-out push.key --csr-out push.csr >/dev/null
+"$BIN" mock issue push.csr --ca ca --bundle-id com.acme.coffee --type universal -o push.cer >/dev/null
+"$BIN" combine push.cer push.key -o apns.pem >/dev/null
+"$BIN" mock serve --ca ca --port 0 --no-legacy --no-feedback --ui-port 0 --ports-file ports.json -q >server.out 2>server.log &
+SERVER_PID=$!
+for _ in $(seq 1 100); do [ -s ports.json ] && break; sleep 0.1; done
+PORT=$(python3 -c "import json; print(json.load(open('ports.json'))['provider'])")
+UI=$(python3 -c "import json; print(json.load(open('ports.json'))['ui'])")
+TOKEN=7c9a1f3e5b2d4c6a8e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d
+push() { "$BIN" push apns.pem --token "$TOKEN" --gateway "127.0.0.1:$PORT" --ca-file ca/ca-bundle.pem "$@" >/dev/null 2>&1 || true; }
+
+python3 -c "print('{\"aps\":{\"alert\":\"' + 'x' * 5000 + '\"}}')" > big.json
+printf '%s' '{"aps":{"alert":{"title-loc-key":"ORDER_READY_TITLE","loc-key":"ORDER_READY_BODY","loc-args":["Sam","flat white"]},"sound":"chime.caf"}}' > loc.json
+push --payload big.json
+push --content-available
+push --topic com.acme.tea --alert "Your tea is steeping"
+push --live-activity update --content-state '{"status":"Brewing","eta":"3 min","position":2}'
+push --payload loc.json
+push --title "Acme Coffee" --subtitle "Order #1042" --alert "Your flat white is ready at the counter." --badge 2 --sound default \
+  --collapse-id order-1042
+
+chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$WORK/profile" --hide-scrollbars \
+  --virtual-time-budget=3000 --window-size=1200,900 --screenshot="$OUT_PNG" "http://127.0.0.1:$UI/" 2>/dev/null
+echo "wrote $OUT_PNG"
