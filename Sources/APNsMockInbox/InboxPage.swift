@@ -46,7 +46,8 @@ main { padding:16px 20px 40px; display:flex; flex-direction:column; gap:12px; }
 .when { color:#6e6e73; }
 .title { font-weight:650; margin-top:6px; }
 .subtitle { font-weight:600; font-size:13px; }
-.body { margin-top:2px; white-space:pre-wrap; word-break:break-word; }
+/* A banner shows at most four lines of body, as iOS does; the raw JSON has the rest. */
+.body { margin-top:2px; white-space:pre-wrap; word-break:break-word; display:-webkit-box; -webkit-line-clamp:4; -webkit-box-orient:vertical; overflow:hidden; }
 .loc { font-style:italic; color:#48484a; }
 .sound { margin-top:6px; font-size:11px; color:#6e6e73; }
 .silent { color:#3a3a3c; font-size:13px; }
@@ -61,7 +62,7 @@ main { padding:16px 20px 40px; display:flex; flex-direction:column; gap:12px; }
 .chip.kind { background:#e8f0fe; color:#0a58ca; }
 .reason { margin-top:8px; padding:8px 10px; border-radius:8px; background:#fff2f3; color:#8a0010; }
 .reason b { display:block; }
-.meta { margin-top:8px; display:grid; grid-template-columns:110px 1fr; gap:3px 12px; font-size:12px; }
+.meta { margin-top:8px; display:grid; grid-template-columns:110px 1fr; gap:1px 12px; font-size:12px; }
 .meta dt { color:var(--muted); } .meta dd { margin:0; font-family:ui-monospace, "DejaVu Sans Mono", monospace; word-break:break-all; }
 pre.raw { margin:8px 0 0; padding:10px; background:#1c1c1e; color:#f2f2f7; border-radius:8px; font-size:12px; overflow:auto; max-height:320px; white-space:pre-wrap; word-break:break-all; }
 @media (max-width: 860px) { .card { grid-template-columns:1fr; } }
@@ -207,7 +208,9 @@ function banner(e) {
     return box;
   }
   if (!payload) {
-    box.appendChild(el("div", "silent", e.payload ? "The body is not a JSON object: nothing would be shown." : "Empty body."));
+    const cut = e.reason === "PayloadTooLarge" ? "Not delivered: too large (the inbox keeps the first " + e.payload_bytes + " bytes)."
+      : "The body is not a JSON object: nothing would be shown.";
+    box.appendChild(el("div", "silent", e.payload ? cut : "Empty body."));
     return box;
   }
   const isLive = e.push_type === "liveactivity" || aps["content-state"] !== undefined || e.protocol === "broadcast";
@@ -294,7 +297,8 @@ function render() {
   const shown = entries.slice(0, MAX_SHOWN);
   if (!shown.length) list.appendChild(el("div", "empty", stats.kept ? "No notification matches these filters." : "Waiting for notifications…"));
   for (const e of shown) list.appendChild(card(e));
-  $("counts").textContent = shown.length + " shown · " + stats.kept + " kept of " + stats.seen + " answered (inbox keeps the newest " + stats.limit + ")";
+  const n = (v) => Number(v || 0).toLocaleString("en-US");
+  $("counts").textContent = n(shown.length) + " shown · " + n(stats.kept) + " kept of " + n(stats.seen) + " answered (the inbox keeps the newest " + n(stats.limit) + ")";
 }
 
 function connect() {
