@@ -136,6 +136,41 @@ struct MockInboxCLITests {
         #expect(server.stop() == 0)
     }
 
+    @Test("Legacy binary frames and feedback reads appear in the inbox too")
+    func legacyAndFeedback() throws {
+        let f = try CLIFixture()
+        try f.prepareMock(certificates: true)
+        let server = try BackgroundProcess(Binaries.apnskit, ["mock", "serve", "--ca", "mockca", "--port", "0", "--legacy-port", "0", "--feedback-port", "0",
+                                                              "--ui-port", "0", "--ports-file", "ports.json", "-q"], directory: f.dir.path)
+        try #require(server.waitForFile(f.dir.file("ports.json")), "\(server.stderr)")
+        let ports = try JSONSerialization.jsonObject(with: Data(try f.dir.read("ports.json"))) as? [String: Any] ?? [:]
+        let ui = try #require(ports["ui"] as? Int)
+        let legacy = try #require(ports["legacy"] as? Int, "\(ports)")
+        let feedback = try #require(ports["feedback"] as? Int)
+        let sent = try f.run(["push", "apns.pem", "--legacy", "--token", Self.token, "--alert", "old school",
+                              "--gateway", "127.0.0.1:\(legacy)", "--ca-file", "mockca/ca-bundle.pem"])
+        #expect(sent.status == 0, "\(sent)")
+        let read = try f.run(["feedback", "apns.pem", "--gateway", "127.0.0.1:\(feedback)", "--ca-file", "mockca/ca-bundle.pem"])
+        #expect(read.status == 0, "\(read)")
+        // The frame's session may still be open when push returns: its event comes when the
+        // gateway has read it, so wait (bounded) until both are there.
+        var all: [String: Any] = [:]
+        for _ in 0..<100 {
+            all = try notifications(ui)
+            if all["count"] as? Int == 2 { break }
+            usleep(100_000)
+        }
+        let list = all["notifications"] as? [[String: Any]] ?? []
+        let byProtocol = Dictionary(list.map { (($0["protocol"] as? String) ?? "", $0) }, uniquingKeysWith: { first, _ in first })
+        let frame = try #require(byProtocol["legacy"], "\(all)")
+        #expect(frame["accepted"] as? Bool == true && frame["status"] as? Int == 0 && frame["token"] as? String == Self.token)
+        #expect(frame["topic"] as? String == "com.example.app" && (frame["apns_id"] as? String)?.hasPrefix("legacy-") == true, "\(frame)")
+        #expect((frame["payload"] as? String)?.contains("old school") == true)
+        let feed = try #require(byProtocol["feedback"], "\(all)")
+        #expect(feed["feedback_tuples"] as? Int == 0 && feed["accepted"] as? Bool == true, "\(feed)")
+        #expect(server.stop() == 0)
+    }
+
     @Test("Headless Chromium shows the four as they arrive (no reload) with their reasons, a <script> body as text, and takes a screenshot")
     func browser() throws {
         let chromium = try #require(["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) },
