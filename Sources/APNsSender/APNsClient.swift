@@ -64,8 +64,10 @@ public final class APNsClient: Sendable {
             tokens = ProviderTokenCache(signer: signer)
             defaultTopic = nil
         }
+        // Each connection on the next loop, up to one loop (thread) per core.
         let connector = HTTP2ProviderConnector(endpoint: endpoint, tls: .client(identity: identity, trust: trust),
-                                               connectTimeout: connectTimeout, requestTimeout: requestTimeout, healthCheck: healthCheck)
+                                               connectTimeout: connectTimeout, requestTimeout: requestTimeout, healthCheck: healthCheck,
+                                               loops: EventLoop.sharedLoops(count: connections))
         sender = BatchSender(connector: connector, connections: connections, concurrency: concurrency, policy: policy, tokens: tokens,
                              logger: logger, environment: environment?.rawValue ?? "custom", defaultBundleID: defaultTopic)
     }
