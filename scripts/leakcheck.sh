@@ -42,7 +42,14 @@ apnskit_fixture mock ca -o ca >/dev/null 2>&1
 apnskit_fixture csr --email dev@example.com --common-name "Leak Check" --key-out fixture.key --csr-out fixture.csr >/dev/null 2>&1
 apnskit_fixture mock issue fixture.csr --ca ca --bundle-id com.example.leak --type universal -o fixture.cer >/dev/null 2>&1
 apnskit_fixture combine fixture.cer fixture.key -o apns.pem
-mkdir -p folder
+# The inputs the scenarios read, made here rather than by an earlier scenario (they run in
+# parallel): a legacy and a modern .p12, an encrypted key, a folder of credentials for check.
+apnskit_fixture p12 create fixture.cer fixture.key --chain ca/wwdr.pem --legacy --passout env:P12_PASS -o legacy.p12
+apnskit_fixture p12 create fixture.cer fixture.key --passout env:P12_PASS -o modern.p12
+apnskit_fixture key encrypt fixture.key --passout env:P12_PASS -o enc.key
+mkdir -p folder made
+apnskit_fixture import-cer fixture.cer -o folder/cert.pem
+apnskit_fixture prepare legacy.p12 --passin env:P12_PASS -o folder/apns.pem
 token=c9d4c07cfbbc26d6ef87a44d53e1983fba6e3a1b0b5fc2d5c3c7c2a8e12a3d45
 printf '%s\n' "$token" 0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f \
   1234567890abcdef1234567890abcdef1234567890abcdef1234567890abcdef > tokens.txt
@@ -59,13 +66,30 @@ wait_for_file() {
 }
 port_of() { sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p" "$1"; }
 
-# vg NAME EXPECTED-EXIT ARGS...: one scenario under memcheck.
+# Scenarios run as background jobs, up to one per core (memcheck itself is single-threaded):
+# vg starts one when a slot is free, reap_one judges whichever finishes first, reap_all drains.
+# Each scenario reads only fixtures the plain binary made, never another scenario's output, so
+# the order they finish in does not matter.
+slots="$(nproc 2>/dev/null || echo 1)"
+declare -A job_name=() job_expected=() job_started=()
+
+# vg NAME EXPECTED-EXIT ARGS...: one scenario under memcheck, in the background.
 vg() {
   local name="$1" expected="$2"; shift 2
-  local status=0 started=$SECONDS
-  "${memcheck[@]}" --log-file="vg-$name.log" "$apnskit" "$@" >"out-$name.txt" 2>&1 || status=$?
-  judge "$name" "$expected" "$status" "$started"
+  while [ "${#job_name[@]}" -ge "$slots" ]; do reap_one; done
+  "${memcheck[@]}" --log-file="vg-$name.log" "$apnskit" "$@" >"out-$name.txt" 2>&1 &
+  job_name[$!]="$name"; job_expected[$!]="$expected"; job_started[$!]=$SECONDS
 }
+
+# reap_one: waits for the first running scenario to end and judges it.
+reap_one() {
+  local pid="" status=0
+  wait -n -p pid "${!job_name[@]}" || status=$?
+  judge "${job_name[$pid]}" "${job_expected[$pid]}" "$status" "${job_started[$pid]}"
+  unset "job_name[$pid]" "job_expected[$pid]" "job_started[$pid]"
+}
+
+reap_all() { while [ "${#job_name[@]}" -gt 0 ]; do reap_one; done; }
 
 # judge NAME EXPECTED-EXIT STATUS STARTED: memcheck's verdict on one scenario.
 judge() {
@@ -86,18 +110,18 @@ judge() {
 
 # Key generation uses EC P-256: an RSA-2048 keygen takes over a minute under memcheck, and the
 # RSA and EC paths differ only in one OpenSSL parameter call.
-vg keygen-ec 0 keygen --type ec256 -o folder/new.key
-vg keygen-ec-encrypted 0 keygen --type ec256 --encrypt --passout env:P12_PASS -o enc.key
+vg keygen-ec 0 keygen --type ec256 -o made/new.key
+vg keygen-ec-encrypted 0 keygen --type ec256 --encrypt --passout env:P12_PASS -o made/new-enc.key
 vg csr 0 csr --type ec256 --email dev@example.com --common-name "Leak Check" --key-out csr.key --csr-out csr.csr
 vg csr-existing-key 0 csr --email dev@example.com --common-name "Leak Check" --key fixture.key --csr-out again.csr
-vg import-cer 0 import-cer fixture.cer -o folder/cert.pem
-vg p12-create-legacy 0 p12 create fixture.cer fixture.key --chain ca/wwdr.pem --legacy --passout env:P12_PASS -o legacy.p12
-vg p12-create-modern 0 p12 create fixture.cer fixture.key --passout env:P12_PASS -o modern.p12
+vg import-cer 0 import-cer fixture.cer -o made/cert.pem
+vg p12-create-legacy 0 p12 create fixture.cer fixture.key --chain ca/wwdr.pem --legacy --passout env:P12_PASS -o made/legacy.p12
+vg p12-create-modern 0 p12 create fixture.cer fixture.key --passout env:P12_PASS -o made/modern.p12
 vg p12-split 0 p12 split legacy.p12 --passin env:P12_PASS --cert-out split.cer.pem --key-out split.key --chain-out split.chain.pem
-vg prepare-legacy-p12 0 prepare legacy.p12 --passin env:P12_PASS -o folder/apns.pem
+vg prepare-legacy-p12 0 prepare legacy.p12 --passin env:P12_PASS -o made/apns.pem
 vg combine 0 combine fixture.cer fixture.key -o combined.pem
-vg key-encrypt 0 key encrypt fixture.key --passout env:P12_PASS -o enc2.key
-vg key-strip 0 key strip enc2.key --passin env:P12_PASS -o stripped.key
+vg key-encrypt 0 key encrypt fixture.key --passout env:P12_PASS -o made/enc.key
+vg key-strip 0 key strip enc.key --passin env:P12_PASS -o stripped.key
 vg inspect 0 inspect legacy.p12 folder/apns.pem fixture.csr --passin env:P12_PASS
 vg inspect-json 0 inspect fixture.cer --format json
 vg check-folder 0 check folder --ca-file ca/ca-bundle.pem
@@ -107,7 +131,7 @@ export P12_BASE64
 vg check-env-base64 0 check env:P12_BASE64 --base64 --passin env:P12_PASS \
   --ca-file ca/ca-bundle.pem --format prometheus -o check.prom
 vg wrong-passphrase 3 p12 split legacy.p12 --passin pass:wrong --cert-out x.pem
-vg missing-passphrase 3 key strip enc2.key -o y.key
+vg missing-passphrase 3 key strip enc.key -o y.key
 vg bad-input 3 inspect fixture.csr.missing
 head -c 3000 legacy.p12 > truncated.p12
 vg truncated-p12 3 prepare truncated.p12 --passin env:P12_PASS -o z.pem
@@ -117,7 +141,7 @@ vg truncated-p12 3 prepare truncated.p12 --passin env:P12_PASS -o z.pem
 # truncated one and a malformed one (exit 3).
 apnskit_fixture mock issue --profile --ca ca --bundle-id com.example.leak -o fixture.mobileprovision
 vg mock-issue-profile 0 mock issue --profile --ca ca --bundle-id com.example.leak --distribution appstore -o store.mobileprovision
-head -c 1000 store.mobileprovision > truncated.mobileprovision
+head -c 1000 fixture.mobileprovision > truncated.mobileprovision
 # A signed but malformed property list: Foundation's PropertyListSerialization leaked its error
 # object for each one on Linux (the reason ProvisioningProfile uses PropertyListDecoder).
 printf '<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0">\n<dict><key>Name</key><string>x</dict></plist>\n' > broken.xml
@@ -135,6 +159,7 @@ vg verify 0 verify apns.pem --gateway "$gateway" --ca-file ca/ca-bundle.pem
 vg push-single 0 push apns.pem --gateway "$gateway" --ca-file ca/ca-bundle.pem --token "$token" --alert "leak check"
 vg push-batch 0 push apns.pem --gateway "$gateway" --ca-file ca/ca-bundle.pem --tokens tokens.txt --alert "leak check" --results results.jsonl
 vg push-legacy 0 push apns.pem --legacy --gateway "127.0.0.1:$(port_of mock.json legacy)" --ca-file ca/ca-bundle.pem --token "$token" --alert "leak check"
+reap_all
 kill "$mock_pid"; wait "$mock_pid" 2>/dev/null || true; mock_pid=""
 
 # The mock gateway itself under valgrind, fed by the plain binary, stopped with SIGTERM.
