@@ -58,7 +58,7 @@ struct Push: AsyncParsableCommand {
     @Option(name: .customLong("apns-id"), help: "apns-id: a canonical UUID (single notification only).") var apnsID: String?
     @Option(help: "apns-topic (default: the certificate's bundle id plus the push type's suffix).") var topic: String?
 
-    @Option(help: "Connections to open.") var connections = 1
+    @Option(help: "Connections to open, spread over up to one event loop (thread) per core.") var connections = 1
     @Option(help: "Requests in flight per connection.") var concurrency = 100
 
     @Option(help: ArgumentHelp("Write one JSON line per notification here.", valueName: "FILE")) var results: String?
