@@ -66,11 +66,12 @@ wait_for_file() {
 }
 port_of() { sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p" "$1"; }
 
-# Scenarios run as background jobs, up to one per core (memcheck itself is single-threaded):
+# Scenarios run as background jobs, up to one per core (memcheck itself is single-threaded;
+# LEAKCHECK_JOBS=N sets how many at once; scripts/test.sh runs one, beside the test suites):
 # vg starts one when a slot is free, reap_one judges whichever finishes first, reap_all drains.
 # Each scenario reads only fixtures the plain binary made, never another scenario's output, so
 # the order they finish in does not matter.
-slots="$(nproc 2>/dev/null || echo 1)"
+slots="${LEAKCHECK_JOBS:-$(nproc 2>/dev/null || echo 1)}"
 declare -A job_name=() job_expected=() job_started=()
 
 # vg NAME EXPECTED-EXIT ARGS...: one scenario under memcheck, in the background.
