@@ -51,7 +51,7 @@ public struct InboxQuery: Sendable, Equatable {
     }
 
     public func matches(_ event: InboxEvent) -> Bool {
-        if let token, !Self.contains(event.token, token), !Self.contains(event.channel, token) { return false }
+        if let token, !Self.contains(event.deviceToken, token), !Self.contains(event.channel, token) { return false }
         if let topic, !Self.contains(event.topic, topic) { return false }
         if let pushType {
             if pushType == "none" { if event.pushType != nil { return false } } else if event.pushType?.lowercased() != pushType { return false }
@@ -64,7 +64,7 @@ public struct InboxQuery: Sendable, Equatable {
             }
         }
         if let search {
-            let fields = [event.token, event.channel, event.topic, event.reason, event.apnsID, event.identity, event.pushType]
+            let fields = [event.deviceToken, event.channel, event.topic, event.reason, event.apnsID, event.sender, event.pushType]
             if !fields.contains(where: { Self.contains($0, search) }),
                !String(decoding: event.payload, as: UTF8.self).lowercased().contains(search) {
                 return false

@@ -86,9 +86,17 @@ public enum RequestValidator {
 
     /// 8-4-4-4-12 hex digits with hyphens (APNs documents lower case; upper case hex is
     /// accepted as the same UUID).
+    /// Reads the bytes in place (a native string's UTF-8 is contiguous): the mock checks every
+    /// request's apns-id, and walking the UTF8View with an iterator cost 4% of its CPU.
     public static func isCanonicalUUID(_ text: String) -> Bool {
-        guard text.utf8.count == 36 else { return false }
-        for (index, byte) in text.utf8.enumerated() {
+        text.utf8.withContiguousStorageIfAvailable(isCanonicalUUID(utf8:))
+            ?? Array(text.utf8).withUnsafeBufferPointer(isCanonicalUUID(utf8:))
+    }
+
+    static func isCanonicalUUID(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count == 36 else { return false }
+        for index in 0..<36 {
+            let byte = bytes[index]
             if index == 8 || index == 13 || index == 18 || index == 23 {
                 guard byte == UInt8(ascii: "-") else { return false }
             } else if !isHexDigit(byte) {

@@ -273,9 +273,9 @@ final class BatchRun: @unchecked Sendable {
         var bearer: String?
         if let tokens {
             do {
-                let token = try tokens.token()
+                let (token, header) = try tokens.authorization()
                 bearer = token
-                request.headers.append(("authorization", "bearer " + token))
+                request.headers.append(("authorization", header))
             } catch {
                 let mine = lock.withLock {
                     slots[slot].inFlight -= 1

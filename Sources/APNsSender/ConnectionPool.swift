@@ -75,7 +75,7 @@ actor ConnectionPool {
                 task = Task { () -> Result<any ProviderConnection, ProviderSendError> in
                     if delay > 0 { try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) }
                     do throws(ProviderSendError) {
-                        return .success(try await connector.connect())
+                        return .success(try await connector.connect(slot: slot))
                     } catch {
                         return .failure(error)
                     }

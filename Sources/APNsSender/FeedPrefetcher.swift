@@ -78,6 +78,7 @@ final class FeedPrefetcher: @unchecked Sendable {
             while buffer.count - head >= capacity && !stopped { condition.wait() }
             if stopped {
                 condition.unlock()
+                onAvailable = nil
                 return
             }
             condition.unlock()
@@ -88,7 +89,12 @@ final class FeedPrefetcher: @unchecked Sendable {
             starved = false
             condition.unlock()
             if notify { onAvailable?() }
-            if item == nil { return }
+            if item == nil {
+                // The callback holds the run, which holds this prefetcher: dropping it here
+                // breaks that cycle, or every batch would keep its run and connections alive.
+                onAvailable = nil
+                return
+            }
         }
     }
 }

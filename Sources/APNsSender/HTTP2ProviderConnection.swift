@@ -64,19 +64,35 @@ public struct HTTP2ProviderConnector: ProviderConnector {
     public let requestTimeout: Double
     /// Pings connections that have been idle, so a dead one is replaced before a send needs it.
     public let healthCheck: HTTP2HealthCheck
-    public let loop: EventLoop
+    /// The loops connections live on: pool slot `n` connects on `loops[n % loops.count]`, so
+    /// several connections can use several cores (`EventLoop.sharedLoops(count:)`).
+    public let loops: [EventLoop]
+    public var loop: EventLoop { loops[0] }
 
     public init(endpoint: Endpoint, tls: TLSConfiguration, connectTimeout: Double = 10, requestTimeout: Double = 30,
                 healthCheck: HTTP2HealthCheck = HTTP2HealthCheck(), loop: EventLoop = .shared) {
+        self.init(endpoint: endpoint, tls: tls, connectTimeout: connectTimeout, requestTimeout: requestTimeout,
+                  healthCheck: healthCheck, loops: [loop])
+    }
+
+    /// `loops` must not be empty.
+    public init(endpoint: Endpoint, tls: TLSConfiguration, connectTimeout: Double = 10, requestTimeout: Double = 30,
+                healthCheck: HTTP2HealthCheck = HTTP2HealthCheck(), loops: [EventLoop]) {
+        precondition(!loops.isEmpty, "HTTP2ProviderConnector needs at least one event loop.")
         self.endpoint = endpoint
         self.tls = tls
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
         self.healthCheck = healthCheck
-        self.loop = loop
+        self.loops = loops
     }
 
     public func connect() async throws(ProviderSendError) -> any ProviderConnection {
+        try await connect(slot: 0)
+    }
+
+    public func connect(slot: Int) async throws(ProviderSendError) -> any ProviderConnection {
+        let loop = loops[slot % loops.count]
         do {
             let client = try await HTTP2Client.connect(to: endpoint, tls: tls, settings: HTTP2Settings(maxConcurrentStreams: 100),
                                                        timeout: connectTimeout, healthCheck: healthCheck, loop: loop)

@@ -84,4 +84,11 @@ extension ProviderConnection {
 /// Makes connections for the pool.
 public protocol ProviderConnector: Sendable {
     func connect() async throws(ProviderSendError) -> any ProviderConnection
+    /// The connection for pool slot `slot` (0-based): lets a connector place slots on
+    /// different event loops (threads). Defaults to `connect()`.
+    func connect(slot: Int) async throws(ProviderSendError) -> any ProviderConnection
+}
+
+extension ProviderConnector {
+    public func connect(slot: Int) async throws(ProviderSendError) -> any ProviderConnection { try await connect() }
 }

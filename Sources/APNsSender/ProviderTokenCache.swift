@@ -15,7 +15,7 @@ public final class ProviderTokenCache: @unchecked Sendable {
     public let minimumAge: TimeInterval
     private let clock: @Sendable () -> Date
     private let lock = NSLock()
-    private var current: (token: String, issued: Date)?
+    private var current: (token: String, authorization: String, issued: Date)?
     private var minted = 0
 
     public init(signer: ProviderTokenSigner, refreshInterval: TimeInterval = 40 * 60, minimumAge: TimeInterval = 20 * 60,
@@ -30,14 +30,20 @@ public final class ProviderTokenCache: @unchecked Sendable {
     public var mintedCount: Int { lock.withLock { minted } }
 
     /// The token to send now.
-    public func token() throws -> String {
+    public func token() throws -> String { try authorization().token }
+
+    /// The token to send now and its `authorization` header value (`bearer <token>`), made
+    /// once per token: a batch sends the same 200-byte value with every request, and building
+    /// it per request cost an allocation and a copy each.
+    public func authorization() throws -> (token: String, header: String) {
         let now = clock()
         return try lock.withLock {
-            if let current, now.timeIntervalSince(current.issued) < refreshInterval { return current.token }
+            if let current, now.timeIntervalSince(current.issued) < refreshInterval { return (current.token, current.authorization) }
             let token = try signer.token(issuedAt: now)
-            current = (token, now)
+            let header = "bearer " + token
+            current = (token, header, now)
             minted += 1
-            return token
+            return (token, header)
         }
     }
 

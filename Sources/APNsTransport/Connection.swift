@@ -463,6 +463,12 @@ final class Connection: PollHandler, @unchecked Sendable {
     /// the peer closes or `timeout` passes, and only then closes the socket. Closing with
     /// unread input would make the kernel send RST and destroy data the peer has not read yet
     /// (a server's GOAWAY, a legacy error response).
+    /// Closes now unless `closeAfterPeer` is already waiting for the peer: what an owner that
+    /// goes away (a `TLSServerConnection`'s deinit) asks for, without cutting that wait short.
+    func closeUnlessLingering() {
+        if !lingering { close(error: nil) }
+    }
+
     func closeAfterPeer(timeout: Double) {
         if lingering { return }
         guard state == .open, let ssl else { close(error: nil); return }

@@ -71,7 +71,13 @@ public final class TLSServerConnection: @unchecked Sendable {
         self.stream = stream
     }
 
-    deinit { close() }
+    /// A handler that returns after `closeAfterPeer` (the legacy gateway after its error
+    /// response) must not cut that wait short: closing with the client's input unread would
+    /// reset the connection and could destroy the answer before the client reads it.
+    deinit {
+        let stream = self.stream
+        loop.execute { stream.connection.closeUnlessLingering() }
+    }
 
     /// The certificate the client presented, if any (verified when the server requires one).
     public var clientCertificate: Certificate? { handshake.peerChain.first }

@@ -59,6 +59,8 @@ struct Push: AsyncParsableCommand {
     @Option(help: "apns-topic (default: the certificate's bundle id plus the push type's suffix).") var topic: String?
 
     @Option(help: "Connections to open.") var connections = 1
+    @Option(name: .customLong("event-loops"), help: "Threads the connections run on (connection n on thread n mod N; at most one per core).")
+    var eventLoops = 1
     @Option(help: "Requests in flight per connection.") var concurrency = 100
 
     @Option(help: ArgumentHelp("Write one JSON line per notification here.", valueName: "FILE")) var results: String?
@@ -94,6 +96,7 @@ struct Push: AsyncParsableCommand {
         if tokens == "-" && payload == "-" { throw ValidationError("--tokens and --payload cannot both read stdin.") }
         if let priority, Priority(rawValue: priority) == nil { throw ValidationError("--priority must be 10, 5 or 1.") }
         if connections < 1 || connections > 64 { throw ValidationError("--connections must be between 1 and 64.") }
+        if eventLoops < 1 || eventLoops > 64 { throw ValidationError("--event-loops must be between 1 and 64.") }
         if concurrency < 1 || concurrency > 10_000 { throw ValidationError("--concurrency must be between 1 and 10000.") }
         if let collapseID, collapseID.utf8.count > 64 { throw ValidationError("--collapse-id is longer than 64 bytes.") }
         if let apnsID, !RequestValidator.isCanonicalUUID(apnsID) { throw ValidationError("--apns-id must be a canonical lower-case UUID.") }
@@ -170,7 +173,8 @@ struct Push: AsyncParsableCommand {
             summary = await legacySender.send(feed) { sink.record($0) }
         } else {
             let client = APNsClient(endpoint: endpoint, trust: trust, authentication: authentication,
-                                    connections: connections, concurrency: concurrency, connectTimeout: timeout, requestTimeout: timeout)
+                                    connections: connections, eventLoops: eventLoops, concurrency: concurrency,
+                                    connectTimeout: timeout, requestTimeout: timeout)
             summary = await client.send(feed: feed) { sink.record($0) }
             await client.close()
         }

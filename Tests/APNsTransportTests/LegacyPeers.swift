@@ -47,6 +47,7 @@ while True:
             continue
         buf = b""
         frames = 0
+        reset = False
         while True:
             if mode == "drop" and connection == 1 and frames >= int(arg):
                 out.write("dropped %d\n" % connection)
@@ -87,6 +88,14 @@ while True:
                 token = items[1].hex()
                 (identifier,) = struct.unpack(">I", items[3])
             frames += 1
+            if mode == "abrupt" and token == arg and not rejected:
+                # As Apple's gateway: the error response, then close at once, the client's
+                # unread frames still queued, so the kernel resets the connection.
+                rejected = True
+                conn.sendall(bytes([8, 8]) + struct.pack(">I", identifier))
+                out.write("rejected %d %s\n" % (connection, token))
+                reset = True
+                break
             if mode == "legacy" and token == arg and not rejected:
                 rejected = True
                 conn.sendall(bytes([8, 8]) + struct.pack(">I", identifier))
@@ -105,6 +114,11 @@ while True:
             out.write("%d %s\n" % (connection, token))
     except Exception as error:
         out.write("error %s\n" % error)
+    if mode == "abrupt" and reset:
+        time.sleep(0.3)  # the error response has reached the client
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        conn.close()
+        continue
     try:
         conn.shutdown(socket.SHUT_RDWR)
     except Exception:
@@ -113,6 +127,8 @@ while True:
 """#
 
     /// Starts the server in `mode` ("legacy": rejects token `argument` once with status 8;
+    /// "abrupt": the same, but closes with a reset right after the error response, unread
+    /// frames and all;
     /// "drop": closes its first connection without a word after `argument` frames;
     /// "feedback": sends `argument` tuples) and returns it, its port and its log file.
     /// Runs on a thread of its own: waiting for the port blocks, and a blocked cooperative

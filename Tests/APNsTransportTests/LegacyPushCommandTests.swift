@@ -44,6 +44,32 @@ struct LegacyPushCommandTests {
         #expect(afterBad.count == 1 && !afterBad[0].hasPrefix("1 "), "\(afterBad)")
     }
 
+    /// Apple's gateway closes right after its error response; with the client's later frames
+    /// unread, the close is a reset. An error response that reached the client before the
+    /// reset is read, not lost with the connection: one rejection, nothing resent in doubt.
+    /// (One still in flight when the reset comes is lost with it: then the client resends
+    /// what was in flight, flagged possibly duplicated, and the gateway rejects the bad token
+    /// again, as the "drop" test shows.)
+    @Test func errorResponseBeforeAResetIsStillRead() async throws {
+        let count = 5_000
+        let bad = token(20)
+        let (server, port, log) = try await LegacyPeers.start(mode: "abrupt", argument: bad)
+        defer { server.stop() }
+        let dir = fixtures.dir + "/legacy-reset-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try Data(((0..<count).map(token).joined(separator: "\n")) .utf8).write(to: URL(fileURLWithPath: dir + "/tokens.txt"))
+        let result = try await ChildProcess.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert, "--legacy",
+                                                          "--gateway", "localhost:\(port)", "--tokens", dir + "/tokens.txt", "--alert", "legacy",
+                                                          "--format", "json"])
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.output.contains(#""delivered":\#(count - 1)"#), "\(result.output)")
+        #expect(result.output.contains(#""rejected":1"#), "\(result.output)")
+        #expect(result.output.contains(#""possibly_duplicated":0"#), "\(result.output)")
+        let received = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("rejected") }
+        let tokens = received.map { String($0.split(separator: " ")[1]) }
+        #expect(tokens.count == count - 1 && Set(tokens).count == count - 1, "\(received.count) frames logged, \(Set(tokens).count) distinct")
+    }
+
     @Test func enhancedFormatErrorIsReportedToo() async throws {
         let bad = token(100)
         let (server, port, log) = try await LegacyPeers.start(mode: "legacy", argument: bad)

@@ -15,7 +15,7 @@ struct InboxStoreTests {
         let (entries, kept, seen) = store.newest(100)
         #expect(kept == 5 && seen == 8)
         #expect(entries.map(\.id) == [8, 7, 6, 5, 4])
-        #expect(entries.first?.event.token?.hasSuffix("18") == true)
+        #expect(entries.first?.event.deviceToken?.hasSuffix("18") == true)
         #expect(store.newest(2).entries.map(\.id) == [8, 7])
         store.clear()
         #expect(store.newest(100).entries.isEmpty)

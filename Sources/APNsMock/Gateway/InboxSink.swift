@@ -16,7 +16,10 @@ public struct InboxEvent: Sendable {
     public var accepted: Bool
     /// Apple's reason (`{"reason": ...}`), or the legacy status name; nil when accepted.
     public var reason: String?
+    /// Set for legacy frames; for the provider API see `path` and `deviceToken`.
     public var token: String?
+    /// The provider API request's path (`/3/device/<token>`, ...).
+    public var path: String?
     public var channel: String?
     public var topic: String?
     public var pushType: String?
@@ -25,8 +28,10 @@ public struct InboxEvent: Sendable {
     public var expiration: String?
     public var apnsID: String?
     public var uniqueID: String?
-    /// Who sent it: the certificate's common name, or "key KEYID (team TEAMID)".
+    /// Who sent it: the certificate's common name (see `sender` for token auth).
     public var identity: String?
+    /// Token auth: the provider token's key id and team id.
+    public var providerKey: (keyID: String, teamID: String)?
     /// The body as received (the provider API keeps at most 5,121 bytes of it, a legacy frame
     /// at most its item's length).
     public var payload: [UInt8]
@@ -38,6 +43,20 @@ public struct InboxEvent: Sendable {
     public var feedbackTuples: Int?
     /// The mock answered nothing (a `--drop-after` fault): the client saw the connection drop.
     public var dropped = false
+
+    /// The device token: a legacy frame's, or the one in a provider API path, as sent (hex,
+    /// not checked: a malformed one is shown too). Worked out when read, not on the gateway.
+    public var deviceToken: String? {
+        if let token { return token }
+        guard let path, path.hasPrefix("/3/device/") else { return nil }
+        let token = path.dropFirst("/3/device/".count)
+        return token.isEmpty ? nil : String(token)
+    }
+
+    /// The certificate's name, or "key KEYID (team TEAMID)".
+    public var sender: String? {
+        identity ?? providerKey.map { "key \($0.keyID) (team \($0.teamID))" }
+    }
 
     public init(protocolName: String, time: Date = Date(), status: Int, accepted: Bool, reason: String? = nil, token: String? = nil,
                 topic: String? = nil, payload: [UInt8] = [], connection: Int) {

@@ -10,34 +10,37 @@ extension ProviderAPIHandler {
     func report(_ request: HTTP2Request, _ response: HTTP2Response, management: Bool, to inbox: any InboxSink) {
         let protocolName = management ? "channels" : (request.path.hasPrefix(BroadcastAPI.broadcastPrefix) ? "broadcast" : "h2")
         let accepted = response.status < 300 && response.afterward != .dropWithoutResponse
+        // Only references to strings the request and answer already hold: no lower-casing, no
+        // formatting here (the JSON is made on the inbox's side, when someone asks).
         var event = InboxEvent(protocolName: protocolName, status: response.status, accepted: accepted,
-                               reason: accepted ? nil : Self.reason(in: response), token: Self.deviceToken(in: request.path),
-                               topic: request.header("apns-topic"), payload: request.body, connection: request.connectionID)
-        event.channel = request.header("apns-channel-id")
-        event.pushType = request.header("apns-push-type")
-        event.priority = request.header("apns-priority")
-        event.collapseID = request.header("apns-collapse-id")
-        event.expiration = request.header("apns-expiration")
-        event.apnsID = response.header("apns-id")
-        event.uniqueID = response.header("apns-unique-id")
-        event.dropped = response.afterward == .dropWithoutResponse
-        if request.bodyOverLimit { event.payloadBytes = request.body.count }
-        let identity = lock.withLock { () -> (String?, String?) in
-            let state = connections[management ? -request.connectionID : request.connectionID]
-            if let info = state?.certificateInfo { return (info.commonName ?? info.subject, info.bundleID) }
-            return (state?.token.map { "key \($0.claims.keyID) (team \($0.claims.teamID))" }, nil)
+                               reason: accepted ? nil : Self.reason(in: response), payload: request.body, connection: request.connectionID)
+        event.path = request.path
+        for header in request.headers {
+            switch header.name {
+            case "apns-topic": event.topic = header.value
+            case "apns-channel-id": event.channel = header.value
+            case "apns-push-type": event.pushType = header.value
+            case "apns-priority": event.priority = header.value
+            case "apns-collapse-id": event.collapseID = header.value
+            case "apns-expiration": event.expiration = header.value
+            default: break
+            }
         }
-        event.identity = identity.0
-        if event.topic == nil, protocolName == "h2" { event.topic = identity.1 }
+        for header in response.headers {
+            if header.name == "apns-id" { event.apnsID = header.value } else if header.name == "apns-unique-id" { event.uniqueID = header.value }
+        }
+        event.dropped = response.afterward == .dropWithoutResponse
+        let key = management ? -request.connectionID : request.connectionID
+        lock.withLock {
+            guard let state = connections[key] else { return }
+            if let info = state.certificateInfo {
+                event.identity = info.commonName ?? info.subject
+                if event.topic == nil, protocolName == "h2" { event.topic = info.bundleID }
+            } else if let claims = state.token?.claims {
+                event.providerKey = (claims.keyID, claims.teamID)
+            }
+        }
         inbox.gatewayAnswered(event)
-    }
-
-    /// `/3/device/<token>`'s token as sent (hex, not checked: a malformed one is shown too).
-    static func deviceToken(in path: String) -> String? {
-        let prefix = "/3/device/"
-        guard path.hasPrefix(prefix) else { return nil }
-        let token = path.dropFirst(prefix.count)
-        return token.isEmpty ? nil : String(token)
     }
 
     /// The reason in a rejection's `{"reason": ...}` body; for a dropped request, what happened.
