@@ -8,7 +8,9 @@ extension InboxStore.Entry {
     public var json: JSONValue {
         let event = self.event
         func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
-        let advice = event.reason.flatMap(APNsReason.init(rawValue:))?.advice
+        let advice = event.protocolName == "legacy"
+            ? (event.accepted ? nil : UInt8(exactly: event.status).flatMap(LegacyStatus.init(rawValue:))?.advice)
+            : event.reason.flatMap(APNsReason.init(rawValue:))?.advice
         return .object([
             ("id", .int(id)),
             ("time", .string(InboxTime.format(event.time))),

@@ -140,12 +140,19 @@ struct MockInboxCLITests {
     func legacyAndFeedback() throws {
         let f = try CLIFixture()
         try f.prepareMock(certificates: true)
+        // A registry that knows only Self.token: a frame for any other token is rejected.
+        _ = try f.dir.write("registry.json", text: #"{"tokens": [{"token": "\#(Self.token)", "topic": "com.example.app", "environment": "sandbox"}]}"#)
         let server = try BackgroundProcess(Binaries.apnskit, ["mock", "serve", "--ca", "mockca", "--port", "0", "--legacy-port", "0", "--feedback-port", "0",
+                                                              "--registry", "registry.json",
                                                               "--ui-port", "0", "--ports-file", "ports.json", "-q"], directory: f.dir.path)
         try #require(server.waitForFile(f.dir.file("ports.json")), "\(server.stderr)")
         let ports = try JSONSerialization.jsonObject(with: Data(try f.dir.read("ports.json"))) as? [String: Any] ?? [:]
         let ui = try #require(ports["ui"] as? Int)
         let legacy = try #require(ports["legacy"] as? Int, "\(ports)")
+        let unknown = String(repeating: "cd", count: 32)
+        let refused = try f.run(["push", "apns.pem", "--legacy", "--token", unknown, "--alert", "nobody",
+                                 "--gateway", "127.0.0.1:\(legacy)", "--ca-file", "mockca/ca-bundle.pem"])
+        #expect(refused.status == 1, "\(refused)")
         let feedback = try #require(ports["feedback"] as? Int)
         let sent = try f.run(["push", "apns.pem", "--legacy", "--token", Self.token, "--alert", "old school",
                               "--gateway", "127.0.0.1:\(legacy)", "--ca-file", "mockca/ca-bundle.pem"])
@@ -157,15 +164,20 @@ struct MockInboxCLITests {
         var all: [String: Any] = [:]
         for _ in 0..<100 {
             all = try notifications(ui)
-            if all["count"] as? Int == 2 { break }
+            if all["count"] as? Int == 3 { break }
             usleep(100_000)
         }
         let list = all["notifications"] as? [[String: Any]] ?? []
         let byProtocol = Dictionary(list.map { (($0["protocol"] as? String) ?? "", $0) }, uniquingKeysWith: { first, _ in first })
-        let frame = try #require(byProtocol["legacy"], "\(all)")
+        let frame = try #require(list.first { $0["protocol"] as? String == "legacy" && $0["token"] as? String == Self.token }, "\(all)")
         #expect(frame["accepted"] as? Bool == true && frame["status"] as? Int == 0 && frame["token"] as? String == Self.token)
         #expect(frame["topic"] as? String == "com.example.app" && (frame["apns_id"] as? String)?.hasPrefix("legacy-") == true, "\(frame)")
         #expect((frame["payload"] as? String)?.contains("old school") == true)
+        let rejected = try #require(list.first { $0["token"] as? String == unknown }, "\(all)")
+        #expect(rejected["protocol"] as? String == "legacy" && rejected["accepted"] as? Bool == false && rejected["status"] as? Int == 8, "\(rejected)")
+        #expect(rejected["reason"] as? String == "Invalid token", "\(rejected)")
+        #expect((rejected["advice"] as? String)?.contains("other environment") == true, "\(rejected)")
+        #expect(frame["advice"] is NSNull, "an accepted frame has no advice: \(frame)")
         let feed = try #require(byProtocol["feedback"], "\(all)")
         #expect(feed["feedback_tuples"] as? Int == 0 && feed["accepted"] as? Bool == true, "\(feed)")
         #expect(server.stop() == 0)
