@@ -63,6 +63,11 @@ struct Prepare: ParsableCommand {
         let now = Date()
         let certificate = identity.certificate
         let stdoutIsData = out == "-"
+        // The same verdict as `check` ("a CA certificate with its private key"): APNs takes a
+        // push certificate as the client certificate, never a CA, so the PEM would not work.
+        if certificate.isCA {
+            throw CommandFailure(message: "The certificate in \(files.map(displayName).joined(separator: ", ")) is a CA certificate (\(certificate.subject)), not an Apple push certificate; export the \"Apple Push Services\" certificate with its key from Keychain Access, or run prepare on the .cer Apple's portal issued with --cert and --key.", status: ExitStatus.problem)
+        }
         if certificate.notAfter <= now || certificate.notBefore > now {
             let state = certificate.notAfter <= now ? "has expired" : "is not valid yet"
             guard allowExpired else {

@@ -121,9 +121,16 @@ import Testing
         func text(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
         for entry in corpus.entries where entry.identities == 1 {
             let what = "\(entry.file) (\(entry.writer): \(entry.format))"
+            try? FileManager.default.removeItem(atPath: prepared)
             let prepare = try apnskit(["prepare", corpus.path(entry.file), "--passin", "env:CORPUS_PASS", "-o", prepared, "--force"], corpus)
             if entry.expired {
                 #expect(prepare.status == 1, "\(what): prepare wrote an expired identity")
+                continue
+            }
+            if entry.ca {
+                // check fails a CA certificate with its key; prepare refuses to write one.
+                #expect(prepare.status == 1 && prepare.err.contains("is a CA certificate"), "\(what): prepare wrote a CA identity: \(prepare.err)")
+                #expect(!FileManager.default.fileExists(atPath: prepared), "\(what): a refused prepare left its output")
                 continue
             }
             #expect(prepare.status == 0, "\(what): \(prepare.err)")
