@@ -5,7 +5,7 @@ import Foundation
 
 /// What a finished TLS handshake established, as `apnskit verify` reports it.
 public struct TLSHandshakeInfo: Sendable {
-    /// The numeric address actually connected to, e.g. `17.188.1.2:443`.
+    /// The numeric address actually connected to, e.g. `127.0.0.1:2197`.
     public let remoteAddress: String
     /// `TLSv1.2`, `TLSv1.3`.
     public let protocolVersion: String
