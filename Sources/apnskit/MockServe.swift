@@ -187,7 +187,6 @@ struct MockServeCommand: AsyncParsableCommand {
             ])
             try SecureFileWriter.write(json.serialized() + [0x0A], to: portsFile, sensitivity: .public, force: true)
         }
-        fflush(nil)
         await SignalWaiter.waitForTermination()
         gateway.stop()
         await webInbox?.server.stop()
