@@ -2,7 +2,8 @@
 /// sender's terms (header names, flags of `apnskit push`). The mock's inbox shows it next to
 /// every rejected request; any other front end can use the same table instead of a copy.
 extension APNsReason {
-    public var advice: String {
+    /// nil for a reason this version does not know.
+    public var advice: String? {
         switch self {
         case .badCollapseId: return "apns-collapse-id is longer than 64 bytes: shorten it."
         case .badDeviceToken: return "The device token is malformed or for the other environment: send sandbox tokens (development builds) to the sandbox gateway and production tokens to production."
@@ -44,6 +45,7 @@ extension APNsReason {
         case .internalServerError: return "The gateway failed: retry later with backoff."
         case .serviceUnavailable: return "The gateway is unavailable: retry later with backoff."
         case .shutdown: return "The gateway is shutting down this connection: reconnect and send again."
+        default: return nil
         }
     }
 }

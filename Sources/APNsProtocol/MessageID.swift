@@ -67,3 +67,8 @@ public final class MessageID: @unchecked Sendable {
     /// A new `xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx` string.
     public func next() -> String { lock.withLock { generator.next() } }
 }
+
+extension MessageID {
+    /// `uuid` as APNs writes an `apns-id`: canonical lower-case text.
+    public static func text(_ uuid: UUID) -> String { uuid.uuidString.lowercased() }
+}

@@ -86,6 +86,7 @@ public final class APNsClient: Sendable {
         await sender.send(feed, onResult: onResult)
     }
 
-    /// Closes the connections (GOAWAY once in-flight requests are answered).
-    public func close() async { await sender.close() }
+    /// Closes the client for good (`BatchSender.close`): later sends fail at once with
+    /// `APNsSendError.Code.clientClosed`; returns when every connection is gone.
+    public func close(cancellingInFlight: Bool = false) async { await sender.close(cancellingInFlight: cancellingInFlight) }
 }

@@ -14,15 +14,61 @@ struct PendingNotification: Sendable {
     var attempts = 0
     var possiblyDuplicated = false
     var refreshedToken = false
+    /// An earlier attempt was written and then lost (connection died, no answer in time): APNs
+    /// may have it, so ending it now must not say "not sent".
+    var mayHaveBeenDelivered = false
 
     func result(_ outcome: NotificationResult.Outcome, uniqueID: String? = nil) -> NotificationResult {
-        NotificationResult(index: index, token: notification.token, apnsID: apnsID, uniqueID: uniqueID, outcome: outcome,
+        NotificationResult(index: index, token: notification.token, apnsIDText: apnsID, uniqueIDText: uniqueID, outcome: outcome,
                            attempts: attempts, possiblyDuplicated: possiblyDuplicated)
+    }
+
+    /// Ended before (another) attempt went out.
+    var unsentResult: NotificationResult { result(.cancelled(written: mayHaveBeenDelivered)) }
+}
+
+/// Where a run takes its notifications from: a feed read inline (never blocks), a feed read
+/// ahead on its own thread (may block), or the client's queue of single sends.
+enum BatchSource {
+    enum Take {
+        case item(index: Int, notification: PushNotification)
+        /// Nothing now; the source pumps the run when there is.
+        case empty
+        case ended
+    }
+
+    case inline(any NotificationFeed)
+    case prefetched(FeedPrefetcher)
+    case queue(SingleSendQueue)
+
+    func take() -> Take {
+        switch self {
+        case .inline(let feed):
+            guard let (index, notification) = feed.next() else { return .ended }
+            return .item(index: index, notification: notification)
+        case .prefetched(let prefetcher):
+            switch prefetcher.take() {
+            case .item(let item): return .item(index: item.index, notification: item.notification)
+            case .empty: return .empty
+            case .ended: return .ended
+            }
+        case .queue(let queue):
+            return queue.take()
+        }
+    }
+
+    /// Stops reading and returns what was read and not taken: it ends "not sent".
+    func stop() -> [(index: Int, notification: PushNotification)] {
+        switch self {
+        case .inline: return []
+        case .prefetched(let prefetcher): return prefetcher.stop()
+        case .queue(let queue): return queue.close()
+        }
     }
 }
 
-/// The state machine of one `BatchSender.send`: pulls notifications from the feed while a
-/// connection slot has room (`window` requests in flight), sends them with
+/// The state machine of one batch (or of the client's single sends): pulls notifications from
+/// its source while a connection slot has room (`window` requests in flight), sends them with
 /// `ProviderConnection.submit`, and decides in each completion whether the notification is
 /// final or goes back in line (retry now, after a back-off, or on a new connection).
 ///
@@ -30,17 +76,23 @@ struct PendingNotification: Sendable {
 /// submits the next request itself, so a notification costs no task, no continuation and no
 /// thread hop. Tasks appear only for the rare things that wait: connecting and back-off.
 ///
-/// Every notification taken from the feed is `outstanding` until its one result is emitted;
-/// the run ends when the feed is exhausted and nothing is outstanding.
+/// Every notification taken from the source is `outstanding` until its one result is emitted;
+/// the run ends when the source is exhausted (or stopped) and nothing is outstanding.
 ///
-/// A feed that may block is read ahead by a `FeedPrefetcher` on its own thread, never on the
-/// loop thread. `cancel()` (the caller's task was cancelled) stops taking work and ends every
-/// outstanding notification at once with `.cancelled`; answers that arrive later are dropped.
+/// Ending early comes in two strengths, each keeping "not sent" a promise (a request is
+/// "written" once its HEADERS frame was handed to the connection; `RequestCancellation`):
+/// - `stop()` (a first SIGTERM, a graceful close): nothing more is taken or sent; what waits
+///   ends `.cancelled(written: false)` unless an earlier attempt may have reached APNs; what is
+///   in flight gets its answer (or its request timeout).
+/// - `cancel()` (the caller's task was cancelled, a second signal): the same, and in-flight
+///   requests are given up at once: `.cancelled(written: true)` if they went out, `false` if
+///   they were still queued inside nghttp2 (they are then never written).
+/// - `cancel(index:)`: one single send's task was cancelled.
 final class BatchRun: @unchecked Sendable {
-    private let feed: any NotificationFeed
-    private let prefetcher: FeedPrefetcher?
+    // @unchecked: everything mutable is guarded by `lock` (see below); the rest is `let`.
+    private let source: BatchSource
     /// Calls `onResult` off the loop thread (batches); nil: called inline (single sends,
-    /// whose `onResult` is the sender's own quick box). Set once, in `init`.
+    /// whose `onResult` resumes the sender's continuation). Set once, in `init`.
     private var dispatcher: ResultDispatcher?
     private let onResult: @Sendable (NotificationResult) -> Void
     private let pool: ConnectionPool
@@ -49,8 +101,10 @@ final class BatchRun: @unchecked Sendable {
     private let observer: SenderObserver
     private let defaultBundleID: String?
     private let window: Int
-    /// The pool slot each of this run's slots uses (a single send takes the pool's next slot
-    /// in turn, so single sends spread over every connection).
+    /// True for batches: once the pool gives up on the gateway, the rest of the feed fails at
+    /// once. False for the client's single sends, which outlive any outage.
+    private let outagesAreFinal: Bool
+    /// The pool slot each of this run's slots uses.
     private let poolSlots: [Int]
 
     private struct Slot {
@@ -58,7 +112,7 @@ final class BatchRun: @unchecked Sendable {
         var connecting = false
         var inFlight = 0
         /// Set when the pool gave up on the gateway: this slot fails what it takes, with this.
-        var unreachable: String?
+        var unreachable: APNsSendError?
         /// Connections that failed a request: the pool drops them before this slot reconnects
         /// (in that order, or the pool could hand the same connection back).
         var stale: [any ProviderConnection] = []
@@ -69,33 +123,47 @@ final class BatchRun: @unchecked Sendable {
     private var slots: [Slot]
     /// Notifications to send again now (order does not matter: each has its own index).
     private var ready: [PendingNotification] = []
-    /// Notifications submitted and not yet answered, or waiting out a back-off, by index:
-    /// what `cancel()` must end besides `ready`.
+    /// Notifications submitted and not yet answered, or waiting out a back-off, by index.
     private var active: [Int: PendingNotification] = [:]
-    /// The in-flight attempt of each submitted notification, by index: `cancel()` resets
-    /// their streams so the gateway frees the slots at once.
+    /// The in-flight attempt of each submitted notification, by index.
     private var inFlightRequests: [Int: RequestCancellation] = [:]
     private var outstanding = 0
-    private var feedEnded = false
+    private var sourceEnded = false
+    private var stopped = false
     private var cancelled = false
     /// Set when `takeItem` held back because too many results wait for `onResult`.
     private var waitingForConsumer = false
+    /// After a single send's cancellation, nothing is taken or resent until this
+    /// (`DispatchTime` nanoseconds; 0: no hold). See `noteCancellation`.
+    private var holdUntil: UInt64 = 0
+    private var holdStarted: UInt64 = 0
+    private var holdTimerArmed = false
+    /// Where the next `pumpAll` starts.
+    private var nextFirstSlot = 0
     private var totals = BatchSummary()
-    private var finished: CheckedContinuation<BatchSummary, Never>?
+    private var onFinish: (@Sendable (BatchSummary) -> Void)?
 
-    init(feed: any NotificationFeed, poolSlots: [Int], window: Int, pool: ConnectionPool, policy: RetryPolicy,
+    /// Cancellations come in bursts: cancelling a task group cancels its child tasks one after
+    /// another. Refilling a slot the moment a cancellation freed it would write the very
+    /// requests the burst is about to cancel (measured: thousands delivered after a cancel).
+    /// So after a cancellation, the run takes nothing new until `cancellationQuiet` seconds
+    /// pass without another, and at most `cancellationHoldLimit` seconds from the first.
+    static let cancellationQuiet = 0.005
+    static let cancellationHoldLimit = 0.1
+
+    init(source: BatchSource, poolSlots: [Int], window: Int, pool: ConnectionPool, policy: RetryPolicy,
          tokens: ProviderTokenCache?, observer: SenderObserver, defaultBundleID: String? = nil, resultsOnOwnThread: Bool = false,
          onResult: @escaping @Sendable (NotificationResult) -> Void) {
         self.observer = observer
         self.defaultBundleID = defaultBundleID
-        self.feed = feed
-        prefetcher = feed.mayBlock ? FeedPrefetcher(feed: feed) : nil
+        self.source = source
         self.poolSlots = poolSlots.isEmpty ? [0] : poolSlots
         self.onResult = onResult
         self.pool = pool
         self.policy = policy
         self.tokens = tokens
         self.window = max(1, window)
+        if case .queue = source { outagesAreFinal = false } else { outagesAreFinal = true }
         self.slots = Array(repeating: Slot(), count: self.poolSlots.count)
         if resultsOnOwnThread {
             dispatcher = ResultDispatcher(deliver: onResult) { [self] count in
@@ -112,13 +180,19 @@ final class BatchRun: @unchecked Sendable {
         }
     }
 
+    /// A run over `feed`: read inline when it never blocks, else ahead on its own thread.
+    convenience init(feed: any NotificationFeed, poolSlots: [Int], window: Int, pool: ConnectionPool, policy: RetryPolicy,
+                     tokens: ProviderTokenCache?, observer: SenderObserver, defaultBundleID: String? = nil, resultsOnOwnThread: Bool = false,
+                     onResult: @escaping @Sendable (NotificationResult) -> Void) {
+        self.init(source: feed.mayBlock ? .prefetched(FeedPrefetcher(feed: feed)) : .inline(feed), poolSlots: poolSlots, window: window,
+                  pool: pool, policy: policy, tokens: tokens, observer: observer, defaultBundleID: defaultBundleID,
+                  resultsOnOwnThread: resultsOnOwnThread, onResult: onResult)
+    }
+
     /// Sends everything; returns when every notification has its result.
     func run() async -> BatchSummary {
         var summary = await withCheckedContinuation { continuation in
-            lock.withLock { finished = continuation }
-            dispatcher?.start()
-            prefetcher?.start { [self] in pumpAll() }
-            for slot in slots.indices { pump(slot) }
+            start { continuation.resume(returning: $0) }
         }
         summary.reconnects = await pool.reconnectCount
         if let outage = await pool.outage {
@@ -128,27 +202,83 @@ final class BatchRun: @unchecked Sendable {
         return summary
     }
 
-    /// Ends the run now: nothing more is taken from the feed or sent, and every outstanding
-    /// notification gets its `.cancelled` result (an in-flight one may still reach APNs; its
-    /// late answer is dropped). Safe from any thread, more than once.
-    func cancel() {
-        prefetcher?.stop()
+    /// Starts sending; `onFinish` runs once, when every notification taken has its result and
+    /// the source has ended (or the run was stopped).
+    func start(onFinish: @escaping @Sendable (BatchSummary) -> Void) {
+        lock.withLock { self.onFinish = onFinish }
+        dispatcher?.start()
+        if case .prefetched(let prefetcher) = source { prefetcher.start { [self] in pumpAll() } }
+        pumpAll()
+    }
+
+    /// Stops taking work: what was read and not sent, and what waits for a retry, ends now
+    /// (`unsentResult`); in-flight requests get their answers. Safe from any thread, repeatable.
+    func stop() {
         let ended: [PendingNotification] = lock.withLock {
-            guard !cancelled else { return [] }
-            cancelled = true
-            feedEnded = true
-            let ended = ready + active.values
+            guard !stopped else { return [] }
+            stopped = true
+            sourceEnded = true
+            let waiting = ready + active.values.filter { inFlightRequests[$0.index] == nil }
             ready.removeAll()
-            active.removeAll()
-            return ended
+            for item in waiting { active[item.index] = nil }
+            return waiting
         }
-        let requests = lock.withLock {
-            defer { inFlightRequests.removeAll() }
-            return Array(inFlightRequests.values)
-        }
-        for request in requests { request.cancel() }
-        for item in ended { emit(item, item.result(.cancelled)) }
+        let unread = source.stop()
+        for item in ended { emit(item, item.unsentResult) }
+        for (index, notification) in unread { emitUnread(index: index, notification) }
         finishIfDone()
+    }
+
+    /// `stop()`, and in-flight requests are given up too (their streams reset): each ends
+    /// `.cancelled(written:)` as it was or was not written. Safe from any thread, repeatable.
+    func cancel() {
+        lock.withLock { cancelled = true }
+        stop()
+        let inFlight: [(PendingNotification, RequestCancellation)] = lock.withLock {
+            let taken = inFlightRequests.compactMap { index, request in active.removeValue(forKey: index).map { ($0, request) } }
+            inFlightRequests.removeAll()
+            return taken
+        }
+        for (item, request) in inFlight {
+            let written = request.cancel()
+            emit(item, item.result(.cancelled(written: written || item.mayHaveBeenDelivered)))
+        }
+        finishIfDone()
+    }
+
+    /// One single send's task was cancelled: it ends now, `.cancelled(written:)` as it was.
+    /// Still in the client's queue (not taken yet): removed, never sent. Not known at all (its
+    /// `enqueue` is still to come): the queue remembers, and refuses it then.
+    func cancel(index: Int) {
+        enum Found { case none, unread(PushNotification), waiting(PendingNotification), inFlight(PendingNotification, RequestCancellation) }
+        // Under the run's lock, so the run cannot take it from the queue meanwhile.
+        let found: Found = lock.withLock {
+            if let position = ready.firstIndex(where: { $0.index == index }) {
+                noteCancellation()
+                return .waiting(ready.remove(at: position))
+            }
+            if let item = active.removeValue(forKey: index) {
+                noteCancellation()
+                if let request = inFlightRequests.removeValue(forKey: index) { return .inFlight(item, request) }
+                return .waiting(item)
+            }
+            if case .queue(let queue) = source, let notification = queue.cancelWaiting(index) {
+                noteCancellation()
+                return .unread(notification)
+            }
+            return .none
+        }
+        switch found {
+        case .none:
+            break
+        case .unread(let notification):
+            emitUnread(index: index, notification)
+        case .waiting(let item):
+            emit(item, item.unsentResult)
+        case .inFlight(let item, let request):
+            let written = request.cancel()
+            emit(item, item.result(.cancelled(written: written || item.mayHaveBeenDelivered)))
+        }
     }
 
     // MARK: taking work
@@ -157,7 +287,7 @@ final class BatchRun: @unchecked Sendable {
         case idle
         case connect
         case send(PendingNotification, any ProviderConnection)
-        case fail(PendingNotification, String)
+        case fail(PendingNotification, APNsSendError)
     }
 
     /// Sends from `slot` until its window is full, its connection is missing, or there is no work.
@@ -172,69 +302,103 @@ final class BatchRun: @unchecked Sendable {
                 return
             case .send(let item, let connection):
                 send(item, on: connection, slot: slot)
-            case .fail(let item, let why):
-                emit(item, item.result(.failed(why)))
+            case .fail(let item, let error):
+                emit(item, item.result(.failed(error)))
             }
         }
     }
 
-    private func pumpAll() {
-        for slot in slots.indices { pump(slot) }
+    /// Pumps every slot, starting at a rotating one: single sends that come one at a time
+    /// spread over every connection instead of filling the first one's window.
+    func pumpAll() {
+        let count = slots.count
+        let first = count == 1 ? 0 : lock.withLock { () -> Int in
+            defer { nextFirstSlot = (nextFirstSlot + 1) % count }
+            return nextFirstSlot
+        }
+        for offset in 0..<count { pump((first + offset) % count) }
     }
 
     /// Under `lock`.
     private func nextStep(_ slot: Int) -> Step {
-        if cancelled { return .idle }
-        if let why = slots[slot].unreachable {
+        if stopped { return .idle }
+        if holdUntil != 0 {
+            if DispatchTime.now().uptimeNanoseconds < holdUntil { return .idle }
+            holdUntil = 0
+        }
+        if let error = slots[slot].unreachable {
+            // A batch fails the rest of its feed fast; the client's long-lived run asks the pool
+            // again for the next send (the pool itself fails fast until its outage back-off ends).
+            if !outagesAreFinal { slots[slot].unreachable = nil }
             guard let item = takeItem() else { return .idle }
-            return .fail(item, why)
+            return .fail(item, error)
         }
         guard let connection = slots[slot].connection, connection.isUsable else {
             slots[slot].connection = nil
-            // Connect only for real work: peek by moving the feed's next item into `ready`.
+            // Connect only for real work: peek by moving the source's next item into `ready`.
             guard !slots[slot].connecting, let item = takeItem() else { return .idle }
             ready.append(item)
             slots[slot].connecting = true
             return .connect
         }
         guard slots[slot].inFlight < window, let item = takeItem() else { return .idle }
-        if let problem = item.notification.localProblem() { return .fail(item, "Not sent: \(problem).") }
+        if let problem = item.notification.localProblem() {
+            return .fail(item, APNsSendError(.invalidNotification, "Not sent: \(problem)."))
+        }
         slots[slot].inFlight += 1
         active[item.index] = item
         return .send(item, connection)
     }
 
-    /// Under `lock`: a retry waiting to go, else the feed's next notification.
+    /// Under `lock`: a retry waiting to go, else the source's next notification.
     private func takeItem() -> PendingNotification? {
         if let item = ready.popLast() { return item }
-        guard !feedEnded else { return nil }
+        guard !sourceEnded else { return nil }
         // A consumer slower than the gateway: wait for it (its next delivery pumps again).
         if let dispatcher, dispatcher.backlog >= ResultDispatcher.capacity {
             waitingForConsumer = true
             return nil
         }
-        let taken: FeedPrefetcher.Item
-        if let prefetcher {
-            switch prefetcher.take() {
-            case .item(let item): taken = item
-            case .empty: return nil
-            case .ended:
-                feedEnded = true
-                return nil
-            }
-        } else {
-            guard let item = feed.next() else {
-                feedEnded = true
-                return nil
-            }
-            taken = item
+        switch source.take() {
+        case .empty:
+            return nil
+        case .ended:
+            sourceEnded = true
+            return nil
+        case .item(let index, let notification):
+            outstanding += 1
+            return Self.pending(index: index, notification.withDefaults(bundleID: defaultBundleID))
         }
-        let index = taken.index
-        let notification = taken.notification.withDefaults(bundleID: defaultBundleID)
-        outstanding += 1
-        let apnsID = notification.apnsID ?? PushNotification.newID()
+    }
+
+    private static func pending(index: Int, _ notification: PushNotification) -> PendingNotification {
+        let apnsID = notification.apnsID.map(MessageID.text) ?? PushNotification.newID()
         return PendingNotification(index: index, notification: notification, apnsID: apnsID,
                                    request: notification.request(apnsID: apnsID), startedNanos: DispatchTime.now().uptimeNanoseconds)
+    }
+
+    /// Under `lock`: a single send was cancelled; hold new work back while the burst lasts
+    /// (`cancellationQuiet`), and make sure a pump comes when it is over.
+    private func noteCancellation() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        if holdUntil == 0 { holdStarted = now }
+        let limit = holdStarted + UInt64(Self.cancellationHoldLimit * 1e9)
+        holdUntil = min(limit, now + UInt64(Self.cancellationQuiet * 1e9))
+        guard !holdTimerArmed else { return }
+        holdTimerArmed = true
+        Task { [self] in
+            while true {
+                let wait = lock.withLock { () -> UInt64 in
+                    let now = DispatchTime.now().uptimeNanoseconds
+                    if holdUntil > now { return holdUntil - now }
+                    holdTimerArmed = false
+                    return 0
+                }
+                if wait == 0 { break }
+                try? await Task.sleep(nanoseconds: wait)
+            }
+            pumpAll()
+        }
     }
 
     private func connect(_ slot: Int) {
@@ -251,12 +415,14 @@ final class BatchRun: @unchecked Sendable {
                     slots[slot].connecting = false
                 }
             } catch {
-                let why: String
-                if case .credentialsRejected(let sentence) = error { why = "Not sent: \(sentence)" } else {
-                    why = "Cannot reach the gateway: \(BatchSender.describe(error))"
+                let failure: APNsSendError
+                switch error {
+                case .credentialsRejected(let sentence): failure = APNsSendError(.credentialsRejected, "Not sent: \(sentence)")
+                case .closed(let sentence): failure = APNsSendError(.clientClosed, sentence)
+                default: failure = APNsSendError(.gatewayUnreachable, "Cannot reach the gateway: \(BatchSender.describe(error))")
                 }
                 lock.withLock {
-                    slots[slot].unreachable = why
+                    slots[slot].unreachable = failure
                     slots[slot].connecting = false
                 }
             }
@@ -281,15 +447,16 @@ final class BatchRun: @unchecked Sendable {
                     slots[slot].inFlight -= 1
                     return active.removeValue(forKey: item.index) != nil
                 }
-                if mine { emit(item, item.result(.failed("Cannot sign a provider token: \(error)"))) }
+                if mine { emit(item, item.result(.failed(APNsSendError(.tokenSigningFailed, "Cannot sign a provider token: \(error)")))) }
                 return
             }
         }
         let cancellation = RequestCancellation()
         let runCancelled = lock.withLock {
-            if !cancelled { inFlightRequests[item.index] = cancellation }
-            return cancelled
+            if !cancelled, active[item.index] != nil { inFlightRequests[item.index] = cancellation }
+            return cancelled || active[item.index] == nil
         }
+        // Cancelled between taking and here: the request is never written.
         if runCancelled { cancellation.cancel() }
         connection.submit(request, cancellation: cancellation) { [self, item, bearer] result in
             complete(item, bearer: bearer, slot: slot, connection: connection, result: result)
@@ -306,7 +473,7 @@ final class BatchRun: @unchecked Sendable {
     private func complete(_ item: PendingNotification, bearer: String?, slot: Int, connection: any ProviderConnection,
                           result: Result<ProviderResponse, ProviderSendError>) {
         var item = item
-        // A run cancelled meanwhile has already given this notification its result.
+        // A run cancelled meanwhile (or this send's task) has already given it its result.
         let mine = lock.withLock {
             inFlightRequests.removeValue(forKey: item.index)
             return active.removeValue(forKey: item.index) != nil
@@ -323,22 +490,34 @@ final class BatchRun: @unchecked Sendable {
                 if let current = slots[slot].connection, current === connection { slots[slot].connection = nil }
                 if !slots[slot].stale.contains(where: { $0 === connection }) { slots[slot].stale.append(connection) }
             }
-            if case .connectionLost = error { item.possiblyDuplicated = true }
+            if case .connectionLost = error {
+                item.possiblyDuplicated = true
+                item.mayHaveBeenDelivered = true
+            }
             decision = item.attempts >= policy.maximumAttempts
-                ? .final(.failed("Gave up after \(item.attempts) attempts: \(BatchSender.describe(error))"), uniqueID: nil)
+                ? .final(.failed(APNsSendError(.connectionLost, "Gave up after \(item.attempts) attempts: \(BatchSender.describe(error))",
+                                               mayHaveBeenDelivered: item.mayHaveBeenDelivered)), uniqueID: nil)
                 : .again
         }
         if mine, case .final(let outcome, let uniqueID) = decision { emit(item, item.result(outcome, uniqueID: uniqueID)) }
-        lock.withLock {
+        let endedByStop: Bool = lock.withLock {
             slots[slot].inFlight -= 1
-            if mine, case .again = decision { ready.append(item) }
-            if mine, case .after = decision { active[item.index] = item }
+            guard mine else { return false }
+            switch decision {
+            case .final: return false
+            case .again, .after:
+                // A stopped run sends nothing more: the retry ends here.
+                if stopped { return true }
+                if case .again = decision { ready.append(item) } else { active[item.index] = item }
+                return false
+            }
         }
-        if mine, case .after(let seconds) = decision {
+        if endedByStop { emit(item, item.unsentResult) }
+        if mine, !endedByStop, case .after(let seconds) = decision {
             Task { [item] in
                 try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
                 lock.withLock {
-                    // Still ours unless the run was cancelled while it waited.
+                    // Still ours unless the run was stopped or this send cancelled meanwhile.
                     if active.removeValue(forKey: item.index) != nil { ready.append(item) }
                 }
                 pumpAll()
@@ -352,11 +531,11 @@ final class BatchRun: @unchecked Sendable {
     private func decide(_ response: ProviderResponse, _ item: inout PendingNotification, bearer: String?) -> Decision {
         if response.status == 200 { return .final(.delivered, uniqueID: response.header("apns-unique-id")) }
         let (reason, timestamp) = BatchSender.parseError(response.body)
-        if reason == APNsReason.expiredProviderToken.rawValue, let tokens, let bearer, !item.refreshedToken {
+        if reason == .expiredProviderToken, let tokens, let bearer, !item.refreshedToken {
             item.refreshedToken = true
             if tokens.invalidate(bearer) { return .again }
         }
-        let retryable = APNsReason(rawValue: reason)?.isRetryable ?? (response.status >= 500)
+        let retryable = reason.isDocumented ? reason.isRetryable : response.status >= 500
         if retryable && item.attempts < policy.maximumAttempts {
             let retryAfter = response.header("retry-after").flatMap(Double.init)
             return .after(seconds: min(policy.maximumDelay, retryAfter ?? policy.delay(afterAttempt: item.attempts)))
@@ -365,6 +544,13 @@ final class BatchRun: @unchecked Sendable {
     }
 
     // MARK: results
+
+    /// A notification read from the source and never taken: it ends "not sent".
+    private func emitUnread(index: Int, _ notification: PushNotification) {
+        lock.withLock { outstanding += 1 }
+        let item = Self.pending(index: index, notification.withDefaults(bundleID: defaultBundleID))
+        emit(item, item.unsentResult)
+    }
 
     private func emit(_ item: PendingNotification, _ result: NotificationResult) {
         lock.withLock { totals.record(result) }
@@ -378,14 +564,14 @@ final class BatchRun: @unchecked Sendable {
     }
 
     private func finishIfDone() {
-        let done: (CheckedContinuation<BatchSummary, Never>, BatchSummary)? = lock.withLock {
-            guard feedEnded, outstanding == 0, let continuation = finished else { return nil }
-            finished = nil
-            return (continuation, totals)
+        let done: (@Sendable (BatchSummary) -> Void, BatchSummary)? = lock.withLock {
+            guard sourceEnded, outstanding == 0, let onFinish else { return nil }
+            self.onFinish = nil
+            return (onFinish, totals)
         }
-        if let (continuation, summary) = done {
+        if let (onFinish, summary) = done {
             dispatcher?.close()
-            continuation.resume(returning: summary)
+            onFinish(summary)
         }
     }
 }

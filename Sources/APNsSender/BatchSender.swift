@@ -32,7 +32,19 @@ public final class BatchSender: Sendable {
     private let tokens: ProviderTokenCache?
     private let observer: SenderObserver
     private let defaultBundleID: String?
-    private let rotation = SlotRotation()
+    /// Single sends wait here for a slot of the window, and one long-lived run sends them.
+    private let singles = SingleSendQueue()
+    private let singleRun: BatchRun
+    private let lifecycle = Locked(Lifecycle())
+
+    /// What `close` needs: whether it happened, the batches running, who waits for them.
+    private struct Lifecycle {
+        var closed = false
+        var batches: [ObjectIdentifier: BatchRun] = [:]
+        var singleRunFinished = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        var idle: Bool { batches.isEmpty && singleRunFinished }
+    }
 
     /// `logger` receives the sender's logs (none when nil: a library is quiet by default);
     /// `environment` labels its metrics (`sandbox`, `production`, or `custom` for any other
@@ -50,86 +62,115 @@ public final class BatchSender: Sendable {
         self.concurrency = max(1, concurrency)
         self.policy = policy
         self.tokens = tokens
+        let singles = self.singles
+        singleRun = BatchRun(source: .queue(singles), poolSlots: Array(0..<pool.size), window: self.concurrency, pool: pool, policy: policy,
+                             tokens: tokens, observer: observer, defaultBundleID: defaultBundleID, onResult: { singles.finish($0) })
+        let lifecycle = self.lifecycle
+        singleRun.start { _ in
+            let waiters: [CheckedContinuation<Void, Never>] = lifecycle.withLock { state in
+                state.singleRunFinished = true
+                guard state.idle else { return [] }
+                defer { state.waiters.removeAll() }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
     }
 
     /// Sends everything `feed` yields; `onResult` is called once per notification, in turn, on
     /// a thread of the batch's own (never the event loop's): a slow `onResult` slows this batch
-    /// (at most `ResultDispatcher.capacity` results wait for it), not other connections.
-    /// Cancelling the calling task stops the batch: what was not answered yet ends `.cancelled`.
+    /// (at most `ResultDispatcher.capacity` results wait for it), not other connections. The
+    /// batch has a window of its own (`concurrency` per connection) beside the single sends'.
+    /// Cancelling the calling task stops the batch: what was not written ends
+    /// `.cancelled(written: false)`, what was in flight `.cancelled(written: true)`.
     public func send(_ feed: some NotificationFeed, onResult: @escaping @Sendable (NotificationResult) -> Void) async -> BatchSummary {
-        let slots = pool.size
-        let run = BatchRun(feed: feed, poolSlots: Array(0..<slots), window: concurrency, pool: pool, policy: policy, tokens: tokens,
+        let run = BatchRun(feed: feed, poolSlots: Array(0..<pool.size), window: concurrency, pool: pool, policy: policy, tokens: tokens,
                            observer: observer, defaultBundleID: defaultBundleID, resultsOnOwnThread: true, onResult: onResult)
+        let key = ObjectIdentifier(run)
+        lifecycle.withLock { $0.batches[key] = run }
+        defer {
+            let waiters: [CheckedContinuation<Void, Never>] = lifecycle.withLock { state in
+                state.batches[key] = nil
+                guard state.idle else { return [] }
+                defer { state.waiters.removeAll() }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
         return await withTaskCancellationHandler { await run.run() } onCancel: { run.cancel() }
     }
 
-    /// Sends one notification, on the pool's connections in turn (concurrent single sends from
-    /// many tasks spread over all of them). Cancelling the calling task ends it at once with
-    /// `.cancelled`.
+    /// Sends one notification once a slot of the window (`concurrency` per connection, shared
+    /// by all single sends) is free; concurrent sends from many tasks spread over every
+    /// connection. Cancelling the calling task ends it at once: `.cancelled(written: false)`
+    /// while it waited for a slot (it is then never sent), `.cancelled(written: true)` if its
+    /// request had gone out. After `close()`, fails at once with `APNsSendError.Code.clientClosed`.
     public func send(_ notification: PushNotification) async -> NotificationResult {
-        let box = ResultBox()
-        let slot = rotation.next(modulo: pool.size)
-        let run = BatchRun(feed: SingleFeed(notification), poolSlots: [slot], window: 1, pool: pool, policy: policy, tokens: tokens,
-                           observer: observer, defaultBundleID: defaultBundleID, onResult: { box.set($0) })
-        _ = await withTaskCancellationHandler { await run.run() } onCancel: { run.cancel() }
-        return box.value!
+        let index = singles.reserveIndex()
+        defer { singles.forget(index) }
+        let run = singleRun
+        let singles = self.singles
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                switch singles.enqueue(index, notification, continuation) {
+                case .queued: run.pumpAll()
+                case .cancelled: continuation.resume(returning: Self.unsent(index, notification, .cancelled(written: false)))
+                case .closed:
+                    continuation.resume(returning: Self.unsent(index, notification, .failed(APNsSendError(.clientClosed, ConnectionPool.closedSentence))))
+                }
+            }
+        } onCancel: {
+            run.cancel(index: index)
+        }
     }
 
-    /// Closes the pool's connections.
-    public func close() async { await pool.closeAll() }
+    private static func unsent(_ index: Int, _ notification: PushNotification, _ outcome: NotificationResult.Outcome) -> NotificationResult {
+        NotificationResult(index: index, token: notification.token, apnsIDText: notification.apnsID.map(MessageID.text) ?? PushNotification.newID(),
+                           outcome: outcome, attempts: 0)
+    }
 
-    /// `{"reason":"...","timestamp":...}`; tolerant of a missing or non-JSON body.
-    static func parseError(_ body: [UInt8]) -> (reason: String, timestamp: Int?) {
-        // APNs answers JSON; anything else (a proxy's HTML error page) has no reason to parse.
-        guard body.first == UInt8(ascii: "{"), let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
-            return ("(no reason given)", nil)
+    /// Closes the sender for good: sends after this fail at once (`clientClosed`), and no
+    /// connection is made again. What waits for a slot ends `.cancelled(written: false)`; what
+    /// is in flight gets its answer (or, with `cancellingInFlight`, is given up at once:
+    /// `.cancelled(written: true)`). Returns when every send and batch has its results and
+    /// every connection is gone. Safe to call more than once.
+    public func close(cancellingInFlight: Bool = false) async {
+        let batches: [BatchRun] = lifecycle.withLock { state in
+            state.closed = true
+            return Array(state.batches.values)
         }
-        let reason = object["reason"] as? String ?? "(no reason given)"
-        let timestamp = (object["timestamp"] as? NSNumber)?.intValue
+        for run in batches + [singleRun] {
+            if cancellingInFlight { run.cancel() } else { run.stop() }
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now: Bool = lifecycle.withLock { state in
+                if state.idle { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        await pool.closeAll()
+    }
+
+    /// `{"reason":"...","timestamp":...}`; tolerant of a missing or non-JSON body (a proxy's
+    /// HTML error page): the reason is then `noReasonGiven`.
+    static func parseError(_ body: [UInt8]) -> (reason: APNsReason, timestamp: Date?) {
+        guard body.first == UInt8(ascii: "{"), let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
+            return (noReasonGiven, nil)
+        }
+        let reason = (object["reason"] as? String).map(APNsReason.init(rawValue:)) ?? noReasonGiven
+        let timestamp = (object["timestamp"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue / 1000) }
         return (reason, timestamp)
     }
 
+    /// What a rejection without a readable reason carries.
+    static let noReasonGiven = APNsReason.unknown("(no reason given)")
+
     static func describe(_ error: ProviderSendError) -> String {
         switch error {
-        case .cannotConnect(let why), .connectionLost(let why), .notProcessed(let why), .credentialsRejected(let why): return why
+        case .cannotConnect(let why), .connectionLost(let why), .notProcessed(let why), .credentialsRejected(let why), .closed(let why): return why
         }
     }
 }
 
-/// A feed of one notification.
-private final class SingleFeed: NotificationFeed, @unchecked Sendable {
-    private let lock = NSLock()
-    private var notification: PushNotification?
-
-    init(_ notification: PushNotification) { self.notification = notification }
-
-    var mayBlock: Bool { false }
-
-    func next() -> (index: Int, notification: PushNotification)? {
-        lock.withLock {
-            defer { notification = nil }
-            return notification.map { (0, $0) }
-        }
-    }
-}
-
-/// Hands out pool slots round-robin to single sends.
-private final class SlotRotation: @unchecked Sendable {
-    private let lock = NSLock()
-    private var counter = 0
-
-    func next(modulo size: Int) -> Int {
-        lock.withLock {
-            defer { counter &+= 1 }
-            return counter % max(1, size)
-        }
-    }
-}
-
-/// The one result of a single send.
-private final class ResultBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var result: NotificationResult?
-    func set(_ value: NotificationResult) { lock.withLock { result = value } }
-    var value: NotificationResult? { lock.withLock { result } }
-}

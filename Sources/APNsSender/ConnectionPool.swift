@@ -32,6 +32,10 @@ actor ConnectionPool {
     private let observer: SenderObserver
     private var slots: [Slot]
     private var consecutiveFailures = 0
+    /// Set by `closeAll`: the pool makes no new connection.
+    private var closed = false
+    static let closedSentence = "Not sent: the client was closed."
+
     private(set) var outage: Outage?
     private(set) var connectCount = 0
     /// Connection attempts, failed ones included, and the slots that made any: every attempt
@@ -58,6 +62,7 @@ actor ConnectionPool {
     /// The live connection of `slot`, connecting (or reconnecting) if needed.
     func connection(slot: Int) async throws(ProviderSendError) -> any ProviderConnection {
         while true {
+            if closed { throw .closed(Self.closedSentence) }
             if let connection = slots[slot].connection, connection.isUsable { return connection }
             let task: Task<Result<any ProviderConnection, ProviderSendError>, Never>
             let attempt: Int
@@ -114,6 +119,12 @@ actor ConnectionPool {
                     }
                 }
             }
+            if closed, case .success(let late) = result {
+                // Connected while the pool was being closed: nobody will use it.
+                slots[slot].connection = nil
+                late.close()
+                throw .closed(Self.closedSentence)
+            }
             switch result {
             case .success(let connection) where connection.isUsable: return connection
             case .failure(let error) where outage != nil: throw error
@@ -137,10 +148,18 @@ actor ConnectionPool {
         }
     }
 
-    func closeAll() {
+    /// Closes every connection and makes no new one: later callers get `.closed`. Returns
+    /// once every connection is gone (GOAWAY sent, in-flight requests answered or failed).
+    func closeAll() async {
+        closed = true
+        var closing: [any ProviderConnection] = []
         for index in slots.indices {
-            slots[index].connection?.close()
+            slots[index].connecting?.cancel()
+            if let connection = slots[index].connection { closing.append(connection) }
             slots[index].connection = nil
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for connection in closing { group.addTask { await connection.closeAndWait() } }
         }
     }
 

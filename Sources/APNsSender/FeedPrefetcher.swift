@@ -28,6 +28,10 @@ final class FeedPrefetcher: @unchecked Sendable {
     private var ended = false
     private var stopped = false
     private var starved = false
+    /// True while the reader thread is inside the feed's `next()`.
+    private var reading = false
+    /// Seconds `stop` waits for a `next()` in progress.
+    static let stopWait = 1.0
     private var onAvailable: (@Sendable () -> Void)?
 
     init(feed: any NotificationFeed, capacity: Int = FeedPrefetcher.defaultCapacity) {
@@ -64,12 +68,22 @@ final class FeedPrefetcher: @unchecked Sendable {
         return .empty
     }
 
-    /// Stops reading (the run was cancelled); a `next()` already running finishes first.
-    func stop() {
+    /// Stops reading (the run was stopped or cancelled) and returns what was read and not
+    /// taken, so each still gets its result. A `next()` already running is waited for up to
+    /// `stopWait` seconds (a file answers at once) and what it returns is included; a read
+    /// still blocked after that (a pipe with nothing in it) has read nothing yet, and is left
+    /// to end on its own: whatever arrives later is not read.
+    func stop() -> [Item] {
         condition.lock()
         stopped = true
+        let deadline = Date(timeIntervalSinceNow: Self.stopWait)
+        while reading && condition.wait(until: deadline) {}
+        let unread = Array(buffer[head...])
+        buffer.removeAll()
+        head = 0
         condition.signal()
         condition.unlock()
+        return unread
     }
 
     private func read() {
@@ -81,9 +95,19 @@ final class FeedPrefetcher: @unchecked Sendable {
                 onAvailable = nil
                 return
             }
+            reading = true
             condition.unlock()
             let item = feed.next()
             condition.lock()
+            reading = false
+            if stopped {
+                // Read while `stop` waited: handed over with the rest of the buffer.
+                if let item { buffer.append(item) }
+                condition.broadcast()
+                condition.unlock()
+                onAvailable = nil
+                return
+            }
             if let item { buffer.append(item) } else { ended = true }
             let notify = starved
             starved = false

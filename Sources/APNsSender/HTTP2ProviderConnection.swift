@@ -42,6 +42,7 @@ public final class HTTP2ProviderConnection: ProviderConnection {
     public var isUsable: Bool { client.isOpen }
     public var maxConcurrentStreams: Int { client.peerMaxConcurrentStreams }
     public func close() { client.close() }
+    public func closeAndWait() async { await client.closeAndWait() }
 
     /// A failed request: not processed (safe to resend) or lost in flight (a resend may
     /// duplicate).

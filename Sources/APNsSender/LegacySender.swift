@@ -138,7 +138,7 @@ struct LegacyRun {
                 if await awaitQuiet() { closeConnection(); finishInFlight(); break }
                 continue
             }
-            if let unreachable { finish(entry, .failed("Cannot reach the gateway: \(unreachable)")); continue }
+            if let unreachable { finish(entry, .failed(APNsSendError(.gatewayUnreachable, "Cannot reach the gateway: \(unreachable)"))); continue }
             if client == nil {
                 if !(await connect()) { pushFront([entry]); continue }
             }
@@ -179,7 +179,7 @@ struct LegacyRun {
         while let (index, notification) = feed.next() {
             let entry = Entry(index: index, notification: notification)
             if let problem = sender.localProblem(notification) {
-                finish(entry, .failed("Not sent: \(problem)."))
+                finish(entry, .failed(APNsSendError(.invalidNotification, "Not sent: \(problem).")))
                 continue
             }
             return entry
@@ -261,7 +261,7 @@ struct LegacyRun {
                 if response.status == .shutdown {
                     finish(failed, .delivered)  // identifier = the last one processed
                 } else {
-                    finish(failed, .rejected(status: Int(response.status.rawValue), reason: response.status.name, timestamp: nil))
+                    finish(failed, .rejected(status: Int(response.status.rawValue), reason: APNsReason(rawValue: response.status.name), timestamp: nil))
                 }
                 resend = Array(buffered[(position + 1)...])
             } else {
@@ -275,7 +275,7 @@ struct LegacyRun {
         var requeue: [Entry] = []
         for entry in resend {
             if entry.attempts >= sender.options.maximumAttempts {
-                finish(entry, .failed("Gave up after \(entry.attempts) attempts: \(why)."))
+                finish(entry, .failed(APNsSendError(.connectionLost, "Gave up after \(entry.attempts) attempts: \(why).", mayHaveBeenDelivered: true)))  // written, and the legacy protocol never acknowledges
             } else {
                 requeue.append(entry)
             }
@@ -298,7 +298,7 @@ struct LegacyRun {
 
     private mutating func finish(_ entry: Entry, _ outcome: NotificationResult.Outcome) {
         let result = NotificationResult(index: entry.index, token: entry.notification.token,
-                                        apnsID: entry.notification.apnsID ?? "legacy-\(entry.identifier)", uniqueID: nil,
+                                        apnsIDText: entry.notification.apnsID.map(MessageID.text) ?? "legacy-\(entry.identifier)",
                                         outcome: outcome, attempts: entry.attempts, possiblyDuplicated: entry.duplicate)
         summary.record(result)
         onResult(result)

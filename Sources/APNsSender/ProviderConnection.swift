@@ -41,6 +41,8 @@ public enum ProviderSendError: Error, Sendable, Equatable {
     /// The gateway refused the client certificate in the handshake (or wanted one):
     /// retrying cannot help until the credentials change.
     case credentialsRejected(String)
+    /// The client was closed: no new connection is made.
+    case closed(String)
 }
 
 public protocol ProviderConnection: AnyObject, Sendable {
@@ -61,11 +63,20 @@ public protocol ProviderConnection: AnyObject, Sendable {
     /// request succeeds, then hundreds).
     var maxConcurrentStreams: Int { get }
     func close()
+    /// `close()`, returning once the connection is gone (in-flight requests answered or failed).
+    func closeAndWait() async
 }
 
 extension ProviderConnection {
+    public func closeAndWait() async { close() }
+
     public func submit(_ request: ProviderRequest, cancellation: RequestCancellation,
                        completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void) {
+        // A connection that cannot take a request back counts it written once submitted.
+        guard cancellation.markWritten() else {
+            completion(.failure(.notProcessed("The request was cancelled before it was written.")))
+            return
+        }
         submit(request, completion: completion)
     }
 

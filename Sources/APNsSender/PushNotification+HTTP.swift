@@ -1,3 +1,4 @@
+import APNsProtocol
 import APNsTransport
 
 extension PushNotification {
@@ -5,7 +6,7 @@ extension PushNotification {
     /// per attempt) and with `apns-id` only when one was chosen: what `push --print-curl`
     /// shows.
     public func httpRequest() -> HTTP2Request {
-        let request = self.request(apnsID: apnsID ?? "")
+        let request = self.request(apnsID: apnsID.map(MessageID.text) ?? "")
         return HTTP2Request(method: "POST", path: request.path, headers: request.headers.filter { $0.name != "apns-id" || apnsID != nil },
                             body: request.body)
     }

@@ -12,11 +12,11 @@ public struct PushNotification: Sendable {
     /// UNIX seconds; 0 = deliver once, do not store.
     public var expiration: UInt64?
     public var collapseID: String?
-    /// Canonical lower-case UUID; generated when nil, so every result can be traced.
-    public var apnsID: String?
+    /// `apns-id`; generated when nil, so every result can be traced.
+    public var apnsID: UUID?
 
     public init(token: DeviceToken, payload: [UInt8], topic: String? = nil, pushType: PushType? = nil, priority: Priority? = nil,
-                expiration: UInt64? = nil, collapseID: String? = nil, apnsID: String? = nil) {
+                expiration: UInt64? = nil, collapseID: String? = nil, apnsID: UUID? = nil) {
         self.token = token
         self.payload = payload
         self.topic = topic
@@ -32,7 +32,6 @@ public struct PushNotification: Sendable {
     public func localProblem() -> String? {
         if let problem = PayloadCheck.validate(payload, pushType: pushType) { return problem }
         if let collapseID, collapseID.utf8.count > 64 { return "the collapse id is longer than 64 bytes" }
-        if let apnsID, !RequestValidator.isCanonicalUUID(apnsID) { return "the apns-id is not a canonical UUID" }
         return nil
     }
 

@@ -63,9 +63,10 @@ final class SenderObserver: @unchecked Sendable {
         case .delivered: outcome = "delivered"
         case .rejected(_, let why, _):
             outcome = "rejected"
-            reason = APNsReason(rawValue: why) != nil ? why : "other"
+            // Documented reasons only: a label per unknown string would grow without bound.
+            reason = why.isDocumented ? why.rawValue : "other"
         case .failed: outcome = "failed"
-        case .cancelled: outcome = "cancelled"
+        case .cancelled(let written): outcome = written ? "cancelled" : "not_sent"
         }
         let type = pushType?.rawValue ?? "none"
         let (counter, timer) = lock.withLock { () -> (Counter, Metrics.Timer) in
@@ -122,8 +123,8 @@ final class SenderObserver: @unchecked Sendable {
         switch outcome {
         case .delivered: return "delivered"
         case .rejected(let status, let reason, _): return "\(status) \(reason)"
-        case .failed(let why): return why
-        case .cancelled: return "cancelled"
+        case .failed(let error): return error.description
+        case .cancelled(let written): return written ? "cancelled after it was written" : "cancelled before it was written"
         }
     }
 }

@@ -55,7 +55,7 @@ public final class HTTP2Client: @unchecked Sendable {
             loop.execute {
                 let connection = Connection(loop: loop, context: context, host: endpoint.host, addresses: addresses)
                 let session = HTTP2Session(connection: connection, server: false, settings: settings)
-                session.onClose = { error in status.markClosed(error) }
+                session.onClose = { error in status.markGone(error) }
                 session.onGoAway = { status.markClosed(TransportError(.connectionClosed, "The server sent GOAWAY: the connection takes no new requests.")) }
                 session.onRemoteSettings = { status.setMaxConcurrentStreams($0) }
                 let timer = loop.schedule(after: timeout) {
@@ -128,6 +128,13 @@ public final class HTTP2Client: @unchecked Sendable {
         let session = self.session
         loop.execute { session.shutdown() }
     }
+
+    /// `close()`, then waits until the connection is gone (in-flight requests answered or
+    /// failed, the socket closed).
+    public func closeAndWait() async {
+        close()
+        await status.waitUntilGone()
+    }
 }
 
 /// The part of a client session's state other threads may read, behind a lock.
@@ -136,6 +143,8 @@ final class HTTP2ClientStatus: @unchecked Sendable {
     private var open = true
     private var streams = 100
     private var reason: TransportError?
+    private var gone = false
+    private var goneWaiters: [CheckedContinuation<Void, Never>] = []
 
     var isOpen: Bool { lock.withLock { open } }
     var closeReason: TransportError? { lock.withLock { reason } }
@@ -148,4 +157,27 @@ final class HTTP2ClientStatus: @unchecked Sendable {
         }
     }
     func setMaxConcurrentStreams(_ value: Int) { lock.withLock { streams = value } }
+
+    /// The connection is closed for good: `waitUntilGone` returns.
+    func markGone(_ error: TransportError?) {
+        let waiters: [CheckedContinuation<Void, Never>] = lock.withLock {
+            open = false
+            if reason == nil { reason = error }
+            gone = true
+            defer { goneWaiters.removeAll() }
+            return goneWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func waitUntilGone() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now: Bool = lock.withLock {
+                if gone { return true }
+                goneWaiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
 }

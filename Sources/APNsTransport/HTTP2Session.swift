@@ -33,9 +33,12 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         let timeout: Double
         /// Header list bytes received so far (see `HTTP2Settings.maxHeaderListSize`).
         var headerBytes = 0
+        /// The caller's handle, asked just before the HEADERS go out (`beforeFrameSend`).
+        let cancellation: RequestCancellation?
 
-        init(completion: @escaping ClientCompletion, requestBody: [UInt8], timeout: Double?) {
+        init(completion: @escaping ClientCompletion, requestBody: [UInt8], timeout: Double?, cancellation: RequestCancellation?) {
             self.completion = completion
+            self.cancellation = cancellation
             self.requestBody = requestBody
             self.timeout = timeout ?? 0
             deadline = timeout.map { EventLoop.nowMillis() + UInt64(max(0, $0) * 1000) }
@@ -249,6 +252,12 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue().streamClosed(streamID, errorCode)
             return 0
         }
+        if !isServer {
+            nghttp2_session_callbacks_set_before_frame_send_callback(callbacks) { _, frame, user in
+                guard let frame, let user else { return 0 }
+                return Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue().beforeFrameSend(frame)
+            }
+        }
         var option: OpaquePointer?
         guard nghttp2_option_new(&option) == 0, let option else {
             throw TransportError(.internalFailure, "nghttp2 could not allocate its options.")
@@ -427,6 +436,16 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         return 0
     }
 
+    /// Client: the last moment a request can be given up unsent. A request whose caller
+    /// cancelled it before its HEADERS frame was serialized is dropped here (nghttp2 then
+    /// closes the stream), so "cancelled before it was written" is a promise: the server
+    /// never sees a byte of it.
+    private func beforeFrameSend(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+              let cancellation = clientStreams[frame.pointee.hd.stream_id]?.cancellation else { return 0 }
+        return cancellation.markWritten() ? 0 : NGHTTP2_ERR_CANCEL.rawValue
+    }
+
     private func streamClosed(_ id: Int32, _ errorCode: UInt32) {
         if isServer {
             serverStreams?.streamClosed(id)
@@ -434,6 +453,10 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             return
         }
         guard let stream = clientStreams.removeValue(forKey: id) else { return }
+        if stream.cancellation?.isCancelled == true {
+            stream.completion(.failure(Self.cancelledError))
+            return
+        }
         stream.completion(violation.map { .failure($0) } ?? Self.outcome(of: stream, id: id, closedWith: errorCode, goaway: goaway))
     }
 
@@ -550,7 +573,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
             completion(.failure(TransportError(.internalFailure, "nghttp2 refused the request: \(String(cString: nghttp2_strerror(id))).")))
             return
         }
-        let stream = ClientStream(completion: completion, requestBody: request.body, timeout: timeout)
+        let stream = ClientStream(completion: completion, requestBody: request.body, timeout: timeout, cancellation: cancellation)
         clientStreams[id] = stream
         if let deadline = stream.deadline { armSweep(at: deadline) }
         if let cancellation {

@@ -1,14 +1,18 @@
 import Foundation
 
-/// Lets the task that made a request give it up after it was submitted: `cancel()` from any
-/// thread resets the request's stream (RST_STREAM CANCEL, on the loop thread), so the server
-/// frees the stream slot at once instead of holding it until it answers or the request's
-/// deadline. The request's completion then runs with `.cancelled`; a late answer is dropped.
+/// Lets the task that made a request give it up after it was submitted, and tells it whether
+/// the request had been written by then: the difference between "not sent" (send it again
+/// freely) and "may have been delivered" (a resend may notify twice).
 ///
-/// `cancel()` may come before the session took the request (the task was cancelled while the
-/// submission was on its way to the loop): the request is then never sent.
+/// The written/cancelled decision is taken once, under one lock, by whichever comes first:
+/// the session about to write the request's HEADERS frame (`markWritten`, on the loop thread,
+/// from nghttp2's before-frame-send callback) or the caller's `cancel()`. A request cancelled
+/// first is never written (the session drops its HEADERS frame); one written first is reset
+/// (RST_STREAM CANCEL) so the server frees its stream slot, and its late answer is dropped.
 public final class RequestCancellation: @unchecked Sendable {
+    // @unchecked: every field is read and written under `lock` only.
     private let lock = NSLock()
+    private var written = false
     private var cancelled = false
     /// Set on the loop thread once the request has a stream.
     private var reset: (@Sendable () -> Void)?
@@ -17,14 +21,21 @@ public final class RequestCancellation: @unchecked Sendable {
 
     public var isCancelled: Bool { lock.withLock { cancelled } }
 
-    public func cancel() {
-        let reset: (@Sendable () -> Void)? = lock.withLock {
-            guard !cancelled else { return nil }
+    /// Whether the request's HEADERS frame went out (or was handed to the connection's output).
+    public var wasWritten: Bool { lock.withLock { written } }
+
+    /// Gives the request up. Returns whether it had been written: false means the server can
+    /// never see it. Calling again returns the same answer and does nothing more.
+    @discardableResult
+    public func cancel() -> Bool {
+        let (wasWritten, reset): (Bool, (@Sendable () -> Void)?) = lock.withLock {
+            guard !cancelled else { return (written, nil) }
             cancelled = true
             defer { self.reset = nil }
-            return self.reset
+            return (written, self.reset)
         }
         reset?()
+        return wasWritten
     }
 
     /// Called by the session when the request got its stream; false when it was cancelled
@@ -33,6 +44,18 @@ public final class RequestCancellation: @unchecked Sendable {
         lock.withLock {
             guard !cancelled else { return false }
             self.reset = reset
+            return true
+        }
+    }
+
+    /// Called just before the request's first byte is written (by the HTTP/2 session, on the
+    /// loop thread, as its HEADERS frame is serialized; by any other connection as it takes the
+    /// request): true means "write it" (from now on a cancel reports it written), false that
+    /// it was cancelled first and must not be written.
+    public func markWritten() -> Bool {
+        lock.withLock {
+            guard !cancelled else { return false }
+            written = true
             return true
         }
     }

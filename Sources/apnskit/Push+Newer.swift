@@ -32,7 +32,7 @@ extension Push {
         }
         let broadcast = { (channel: String) in
             BroadcastClient.broadcast(bundleID: bundle ?? "", channelID: channel, payload: template.payload, priority: template.priority ?? .immediate,
-                                      expiration: template.expiration, apnsID: template.apnsID)
+                                      expiration: template.expiration, apnsID: template.apnsID.map(MessageID.text))
         }
         if newer.printCurl {
             let printer = try CurlCommand.Printer(authentication: authentication, endpoint: endpoint,
@@ -51,7 +51,7 @@ extension Push {
         }
         let client = BroadcastClient(endpoint: endpoint, trust: try gateway.trust(), authentication: authentication, timeout: gateway.timeout(for: .provider))
         try await BroadcastPush.send(channels: try newer.channelIDs(), bundle: bundle ?? "", payload: template.payload,
-                                     priority: template.priority ?? .immediate, expiration: template.expiration, apnsID: template.apnsID,
+                                     priority: template.priority ?? .immediate, expiration: template.expiration, apnsID: template.apnsID.map(MessageID.text),
                                      client: client, format: output.format)
     }
 

@@ -240,7 +240,7 @@ struct Push: AsyncParsableCommand {
         // The token is filled in per notification; a placeholder keeps the template a value.
         let placeholder = try DeviceToken(bytes: [UInt8](repeating: 0, count: 32))
         return PushNotification(token: placeholder, payload: body, topic: topic, pushType: type, priority: chosenPriority,
-                                expiration: expiration, collapseID: collapseID, apnsID: apnsID)
+                                expiration: expiration, collapseID: collapseID, apnsID: apnsID.flatMap(UUID.init(uuidString:)))
     }
 
     /// The largest `--payload` file read. APNs takes at most 5 KB (VoIP; 4 KB otherwise,

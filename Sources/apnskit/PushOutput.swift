@@ -175,18 +175,17 @@ struct PushReport {
     static func describe(_ result: NotificationResult) -> String {
         switch result.outcome {
         case .delivered:
-            return "delivered to \(result.token.hex) (apns-id \(result.apnsID))\(result.possiblyDuplicated ? ", possibly duplicated" : "")"
+            return "delivered to \(result.token.hex) (apns-id \(result.apnsIDText))\(result.possiblyDuplicated ? ", possibly duplicated" : "")"
         case .rejected(let status, let reason, let timestamp):
             var text = "rejected \(result.token.hex): \(status) \(reason)"
-            if let timestamp {
-                let date = Date(timeIntervalSince1970: Double(timestamp) / 1000)
-                text += " (token invalid since \(ISO8601DateFormatter().string(from: date)))"
-            }
+            if let timestamp { text += " (token invalid since \(ISO8601DateFormatter().string(from: timestamp)))" }
             return text
-        case .failed(let why):
-            return "failed \(result.token.hex): \(why)"
-        case .cancelled:
-            return "cancelled \(result.token.hex) before APNs answered"
+        case .failed(let error):
+            return "failed \(result.token.hex): \(error)"
+        case .cancelled(written: false):
+            return "not sent to \(result.token.hex): stopped before it was written"
+        case .cancelled(written: true):
+            return "cancelled \(result.token.hex) after it was written, before APNs answered: it may be delivered"
         }
     }
 }

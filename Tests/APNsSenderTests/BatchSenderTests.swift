@@ -27,7 +27,7 @@ struct BatchSenderTests {
         #expect(Set(results.map(\.index)).count == 100_000, "exactly one result per notification")
         // The gateway's record: every notification accepted at least once; more than once only
         // when its result says possibly duplicated.
-        let byID = Dictionary(uniqueKeysWithValues: results.map { ($0.apnsID, $0) })
+        let byID = Dictionary(uniqueKeysWithValues: results.map { ($0.apnsIDText, $0) })
         #expect(gateway.accepted.count == 100_000)
         for (id, times) in gateway.accepted where times > 1 {
             #expect(byID[id]?.possiblyDuplicated == true)
@@ -47,7 +47,7 @@ struct BatchSenderTests {
         let summary = await BatchSender(connector: gateway, policy: fast).send(ArrayFeed(input)) { collector.add($0) }
         #expect(summary.rejected == 1 && summary.delivered == 9)
         let rejected = try #require(collector.results.first { !$0.isDelivered })
-        #expect(rejected.outcome == .rejected(status: 410, reason: "Unregistered", timestamp: 1_700_000_000_000))
+        #expect(rejected.outcome == .rejected(status: 410, reason: .unregistered, timestamp: Date(timeIntervalSince1970: 1_700_000_000)))
         #expect(rejected.attempts == 1)
         #expect(rejected.invalidatesToken)
         let line = String(decoding: rejected.jsonLine(), as: UTF8.self)
@@ -79,7 +79,7 @@ struct BatchSenderTests {
         bad.payload = Array("not json".utf8)
         let gateway = FakeGateway()
         let result = await BatchSender(connector: gateway, policy: fast).send(bad)
-        #expect(result.outcome == .failed("Not sent: the payload is not a JSON object."))
+        #expect(result.outcome == .failed(APNsSendError(.invalidNotification, "Not sent: the payload is not a JSON object.")))
         #expect(gateway.requestCount == 0)
     }
 

@@ -62,7 +62,7 @@ struct CancelledSendTests {
         let first = Task { await client.send(held) }
         await hold.waitForArrival()
         first.cancel()
-        #expect(await first.value.outcome == .cancelled)
+        #expect(await first.value.outcome == .cancelled(written: true))
 
         let second = await client.send(next)
         #expect(second.outcome == .delivered, "\(second.outcome)")

@@ -67,7 +67,7 @@ struct HTTP2ProviderConnectionTests {
         let good = await client.send(PushNotification(token: try DeviceToken(parsing: String(repeating: "ab", count: 32)), payload: payload, topic: "com.example.app"))
         #expect(good.outcome == .delivered)
         let bad = await client.send(PushNotification(token: try DeviceToken(parsing: String(repeating: "ab", count: 30) + "dead"), payload: payload, topic: "com.example.app"))
-        #expect(bad.outcome == .rejected(status: 410, reason: "Unregistered", timestamp: 1_700_000_000_000))
+        #expect(bad.outcome == .rejected(status: 410, reason: .unregistered, timestamp: Date(timeIntervalSince1970: 1_700_000_000)))
         #expect(bad.invalidatesToken)
         await client.close()
         #expect(seen.all.count == 2)

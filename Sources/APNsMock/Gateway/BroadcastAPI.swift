@@ -165,7 +165,7 @@ struct BroadcastAPI {
     }
 
     static func reject(_ reason: APNsReason, _ headers: [(name: String, value: String)]) -> HTTP2Response {
-        HTTP2Response(status: reason.status, headers: headers + [("content-type", "application/json")],
+        HTTP2Response(status: reason.status ?? 400, headers: headers + [("content-type", "application/json")],
                       body: JSONValue.object([("reason", .string(reason.rawValue))]).serialized())
     }
 }

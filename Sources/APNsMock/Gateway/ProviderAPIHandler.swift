@@ -321,7 +321,7 @@ public final class ProviderAPIHandler: @unchecked Sendable {
     }
 
     private func reject(_ reason: APNsReason, apnsID: String) -> HTTP2Response {
-        HTTP2Response(status: reason.status, headers: [("apns-id", apnsID), ("content-type", "application/json"), Self.serverHeader],
+        HTTP2Response(status: reason.status ?? 400, headers: [("apns-id", apnsID), ("content-type", "application/json"), Self.serverHeader],
                       body: JSONValue.object([("reason", .string(reason.rawValue))]).serialized())
     }
 

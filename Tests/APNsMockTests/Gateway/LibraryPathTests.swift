@@ -31,7 +31,7 @@ struct LibraryPathTests {
         await client.close()
         let records = try f.records().filter { ($0["token"] as? String) == token.hex }
         #expect(records.count == 1)
-        #expect(records.first?["apns_id"] as? String == result.apnsID)
+        #expect((records.first?["apns_id"] as? String).flatMap(UUID.init(uuidString:)) == result.apnsID)
     }
 
     @Test("The README's long-running example (async/await, Logger, metrics) is Examples/PushWorker, and it runs against the mock")

@@ -42,7 +42,7 @@ struct LongRunningGatewayTests {
                 Issue.record("a send succeeded while the gateway was down: \(down.outcome)")
                 return
             }
-            #expect(why.hasPrefix("Cannot reach the gateway: ") && why.contains("refused"), "\(why)")
+            #expect(why.code == .gatewayUnreachable && why.description.hasPrefix("Cannot reach the gateway: ") && why.description.contains("refused"), "\(why)")
         }
         relay.up()
         var delivered = false

@@ -55,9 +55,9 @@ struct ReliabilityTests {
         var recorded: [String: Int] = [:]
         for line in try f.records() { if let id = line["apns_id"] as? String { recorded[id, default: 0] += 1 } }
         for result in results {
-            let times = recorded[result.apnsID] ?? 0
-            #expect(times >= 1, "\(result.apnsID) was never accepted by the gateway")
-            if times > 1 { #expect(result.possiblyDuplicated, "\(result.apnsID) delivered \(times) times without being flagged") }
+            let times = recorded[result.apnsIDText] ?? 0
+            #expect(times >= 1, "\(result.apnsIDText) was never accepted by the gateway")
+            if times > 1 { #expect(result.possiblyDuplicated, "\(result.apnsIDText) delivered \(times) times without being flagged") }
         }
     }
 

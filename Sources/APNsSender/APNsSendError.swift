@@ -1,0 +1,39 @@
+/// Why a notification got no answer from APNs: a code a program can switch on, the sentence a
+/// person reads (`description`), and whether APNs may have it all the same.
+///
+/// A struct with a code, not an enum (as async-http-client's `HTTPClientError` and APNSwift's
+/// `APNSError` are): new codes can be added without breaking a caller's `switch`.
+public struct APNsSendError: Error, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// The notification breaks a rule APNs would refuse it for (payload too large, a bad
+        /// collapse id); it was not sent.
+        public static let invalidNotification = Code("invalidNotification")
+        /// No connection to the gateway could be made (DNS, TCP, TLS, an outage in progress).
+        public static let gatewayUnreachable = Code("gatewayUnreachable")
+        /// The gateway refused the client certificate in the TLS handshake.
+        public static let credentialsRejected = Code("credentialsRejected")
+        /// Every attempt was lost with the connection or timed out; see `mayHaveBeenDelivered`.
+        public static let connectionLost = Code("connectionLost")
+        /// A provider token could not be signed with the .p8 key.
+        public static let tokenSigningFailed = Code("tokenSigningFailed")
+        /// The client was closed before the notification could be sent.
+        public static let clientClosed = Code("clientClosed")
+    }
+
+    public let code: Code
+    /// One sentence: what failed and, where it helps, what to do.
+    public let description: String
+    /// True when an attempt was written and then lost (connection died, no answer in time):
+    /// APNs may deliver it, so a resend may notify twice. False: APNs never processed it.
+    public let mayHaveBeenDelivered: Bool
+
+    public init(_ code: Code, _ description: String, mayHaveBeenDelivered: Bool = false) {
+        self.code = code
+        self.description = description
+        self.mayHaveBeenDelivered = mayHaveBeenDelivered
+    }
+}
