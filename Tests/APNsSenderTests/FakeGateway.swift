@@ -126,23 +126,6 @@ final class FakeConnection: ProviderConnection, @unchecked Sendable {
     }
 }
 
-/// A feed over an array, thread-safe.
-final class ArrayFeed: NotificationFeed, @unchecked Sendable {
-    private let lock = NSLock()
-    private let items: [PushNotification]
-    private var position = 0
-
-    init(_ items: [PushNotification]) { self.items = items }
-
-    func next() -> (index: Int, notification: PushNotification)? {
-        lock.withLock {
-            guard position < items.count else { return nil }
-            defer { position += 1 }
-            return (position, items[position])
-        }
-    }
-}
-
 /// Collects results from many tasks.
 final class ResultCollector: @unchecked Sendable {
     private let lock = NSLock()

@@ -89,7 +89,7 @@ struct LongRunningSenderTests {
         let gateway = FakeGateway(faults)
         let sender = BatchSender(connector: gateway, concurrency: 10, policy: fast)
         let collector = ResultCollector()
-        let task = Task { await sender.send(ArrayFeed(notifications(100_000))) { collector.add($0) } }
+        let task = Task { await sender.send(NotificationList(notifications(100_000))) { collector.add($0) } }
         while gateway.heldCount < 10 { try await Task.sleep(nanoseconds: 1_000_000) }
         task.cancel()
         let summary = await task.value
@@ -164,12 +164,12 @@ final class FakeClock: @unchecked Sendable {
 
 /// A feed that moves the fake clock by `step` seconds per notification.
 final class ClockFeed: NotificationFeed, @unchecked Sendable {
-    private let inner: ArrayFeed
+    private let inner: NotificationList
     private let clock: FakeClock
     private let step: TimeInterval
 
     init(_ items: [PushNotification], clock: FakeClock, step: TimeInterval) {
-        inner = ArrayFeed(items)
+        inner = NotificationList(items)
         self.clock = clock
         self.step = step
     }

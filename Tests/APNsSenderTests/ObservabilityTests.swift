@@ -24,7 +24,7 @@ struct ObservabilityTests {
         faults.unregistered = [input[1].token.hex, input[3].token.hex]
         let metrics = TestMetrics()
         let sender = BatchSender(connector: FakeGateway(faults), policy: fast, environment: "sandbox", metricsFactory: metrics)
-        _ = await sender.send(ArrayFeed(input)) { _ in }
+        _ = await sender.send(NotificationList(input)) { _ in }
 
         let delivered = try metrics.expectCounter("apns_notifications_total", [
             ("outcome", "delivered"), ("reason", "none"), ("push_type", "alert"), ("environment", "sandbox"),
