@@ -20,6 +20,14 @@ final class PushFeed: NotificationFeed, @unchecked Sendable {
     /// A read error ends the feed; the command reports it (exit 3) after the batch.
     private(set) var readError: String?
     private(set) var produced = 0
+    /// Set by `stop()` (a signal): no further line is read. A lock of its own, because `next`
+    /// holds `lock` while it waits for input.
+    private let stopLock = NSLock()
+    private var stopped = false
+
+    /// Reads nothing more: `next` returns nil from now on.
+    func stop() { stopLock.withLock { stopped = true } }
+    private var isStopped: Bool { stopLock.withLock { stopped } }
 
     /// One notification to `token`.
     init(token: DeviceToken, template: PushNotification, check: @escaping Check, onInvalid: @escaping OnInvalid) {
@@ -40,6 +48,7 @@ final class PushFeed: NotificationFeed, @unchecked Sendable {
     }
 
     func next() -> (index: Int, notification: PushNotification)? {
+        if isStopped { return nil }
         lock.lock()
         defer { lock.unlock() }
         if let token = single {
@@ -47,7 +56,7 @@ final class PushFeed: NotificationFeed, @unchecked Sendable {
             return accept(index: 0, token: token, payload: nil, text: token.hex)
         }
         guard let reader, readError == nil else { return nil }
-        while true {
+        while !isStopped {
             let line: LineReader.Line?
             do {
                 line = try reader.next()
@@ -73,6 +82,7 @@ final class PushFeed: NotificationFeed, @unchecked Sendable {
                 }
             }
         }
+        return nil
     }
 
     /// The check's verdict on the template: it reads the payload and headers, never the

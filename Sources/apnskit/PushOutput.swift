@@ -140,7 +140,11 @@ struct PushReport {
     var text: String {
         var line = "sent \(total): \(summary.delivered) delivered, \(rejected) rejected"
         if invalid > 0 { line += " (\(invalid) invalid)" }
-        line += ", \(summary.failed) failed, \(summary.possiblyDuplicated) possibly duplicated, \(summary.retries) retries, \(summary.reconnects) reconnects"
+        line += ", \(summary.failed) failed"
+        if summary.notSent > 0 || summary.cancelled > 0 {
+            line += " (\(summary.notSent) not sent, \(summary.cancelled) cancelled after they were written)"
+        }
+        line += ", \(summary.possiblyDuplicated) possibly duplicated, \(summary.retries) retries, \(summary.reconnects) reconnects"
         line += String(format: " in %.2f s (%.0f/s)", seconds, rate)
         return line
     }
@@ -150,6 +154,7 @@ struct PushReport {
             ("protocol", .string(legacy ? "legacy" : "http2")),
             ("total", .int(total)), ("delivered", .int(summary.delivered)), ("rejected", .int(rejected)),
             ("invalid", .int(invalid)), ("failed", .int(summary.failed)),
+            ("not_sent", .int(summary.notSent)), ("cancelled", .int(summary.cancelled)),
             ("possibly_duplicated", .int(summary.possiblyDuplicated)), ("retries", .int(summary.retries)),
             ("reconnects", .int(summary.reconnects)), ("seconds", .double((seconds * 1000).rounded() / 1000)),
             ("rate", .double(rate.rounded())), ("exit_code", .int(Int(exitStatus))),
