@@ -34,12 +34,12 @@ let body = payload.json()
 
 await withTaskGroup(of: Void.self) { group in
     while let line = readLine() {
-        guard let token = try? DeviceToken(parsing: line) else {
+        guard let token = try? APNsDeviceToken(parsing: line) else {
             logger.warning("not a device token", metadata: ["line": "\(line)"])
             continue
         }
         group.addTask {
-            let result = await client.send(PushNotification(token: token, payload: body, topic: client.defaultTopic))
+            let result = await client.send(APNsNotification(token: token, payload: body, topic: client.defaultTopic))
             switch result.outcome {
             case .delivered: print("delivered \(token.hex) \(result.apnsID)")
             case .rejected(let status, let reason, _): print("rejected \(token.hex) \(status) \(reason)")

@@ -1,9 +1,9 @@
-/// Assembles an `Identity` from the files users actually have: one combined PEM, one .p12,
+/// Assembles an `APNsIdentity` from the files users actually have: one combined PEM, one .p12,
 /// or a certificate file (PEM or DER) plus a key file, with optional chain files.
 public enum IdentityLoader {
     /// - Parameter selector: which identity, when the files hold several key + certificate
     ///   pairs; without it such files are refused (`ambiguousIdentity`), never reduced to the first.
-    public static func load(_ paths: [String], passphrases: PassphraseSupplier, identity selector: IdentitySelector? = nil) throws -> Identity {
+    public static func load(_ paths: [String], passphrases: PassphraseSupplier, identity selector: IdentitySelector? = nil) throws -> APNsIdentity {
         var merged = CredentialContents(encoding: .pem)
         var certificateFiles: [String] = []
         var keyFiles: [String] = []
@@ -36,7 +36,7 @@ public enum IdentityLoader {
         }
         let certificateLabel = merged.certificates.firstIndex { $0 === certificate }.map { certificateFiles[$0] } ?? names
         let keyLabel = merged.privateKeys.firstIndex { $0 === key }.map { keyFiles[$0] } ?? names
-        return try Identity(certificate: certificate, privateKey: key, chain: selection.chain,
+        return try APNsIdentity(certificate: certificate, privateKey: key, chain: selection.chain,
                             certificateLabel: certificateLabel, keyLabel: keyLabel)
     }
 

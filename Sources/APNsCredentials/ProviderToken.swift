@@ -18,7 +18,7 @@ public struct ProviderTokenClaims: Sendable, Equatable {
 /// signed with the P-256 key of `AuthKey_<KEYID>.p8`. APNs wants one token reused for 20-60
 /// minutes (older than an hour: ExpiredProviderToken; refreshed too often:
 /// TooManyProviderTokenUpdates), so callers cache what this returns; see the sender's cache.
-public struct ProviderTokenSigner: Sendable {
+public struct APNsTokenSigner: Sendable {
     public let keyID: String
     public let teamID: String
     private let key: PrivateKey
@@ -39,14 +39,14 @@ public struct ProviderTokenSigner: Sendable {
     }
 
     /// Loads `AuthKey_<KEYID>.p8`; the key id defaults to the one in the file name.
-    public static func load(authKey path: String, keyID: String?, teamID: String) throws -> ProviderTokenSigner {
+    public static func load(authKey path: String, keyID: String?, teamID: String) throws -> APNsTokenSigner {
         let key = try IdentityLoader.privateKey(path, passphrases: .none)
         guard let id = keyID ?? keyIDFromFileName(path) else {
             // The caller names its key-id option in its hint (the error's `file` says which key).
             throw CredentialError(.invalidArgument, "Cannot tell the key ID of \(displayName(path)): its name is not AuthKey_<KEYID>.p8, so the key id must be given.",
                                   file: displayName(path), remedy: .keyID)
         }
-        return try ProviderTokenSigner(key: key, keyID: id, teamID: teamID)
+        return try APNsTokenSigner(key: key, keyID: id, teamID: teamID)
     }
 
     /// `AuthKey_ABC123DEFG.p8` -> `ABC123DEFG`.

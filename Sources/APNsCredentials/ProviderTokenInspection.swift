@@ -62,7 +62,7 @@ public struct ProviderTokenInspection: Sendable, Equatable {
             return
         }
         keyID = kid
-        if !ProviderTokenSigner.isAppleIdentifier(kid) {
+        if !APNsTokenSigner.isAppleIdentifier(kid) {
             add("kid", false, "kid '\(kid)' is not a 10-character Apple key id (A-Z, 0-9).")
         } else if let keyFileID, keyFileID != kid {
             add("kid", false, "kid is \(kid) but the key file is AuthKey_\(keyFileID).p8: the token names another key than the one given.")
@@ -74,7 +74,7 @@ public struct ProviderTokenInspection: Sendable, Equatable {
     private mutating func checkClaims(_ claims: [String: Any], expectedTeamID: String?, now: Date) {
         if let iss = claims["iss"] as? String {
             teamID = iss
-            if !ProviderTokenSigner.isAppleIdentifier(iss) {
+            if !APNsTokenSigner.isAppleIdentifier(iss) {
                 add("iss", false, "iss '\(iss)' is not a 10-character Apple team id.")
             } else if let expectedTeamID, expectedTeamID != iss {
                 add("iss", false, "iss is \(iss), not the team \(expectedTeamID): a token claiming another team than its key's is InvalidProviderToken.")

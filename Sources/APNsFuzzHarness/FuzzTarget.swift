@@ -20,7 +20,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case topics
     /// `ProviderTokenVerifier.verify` with one registered `.p8` key.
     case providerToken
-    /// `DeviceToken(parsing:)`.
+    /// `APNsDeviceToken(parsing:)`.
     case deviceToken
     /// `JSONSyntax.isObject` / `isValue`.
     case json

@@ -5,15 +5,15 @@ import APNsSender
 /// construction, so besides "no trap" each checks the rules an accepted value must obey.
 enum ProtocolHarnesses {
     static func deviceToken(_ input: [UInt8]) throws {
-        let token: DeviceToken
+        let token: APNsDeviceToken
         do {
-            token = try DeviceToken(parsing: String(decoding: input, as: UTF8.self))
+            token = try APNsDeviceToken(parsing: String(decoding: input, as: UTF8.self))
         } catch let error as DeviceTokenError {
             try Check.require(!error.reason.isEmpty, "DeviceTokenError with an empty reason")
             return
         }
-        try Check.require((DeviceToken.minimumLength...DeviceToken.maximumLength).contains(token.bytes.count), "accepted a \(token.bytes.count)-byte token")
-        try Check.require((try? DeviceToken(parsing: token.hex)) == token, "token \(token.hex) does not survive hex round trip")
+        try Check.require((APNsDeviceToken.minimumLength...APNsDeviceToken.maximumLength).contains(token.bytes.count), "accepted a \(token.bytes.count)-byte token")
+        try Check.require((try? APNsDeviceToken(parsing: token.hex)) == token, "token \(token.hex) does not survive hex round trip")
     }
 
     static func json(_ input: [UInt8]) throws {

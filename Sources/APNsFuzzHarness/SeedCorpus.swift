@@ -23,7 +23,7 @@ enum SeedCorpus {
             ] + (fixtures.rsaCertificate.extensionValue(oid: APNsTopics.oid).map { [$0] } ?? [])
         case .providerToken:
             let fixture = try TokenFixture.shared.get()
-            let other = try ProviderTokenSigner(key: PrivateKey.generate(.ec256), keyID: "OTHERKEY12", teamID: TokenFixture.teamID)
+            let other = try APNsTokenSigner(key: PrivateKey.generate(.ec256), keyID: "OTHERKEY12", teamID: TokenFixture.teamID)
             return [
                 try fixture.signer.token(issuedAt: TokenFixture.now.addingTimeInterval(-60)),
                 try fixture.signer.token(issuedAt: TokenFixture.now.addingTimeInterval(-7200)),

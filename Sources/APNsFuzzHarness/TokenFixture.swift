@@ -8,11 +8,11 @@ struct TokenFixture: Sendable {
     /// A fixed clock, so seed tokens stay valid however long a fuzzing run lasts.
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    let signer: ProviderTokenSigner
+    let signer: APNsTokenSigner
     let publicKey: PublicKey
 
     static let shared = Result<TokenFixture, any Error> {
         let key = try PrivateKey.generate(.ec256)
-        return TokenFixture(signer: try ProviderTokenSigner(key: key, keyID: keyID, teamID: teamID), publicKey: try PublicKey(of: key))
+        return TokenFixture(signer: try APNsTokenSigner(key: key, keyID: keyID, teamID: teamID), publicKey: try PublicKey(of: key))
     }
 }

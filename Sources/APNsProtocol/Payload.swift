@@ -45,7 +45,7 @@ public struct Payload: Sendable, Equatable {
 /// Checks a raw payload before it is sent: non-empty, within the push type's limit, and a
 /// JSON object (APNs silently drops what it cannot parse, so this is caught locally).
 public enum PayloadCheck {
-    public static func validate(_ bytes: [UInt8], pushType: PushType?) -> String? {
+    public static func validate(_ bytes: [UInt8], pushType: APNsPushType?) -> String? {
         let limit = (pushType ?? .alert).payloadLimit
         if bytes.isEmpty { return "the payload is empty" }
         if bytes.count > limit { return "the payload is \(bytes.count) bytes; APNs takes at most \(limit) for \((pushType ?? .alert).rawValue) pushes" }

@@ -1,11 +1,11 @@
 /// A provider API request as the server sees it, after the checks that need no credentials.
 public struct ValidatedRequest: Sendable, Equatable {
-    public let token: DeviceToken
+    public let token: APNsDeviceToken
     /// `apns-id` as sent (nil: the server generates one).
     public let apnsID: String?
     public let topic: String?
-    public let pushType: PushType?
-    public let priority: Priority
+    public let pushType: APNsPushType?
+    public let priority: APNsPriority
     public let expiration: UInt64?
     public let collapseID: String?
     public let authorization: String?
@@ -28,7 +28,7 @@ public enum RequestValidator {
         guard path.hasPrefix(pathPrefix) else { return .failure(.init(.badPath)) }
         let tokenText = path.utf8.dropFirst(pathPrefix.utf8.count)
         guard !tokenText.isEmpty else { return .failure(.init(.missingDeviceToken)) }
-        guard let token = DeviceToken(hex: tokenText) else { return .failure(.init(.badDeviceToken)) }
+        guard let token = APNsDeviceToken(hex: tokenText) else { return .failure(.init(.badDeviceToken)) }
         // The headers APNs reads, each allowed at most once.
         var fields = Fields()
         for header in headers {
@@ -54,14 +54,14 @@ public enum RequestValidator {
             guard let value = UInt64(text) else { return .failure(.init(.badExpirationDate)) }
             expiration = value
         }
-        var priority = Priority.immediate
+        var priority = APNsPriority.immediate
         if let text = fields.priority {
-            guard let value = Int(text), let parsed = Priority(rawValue: value) else { return .failure(.init(.badPriority)) }
+            guard let value = Int(text), let parsed = APNsPriority(rawValue: value) else { return .failure(.init(.badPriority)) }
             priority = parsed
         }
-        var pushType: PushType?
+        var pushType: APNsPushType?
         if let text = fields.pushType {
-            guard let parsed = PushType(rawValue: text) else { return .failure(.init(.invalidPushType)) }
+            guard let parsed = APNsPushType(rawValue: text) else { return .failure(.init(.invalidPushType)) }
             pushType = parsed
         }
         if let collapse = fields.collapseID, collapse.utf8.count > 64 { return .failure(.init(.badCollapseId)) }

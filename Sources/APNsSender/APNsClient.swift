@@ -12,7 +12,7 @@ import Logging
 /// ```swift
 /// let identity = try IdentityLoader.load(["apns.pem"], passphrases: .none)
 /// let client = APNsClient(environment: .sandbox, authentication: .certificate(identity))
-/// let result = await client.send(PushNotification(token: token, payload: payload.json(),
+/// let result = await client.send(APNsNotification(token: token, payload: payload.json(),
 ///                                                 topic: client.defaultTopic))
 /// ```
 public final class APNsClient: Sendable {
@@ -21,9 +21,9 @@ public final class APNsClient: Sendable {
 
     public enum Authentication: Sendable {
         /// Certificate-based trust: the identity is presented in the TLS handshake.
-        case certificate(Identity)
+        case certificate(APNsIdentity)
         /// Token-based trust: every request carries a cached, periodically renewed JWT.
-        case token(ProviderTokenSigner)
+        case token(APNsTokenSigner)
     }
 
     public let endpoint: Endpoint
@@ -34,14 +34,14 @@ public final class APNsClient: Sendable {
 
     /// Apple's provider API for `environment`; `port` is 443 or 2197.
     public convenience init(environment: Environment, port: Int = 443, authentication: Authentication,
-                            connections: Int = 1, concurrency: Int = 100, policy: RetryPolicy = RetryPolicy(), logger: Logger? = nil) {
+                            connections: Int = 1, concurrency: Int = 100, policy: APNsRetryPolicy = APNsRetryPolicy(), logger: Logger? = nil) {
         self.init(endpoint: Endpoint(host: environment.host, port: port), trust: .system, authentication: authentication,
                   connections: connections, concurrency: concurrency, policy: policy, logger: logger, environment: environment)
     }
 
     /// Any endpoint (a mock gateway, a proxy); `caFile` anchors trust instead of the system store.
     public convenience init(endpoint: Endpoint, caFile: String?, authentication: Authentication,
-                            connections: Int = 1, concurrency: Int = 100, policy: RetryPolicy = RetryPolicy(), logger: Logger? = nil) {
+                            connections: Int = 1, concurrency: Int = 100, policy: APNsRetryPolicy = APNsRetryPolicy(), logger: Logger? = nil) {
         self.init(endpoint: endpoint, trust: caFile.map { .caFile($0) } ?? .system, authentication: authentication,
                   connections: connections, concurrency: concurrency, policy: policy, logger: logger)
     }
@@ -53,11 +53,11 @@ public final class APNsClient: Sendable {
     /// (`EventLoop.sharedLoops`); the default keeps them on one loop, which measured cheaper
     /// per notification (README, Benchmarks: the loops share one batch state and its lock).
     public init(endpoint: Endpoint, trust: TLSConfiguration.Trust, authentication: Authentication,
-                connections: Int = 1, eventLoops: Int = 1, concurrency: Int = 100, policy: RetryPolicy = RetryPolicy(),
+                connections: Int = 1, eventLoops: Int = 1, concurrency: Int = 100, policy: APNsRetryPolicy = APNsRetryPolicy(),
                 connectTimeout: Double = 10, requestTimeout: Double = 30, healthCheck: HTTP2HealthCheck = HTTP2HealthCheck(),
                 logger: Logger? = nil, environment: Environment? = nil) {
         self.endpoint = endpoint
-        var identity: Identity?
+        var identity: APNsIdentity?
         var tokens: ProviderTokenCache?
         switch authentication {
         case .certificate(let certificateIdentity):
@@ -76,13 +76,13 @@ public final class APNsClient: Sendable {
     }
 
     /// Sends one notification; never throws: every failure is in the result.
-    public func send(_ notification: PushNotification) async -> NotificationResult {
+    public func send(_ notification: APNsNotification) async -> APNsSendResult {
         await sender.send(notification)
     }
 
     /// Sends everything `feed` yields, calling `onResult` exactly once per notification, on a
     /// thread of the batch's own (not the event loop's), one call at a time.
-    public func send(feed: some NotificationFeed, onResult: @escaping @Sendable (NotificationResult) -> Void) async -> BatchSummary {
+    public func send(feed: some APNsNotificationFeed, onResult: @escaping @Sendable (APNsSendResult) -> Void) async -> APNsBatchSummary {
         await sender.send(feed, onResult: onResult)
     }
 

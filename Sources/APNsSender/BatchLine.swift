@@ -5,7 +5,7 @@ import APNsProtocol
 public enum BatchLine {
     public enum Parsed: Equatable {
         case skip
-        case entry(token: DeviceToken, payload: [UInt8]?)
+        case entry(token: APNsDeviceToken, payload: [UInt8]?)
         /// The token does not parse: it can never be delivered, so it belongs in the list of
         /// tokens to remove (`--invalid-tokens`).
         case badToken(String)
@@ -21,9 +21,9 @@ public enum BatchLine {
         // The token is everything up to the first '{' (tokens may contain spaces and <>).
         let brace = bytes[start...].firstIndex(of: UInt8(ascii: "{"))
         let tokenBytes = bytes[start..<(brace ?? bytes.count)]
-        let token: DeviceToken
+        let token: APNsDeviceToken
         do {
-            token = try DeviceToken(parsingUTF8: tokenBytes)
+            token = try APNsDeviceToken(parsingUTF8: tokenBytes)
         } catch let error as DeviceTokenError {
             return .badToken(error.description)
         } catch {

@@ -5,7 +5,7 @@ import Foundation
 /// One notification between the feed and its final result.
 struct PendingNotification: Sendable {
     let index: Int
-    let notification: PushNotification
+    let notification: APNsNotification
     let apnsID: String
     /// Path, headers and payload; `authorization` is added per attempt.
     let request: ProviderRequest
@@ -18,26 +18,26 @@ struct PendingNotification: Sendable {
     /// may have it, so ending it now must not say "not sent".
     var mayHaveBeenDelivered = false
 
-    func result(_ outcome: NotificationResult.Outcome, uniqueID: String? = nil) -> NotificationResult {
-        NotificationResult(index: index, token: notification.token, apnsIDText: apnsID, uniqueIDText: uniqueID, outcome: outcome,
+    func result(_ outcome: APNsSendResult.Outcome, uniqueID: String? = nil) -> APNsSendResult {
+        APNsSendResult(index: index, token: notification.token, apnsIDText: apnsID, uniqueIDText: uniqueID, outcome: outcome,
                            attempts: attempts, possiblyDuplicated: possiblyDuplicated)
     }
 
     /// Ended before (another) attempt went out.
-    var unsentResult: NotificationResult { result(.cancelled(written: mayHaveBeenDelivered)) }
+    var unsentResult: APNsSendResult { result(.cancelled(written: mayHaveBeenDelivered)) }
 }
 
 /// Where a run takes its notifications from: a feed read inline (never blocks), a feed read
 /// ahead on its own thread (may block), or the client's queue of single sends.
 enum BatchSource {
     enum Take {
-        case item(index: Int, notification: PushNotification)
+        case item(index: Int, notification: APNsNotification)
         /// Nothing now; the source pumps the run when there is.
         case empty
         case ended
     }
 
-    case inline(any NotificationFeed)
+    case inline(any APNsNotificationFeed)
     case prefetched(FeedPrefetcher)
     case queue(SingleSendQueue)
 
@@ -58,7 +58,7 @@ enum BatchSource {
     }
 
     /// Stops reading and returns what was read and not taken: it ends "not sent".
-    func stop() -> [(index: Int, notification: PushNotification)] {
+    func stop() -> [(index: Int, notification: APNsNotification)] {
         switch self {
         case .inline: return []
         case .prefetched(let prefetcher): return prefetcher.stop()
@@ -94,9 +94,9 @@ final class BatchRun: @unchecked Sendable {
     /// Calls `onResult` off the loop thread (batches); nil: called inline (single sends,
     /// whose `onResult` resumes the sender's continuation). Set once, in `init`.
     private var dispatcher: ResultDispatcher?
-    private let onResult: @Sendable (NotificationResult) -> Void
+    private let onResult: @Sendable (APNsSendResult) -> Void
     private let pool: ConnectionPool
-    private let policy: RetryPolicy
+    private let policy: APNsRetryPolicy
     private let tokens: ProviderTokenCache?
     private let observer: SenderObserver
     private let defaultBundleID: String?
@@ -140,8 +140,8 @@ final class BatchRun: @unchecked Sendable {
     private var holdTimerArmed = false
     /// Where the next `pumpAll` starts.
     private var nextFirstSlot = 0
-    private var totals = BatchSummary()
-    private var onFinish: (@Sendable (BatchSummary) -> Void)?
+    private var totals = APNsBatchSummary()
+    private var onFinish: (@Sendable (APNsBatchSummary) -> Void)?
 
     /// Cancellations come in bursts: cancelling a task group cancels its child tasks one after
     /// another. Refilling a slot the moment a cancellation freed it would write the very
@@ -151,9 +151,9 @@ final class BatchRun: @unchecked Sendable {
     static let cancellationQuiet = 0.01
     static let cancellationHoldLimit = 0.1
 
-    init(source: BatchSource, poolSlots: [Int], window: Int, pool: ConnectionPool, policy: RetryPolicy,
+    init(source: BatchSource, poolSlots: [Int], window: Int, pool: ConnectionPool, policy: APNsRetryPolicy,
          tokens: ProviderTokenCache?, observer: SenderObserver, defaultBundleID: String? = nil, resultsOnOwnThread: Bool = false,
-         onResult: @escaping @Sendable (NotificationResult) -> Void) {
+         onResult: @escaping @Sendable (APNsSendResult) -> Void) {
         self.observer = observer
         self.defaultBundleID = defaultBundleID
         self.source = source
@@ -181,16 +181,16 @@ final class BatchRun: @unchecked Sendable {
     }
 
     /// A run over `feed`: read inline when it never blocks, else ahead on its own thread.
-    convenience init(feed: any NotificationFeed, poolSlots: [Int], window: Int, pool: ConnectionPool, policy: RetryPolicy,
+    convenience init(feed: any APNsNotificationFeed, poolSlots: [Int], window: Int, pool: ConnectionPool, policy: APNsRetryPolicy,
                      tokens: ProviderTokenCache?, observer: SenderObserver, defaultBundleID: String? = nil, resultsOnOwnThread: Bool = false,
-                     onResult: @escaping @Sendable (NotificationResult) -> Void) {
+                     onResult: @escaping @Sendable (APNsSendResult) -> Void) {
         self.init(source: feed.mayBlock ? .prefetched(FeedPrefetcher(feed: feed)) : .inline(feed), poolSlots: poolSlots, window: window,
                   pool: pool, policy: policy, tokens: tokens, observer: observer, defaultBundleID: defaultBundleID,
                   resultsOnOwnThread: resultsOnOwnThread, onResult: onResult)
     }
 
     /// Sends everything; returns when every notification has its result.
-    func run() async -> BatchSummary {
+    func run() async -> APNsBatchSummary {
         var summary = await withCheckedContinuation { continuation in
             start { continuation.resume(returning: $0) }
         }
@@ -204,7 +204,7 @@ final class BatchRun: @unchecked Sendable {
 
     /// Starts sending; `onFinish` runs once, when every notification taken has its result and
     /// the source has ended (or the run was stopped).
-    func start(onFinish: @escaping @Sendable (BatchSummary) -> Void) {
+    func start(onFinish: @escaping @Sendable (APNsBatchSummary) -> Void) {
         lock.withLock { self.onFinish = onFinish }
         dispatcher?.start()
         if case .prefetched(let prefetcher) = source { prefetcher.start { [self] in pumpAll() } }
@@ -250,7 +250,7 @@ final class BatchRun: @unchecked Sendable {
     /// Still in the client's queue (not taken yet): removed, never sent. Not known at all (its
     /// `enqueue` is still to come): the queue remembers, and refuses it then.
     func cancel(index: Int) {
-        enum Found { case none, unread(PushNotification), waiting(PendingNotification), inFlight(PendingNotification, RequestCancellation) }
+        enum Found { case none, unread(APNsNotification), waiting(PendingNotification), inFlight(PendingNotification, RequestCancellation) }
         // Under the run's lock, so the run cannot take it from the queue meanwhile.
         let found: Found = lock.withLock {
             if let position = ready.firstIndex(where: { $0.index == index }) {
@@ -371,8 +371,8 @@ final class BatchRun: @unchecked Sendable {
         }
     }
 
-    private static func pending(index: Int, _ notification: PushNotification) -> PendingNotification {
-        let apnsID = notification.apnsID.map(MessageID.text) ?? PushNotification.newID()
+    private static func pending(index: Int, _ notification: APNsNotification) -> PendingNotification {
+        let apnsID = notification.apnsID.map(MessageID.text) ?? APNsNotification.newID()
         return PendingNotification(index: index, notification: notification, apnsID: apnsID,
                                    request: notification.request(apnsID: apnsID), startedNanos: DispatchTime.now().uptimeNanoseconds)
     }
@@ -465,7 +465,7 @@ final class BatchRun: @unchecked Sendable {
 
     /// What becomes of a notification after one attempt.
     private enum Decision {
-        case final(NotificationResult.Outcome, uniqueID: String?)
+        case final(APNsSendResult.Outcome, uniqueID: String?)
         case again
         case after(seconds: Double)
     }
@@ -546,13 +546,13 @@ final class BatchRun: @unchecked Sendable {
     // MARK: results
 
     /// A notification read from the source and never taken: it ends "not sent".
-    private func emitUnread(index: Int, _ notification: PushNotification) {
+    private func emitUnread(index: Int, _ notification: APNsNotification) {
         lock.withLock { outstanding += 1 }
         let item = Self.pending(index: index, notification.withDefaults(bundleID: defaultBundleID))
         emit(item, item.unsentResult)
     }
 
-    private func emit(_ item: PendingNotification, _ result: NotificationResult) {
+    private func emit(_ item: PendingNotification, _ result: APNsSendResult) {
         lock.withLock { totals.record(result) }
         observer.finished(result, pushType: item.notification.pushType, startedNanos: item.startedNanos)
         if let dispatcher {
@@ -564,7 +564,7 @@ final class BatchRun: @unchecked Sendable {
     }
 
     private func finishIfDone() {
-        let done: (@Sendable (BatchSummary) -> Void, BatchSummary)? = lock.withLock {
+        let done: (@Sendable (APNsBatchSummary) -> Void, APNsBatchSummary)? = lock.withLock {
             guard sourceEnded, outstanding == 0, let onFinish else { return nil }
             self.onFinish = nil
             return (onFinish, totals)

@@ -7,18 +7,18 @@ import Metrics
 /// serialise it (a lock around a file reader, say). A feed that may block (`mayBlock`, the
 /// default: files, pipes, databases) is read on a thread of its own, ahead of the sender; one
 /// that never blocks (an in-memory list) may say so and is read inline, saving that thread.
-public protocol NotificationFeed: Sendable {
-    func next() -> (index: Int, notification: PushNotification)?
+public protocol APNsNotificationFeed: Sendable {
+    func next() -> (index: Int, notification: APNsNotification)?
     /// Whether `next` may wait for I/O or a lock held for long.
     var mayBlock: Bool { get }
 }
 
-extension NotificationFeed {
+extension APNsNotificationFeed {
     public var mayBlock: Bool { true }
 }
 
 /// Sends notifications over a pool of provider-API connections and guarantees that each one
-/// ends with exactly one `NotificationResult`.
+/// ends with exactly one `APNsSendResult`.
 ///
 /// Concurrency is bounded (`connections` x `concurrency` requests in flight, nghttp2 holding
 /// back whatever exceeds the server's MAX_CONCURRENT_STREAMS), so memory stays flat however
@@ -28,7 +28,7 @@ extension NotificationFeed {
 public final class BatchSender: Sendable {
     private let pool: ConnectionPool
     private let concurrency: Int
-    private let policy: RetryPolicy
+    private let policy: APNsRetryPolicy
     private let tokens: ProviderTokenCache?
     private let observer: SenderObserver
     private let defaultBundleID: String?
@@ -51,9 +51,9 @@ public final class BatchSender: Sendable {
     /// endpoint); `metricsFactory` defaults to the bootstrapped `MetricsSystem.factory`. See
     /// `SenderObserver` for the metrics and log levels. Notifications without a topic get
     /// `defaultBundleID` plus their push type's suffix, and background ones priority 5
-    /// (`PushNotification.withDefaults`).
+    /// (`APNsNotification.withDefaults`).
     public init(connector: any ProviderConnector, connections: Int = 1, concurrency: Int = 100,
-                policy: RetryPolicy = RetryPolicy(), tokens: ProviderTokenCache? = nil,
+                policy: APNsRetryPolicy = APNsRetryPolicy(), tokens: ProviderTokenCache? = nil,
                 logger: Logger? = nil, environment: String = "custom", metricsFactory: MetricsFactory? = nil,
                 defaultBundleID: String? = nil) {
         self.defaultBundleID = defaultBundleID
@@ -83,7 +83,7 @@ public final class BatchSender: Sendable {
     /// batch has a window of its own (`concurrency` per connection) beside the single sends'.
     /// Cancelling the calling task stops the batch: what was not written ends
     /// `.cancelled(written: false)`, what was in flight `.cancelled(written: true)`.
-    public func send(_ feed: some NotificationFeed, onResult: @escaping @Sendable (NotificationResult) -> Void) async -> BatchSummary {
+    public func send(_ feed: some APNsNotificationFeed, onResult: @escaping @Sendable (APNsSendResult) -> Void) async -> APNsBatchSummary {
         let run = BatchRun(feed: feed, poolSlots: Array(0..<pool.size), window: concurrency, pool: pool, policy: policy, tokens: tokens,
                            observer: observer, defaultBundleID: defaultBundleID, resultsOnOwnThread: true, onResult: onResult)
         let key = ObjectIdentifier(run)
@@ -105,7 +105,7 @@ public final class BatchSender: Sendable {
     /// connection. Cancelling the calling task ends it at once: `.cancelled(written: false)`
     /// while it waited for a slot (it is then never sent), `.cancelled(written: true)` if its
     /// request had gone out. After `close()`, fails at once with `APNsSendError.Code.clientClosed`.
-    public func send(_ notification: PushNotification) async -> NotificationResult {
+    public func send(_ notification: APNsNotification) async -> APNsSendResult {
         let index = singles.reserveIndex()
         defer { singles.forget(index) }
         let run = singleRun
@@ -124,8 +124,8 @@ public final class BatchSender: Sendable {
         }
     }
 
-    private static func unsent(_ index: Int, _ notification: PushNotification, _ outcome: NotificationResult.Outcome) -> NotificationResult {
-        NotificationResult(index: index, token: notification.token, apnsIDText: notification.apnsID.map(MessageID.text) ?? PushNotification.newID(),
+    private static func unsent(_ index: Int, _ notification: APNsNotification, _ outcome: APNsSendResult.Outcome) -> APNsSendResult {
+        APNsSendResult(index: index, token: notification.token, apnsIDText: notification.apnsID.map(MessageID.text) ?? APNsNotification.newID(),
                            outcome: outcome, attempts: 0)
     }
 

@@ -44,7 +44,7 @@ public struct BroadcastClient: Sendable {
 
     public let endpoint: Endpoint
     private let tls: TLSConfiguration
-    private let signer: ProviderTokenSigner?
+    private let signer: APNsTokenSigner?
     private let timeout: Double
 
     public init(endpoint: Endpoint, trust: TLSConfiguration.Trust, authentication: APNsClient.Authentication, timeout: Double = 10) {
@@ -87,10 +87,10 @@ public struct BroadcastClient: Sendable {
 
     /// `POST /4/broadcasts/apps/<bundle>` to every device subscribed to `channelID`. A channel
     /// created with message-storage-policy 0 accepts only `expiration` 0.
-    public static func broadcast(bundleID: String, channelID: String, payload: [UInt8], priority: Priority = .immediate,
+    public static func broadcast(bundleID: String, channelID: String, payload: [UInt8], priority: APNsPriority = .immediate,
                                  expiration: UInt64? = nil, apnsID: String? = nil) -> HTTP2Request {
         var headers: [(name: String, value: String)] = [
-            ("apns-channel-id", channelID), ("apns-push-type", PushType.liveactivity.rawValue), ("apns-priority", String(priority.rawValue)),
+            ("apns-channel-id", channelID), ("apns-push-type", APNsPushType.liveactivity.rawValue), ("apns-priority", String(priority.rawValue)),
         ]
         if let expiration { headers.append(("apns-expiration", String(expiration))) }
         if let apnsID { headers.append(("apns-id", apnsID)) }

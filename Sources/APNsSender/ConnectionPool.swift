@@ -28,7 +28,7 @@ actor ConnectionPool {
     }
 
     private let connector: any ProviderConnector
-    private let policy: RetryPolicy
+    private let policy: APNsRetryPolicy
     private let observer: SenderObserver
     private var slots: [Slot]
     private var consecutiveFailures = 0
@@ -45,7 +45,7 @@ actor ConnectionPool {
     private var slotsAttempted: Set<Int> = []
     var reconnectCount: Int { attemptCount - slotsAttempted.count }
 
-    init(connector: any ProviderConnector, size: Int, policy: RetryPolicy, observer: SenderObserver) {
+    init(connector: any ProviderConnector, size: Int, policy: APNsRetryPolicy, observer: SenderObserver) {
         self.connector = connector
         self.policy = policy
         self.observer = observer

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Reads a `NotificationFeed` on a thread of its own into a small bounded buffer, so a feed
+/// Reads a `APNsNotificationFeed` on a thread of its own into a small bounded buffer, so a feed
 /// that blocks (a `--tokens -` pipe whose writer is slow, a database cursor) never blocks the
 /// event loop thread that sends and completes requests for every connection.
 ///
@@ -8,7 +8,7 @@ import Foundation
 /// `onAvailable` runs on the reader thread when a consumer found the buffer empty and there is
 /// news since (an item, or the end of the feed): the consumer never polls.
 final class FeedPrefetcher: @unchecked Sendable {
-    typealias Item = (index: Int, notification: PushNotification)
+    typealias Item = (index: Int, notification: APNsNotification)
 
     enum Take {
         case item(Item)
@@ -20,7 +20,7 @@ final class FeedPrefetcher: @unchecked Sendable {
     /// Notifications read ahead of the sender at most.
     static let defaultCapacity = 256
 
-    private let feed: any NotificationFeed
+    private let feed: any APNsNotificationFeed
     private let capacity: Int
     private let condition = NSCondition()
     private var buffer: [Item] = []
@@ -34,7 +34,7 @@ final class FeedPrefetcher: @unchecked Sendable {
     static let stopWait = 1.0
     private var onAvailable: (@Sendable () -> Void)?
 
-    init(feed: any NotificationFeed, capacity: Int = FeedPrefetcher.defaultCapacity) {
+    init(feed: any APNsNotificationFeed, capacity: Int = FeedPrefetcher.defaultCapacity) {
         self.feed = feed
         self.capacity = max(1, capacity)
     }

@@ -13,7 +13,7 @@ import Foundation
 public struct GatewayCheck: Sendable {
     public enum Credentials: Sendable {
         /// Certificate-based trust: the identity is presented in the TLS handshake.
-        case certificate(Identity)
+        case certificate(APNsIdentity)
         /// Token-based trust: a .p8 key, its key id and the team id.
         case token(key: PrivateKey, keyID: String, teamID: String)
     }
@@ -42,7 +42,7 @@ public struct GatewayCheck: Sendable {
     /// The all-zero probe token: well-formed, never a real device.
     public static let probeToken = String(repeating: "0", count: 64)
 
-    var identity: Identity? {
+    var identity: APNsIdentity? {
         if case .certificate(let identity) = credentials { return identity }
         return nil
     }
@@ -142,7 +142,7 @@ public struct GatewayCheck: Sendable {
         if let topic { headers.append(("apns-topic", topic)) }
         if case .token(let key, let keyID, let teamID) = credentials {
             do {
-                headers.append(("authorization", "bearer " + (try ProviderTokenSigner(key: key, keyID: keyID, teamID: teamID).token())))
+                headers.append(("authorization", "bearer " + (try APNsTokenSigner(key: key, keyID: keyID, teamID: teamID).token())))
             } catch {
                 report.finish(.failed, (error as? TransportError)?.message ?? "\(error)")
                 return

@@ -45,7 +45,7 @@ public final class LegacySender: Sendable {
     public let options: Options
     private let tls: TLSConfiguration
 
-    public init(endpoint: Endpoint, identity: Identity, trust: TLSConfiguration.Trust = .system, options: Options = Options()) {
+    public init(endpoint: Endpoint, identity: APNsIdentity, trust: TLSConfiguration.Trust = .system, options: Options = Options()) {
         self.endpoint = endpoint
         self.options = options
         var tls = TLSConfiguration.client(identity: identity, trust: trust)
@@ -55,7 +55,7 @@ public final class LegacySender: Sendable {
 
     /// Sends everything `feed` yields; `onResult` is called exactly once per notification, in
     /// the sending task.
-    public func send(_ feed: some NotificationFeed, onResult: @escaping @Sendable (NotificationResult) -> Void) async -> BatchSummary {
+    public func send(_ feed: some APNsNotificationFeed, onResult: @escaping @Sendable (APNsSendResult) -> Void) async -> APNsBatchSummary {
         var run = LegacyRun(sender: self, onResult: onResult)
         await run.execute(feed)
         return run.summary
@@ -66,7 +66,7 @@ public final class LegacySender: Sendable {
     }
 
     /// Why `notification` cannot go over the legacy protocol, checked before sending.
-    public func localProblem(_ notification: PushNotification) -> String? {
+    public func localProblem(_ notification: APNsNotification) -> String? {
         if notification.token.bytes.count != 32 {
             return "the legacy protocol takes 32-byte device tokens; this one has \(notification.token.bytes.count) bytes"
         }
@@ -103,15 +103,15 @@ final class LegacyWatch: @unchecked Sendable {
 struct LegacyRun {
     struct Entry {
         let index: Int
-        let notification: PushNotification
+        let notification: APNsNotification
         var identifier: UInt32 = 0
         var attempts = 0
         var duplicate = false
     }
 
     let sender: LegacySender
-    let onResult: @Sendable (NotificationResult) -> Void
-    var summary = BatchSummary()
+    let onResult: @Sendable (APNsSendResult) -> Void
+    var summary = APNsBatchSummary()
     private var pending: [Entry] = []
     private var pendingHead = 0
     private var inFlight: [Entry] = []
@@ -124,12 +124,12 @@ struct LegacyRun {
     private var failures = 0
     private var unreachable: String?
 
-    init(sender: LegacySender, onResult: @escaping @Sendable (NotificationResult) -> Void) {
+    init(sender: LegacySender, onResult: @escaping @Sendable (APNsSendResult) -> Void) {
         self.sender = sender
         self.onResult = onResult
     }
 
-    mutating func execute(_ feed: some NotificationFeed) async {
+    mutating func execute(_ feed: some APNsNotificationFeed) async {
         var written = 0
         while true {
             guard var entry = nextEntry(feed) else {
@@ -169,7 +169,7 @@ struct LegacyRun {
     }
 
     /// The next notification to send: resends first, then the feed (local problems end here).
-    private mutating func nextEntry(_ feed: some NotificationFeed) -> Entry? {
+    private mutating func nextEntry(_ feed: some APNsNotificationFeed) -> Entry? {
         if pendingHead < pending.count {
             let entry = pending[pendingHead]
             pendingHead += 1
@@ -296,8 +296,8 @@ struct LegacyRun {
         }
     }
 
-    private mutating func finish(_ entry: Entry, _ outcome: NotificationResult.Outcome) {
-        let result = NotificationResult(index: entry.index, token: entry.notification.token,
+    private mutating func finish(_ entry: Entry, _ outcome: APNsSendResult.Outcome) {
+        let result = APNsSendResult(index: entry.index, token: entry.notification.token,
                                         apnsIDText: entry.notification.apnsID.map(MessageID.text) ?? "legacy-\(entry.identifier)",
                                         outcome: outcome, attempts: entry.attempts, possiblyDuplicated: entry.duplicate)
         summary.record(result)

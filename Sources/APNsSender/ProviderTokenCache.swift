@@ -9,7 +9,7 @@ import Foundation
 ///
 /// `clock` tells the time; tests pass a fake one to cover hours in microseconds.
 public final class ProviderTokenCache: @unchecked Sendable {
-    private let signer: ProviderTokenSigner
+    private let signer: APNsTokenSigner
     public let refreshInterval: TimeInterval
     /// Never replace a token younger than this (20 minutes).
     public let minimumAge: TimeInterval
@@ -18,7 +18,7 @@ public final class ProviderTokenCache: @unchecked Sendable {
     private var current: (token: String, authorization: String, issued: Date)?
     private var minted = 0
 
-    public init(signer: ProviderTokenSigner, refreshInterval: TimeInterval = 40 * 60, minimumAge: TimeInterval = 20 * 60,
+    public init(signer: APNsTokenSigner, refreshInterval: TimeInterval = 40 * 60, minimumAge: TimeInterval = 20 * 60,
                 clock: @escaping @Sendable () -> Date = { Date() }) {
         self.signer = signer
         self.refreshInterval = refreshInterval

@@ -17,15 +17,15 @@ final class ResultDispatcher: @unchecked Sendable {
     static let stretch = 64
 
     private let condition = NSCondition()
-    private var queue: [NotificationResult] = []
+    private var queue: [APNsSendResult] = []
     private var inDelivery = 0
     private var idle = false
     private var closed = false
     /// Dropped when the thread ends: the run's closures hold the run, and the run holds this.
-    private var deliver: (@Sendable (NotificationResult) -> Void)?
+    private var deliver: (@Sendable (APNsSendResult) -> Void)?
     private var delivered: (@Sendable (Int) -> Void)?
 
-    init(deliver: @escaping @Sendable (NotificationResult) -> Void, delivered: @escaping @Sendable (Int) -> Void) {
+    init(deliver: @escaping @Sendable (APNsSendResult) -> Void, delivered: @escaping @Sendable (Int) -> Void) {
         self.deliver = deliver
         self.delivered = delivered
     }
@@ -36,7 +36,7 @@ final class ResultDispatcher: @unchecked Sendable {
         thread.start()
     }
 
-    func submit(_ result: NotificationResult) {
+    func submit(_ result: APNsSendResult) {
         condition.lock()
         queue.append(result)
         if idle && (queue.count == 1 || queue.count == Self.stretch) { condition.signal() }

@@ -56,7 +56,7 @@ final class SenderObserver: @unchecked Sendable {
     }
 
     /// One notification's final result; `startedNanos` is when it was taken from the feed.
-    func finished(_ result: NotificationResult, pushType: PushType?, startedNanos: UInt64) {
+    func finished(_ result: APNsSendResult, pushType: APNsPushType?, startedNanos: UInt64) {
         let outcome: String
         var reason = "none"
         switch result.outcome {
@@ -119,7 +119,7 @@ final class SenderObserver: @unchecked Sendable {
         logger.notice("gateway reachable again")
     }
 
-    private static func detail(_ outcome: NotificationResult.Outcome) -> String {
+    private static func detail(_ outcome: APNsSendResult.Outcome) -> String {
         switch outcome {
         case .delivered: return "delivered"
         case .rejected(let status, let reason, _): return "\(status) \(reason)"

@@ -7,9 +7,9 @@ import Foundation
 final class SingleSendQueue: @unchecked Sendable {
     // @unchecked: every field is guarded by `lock`.
     private let lock = NSLock()
-    private var waiting: [(index: Int, notification: PushNotification)] = []
+    private var waiting: [(index: Int, notification: APNsNotification)] = []
     private var head = 0
-    private var continuations: [Int: CheckedContinuation<NotificationResult, Never>] = [:]
+    private var continuations: [Int: CheckedContinuation<APNsSendResult, Never>] = [:]
     /// Sends whose task was cancelled before they were queued (the cancellation handler can
     /// run before the continuation exists).
     private var cancelledEarly: Set<Int> = []
@@ -27,7 +27,7 @@ final class SingleSendQueue: @unchecked Sendable {
     enum Admission { case queued, cancelled, closed }
 
     /// Queues `notification`; `.cancelled`/`.closed`: it was not queued (the caller answers).
-    func enqueue(_ index: Int, _ notification: PushNotification, _ continuation: CheckedContinuation<NotificationResult, Never>) -> Admission {
+    func enqueue(_ index: Int, _ notification: APNsNotification, _ continuation: CheckedContinuation<APNsSendResult, Never>) -> Admission {
         lock.withLock {
             if cancelledEarly.remove(index) != nil { return .cancelled }
             if closed { return .closed }
@@ -60,7 +60,7 @@ final class SingleSendQueue: @unchecked Sendable {
     /// A send's task was cancelled and the run does not have it: if it still waits here it
     /// is removed and returned (it ends "not sent"); else it is remembered, in case its
     /// `enqueue` is still to come.
-    func cancelWaiting(_ index: Int) -> PushNotification? {
+    func cancelWaiting(_ index: Int) -> APNsNotification? {
         lock.withLock {
             if let position = waiting[head...].firstIndex(where: { $0.index == index }) {
                 return waiting.remove(at: position).notification
@@ -76,13 +76,13 @@ final class SingleSendQueue: @unchecked Sendable {
     }
 
     /// Hands `result` to the send waiting for it.
-    func finish(_ result: NotificationResult) {
+    func finish(_ result: APNsSendResult) {
         let continuation = lock.withLock { continuations.removeValue(forKey: result.index) }
         continuation?.resume(returning: result)
     }
 
     /// Takes no more sends; returns those still waiting (they end "not sent").
-    func close() -> [(index: Int, notification: PushNotification)] {
+    func close() -> [(index: Int, notification: APNsNotification)] {
         lock.withLock {
             closed = true
             let left = Array(waiting[head...])

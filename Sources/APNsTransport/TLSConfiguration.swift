@@ -40,7 +40,7 @@ public struct TLSConfiguration: Sendable {
     public var verification: Verification
     /// The certificate (and chain) we present: the APNs provider certificate on a client, the
     /// server certificate on a server.
-    public var identity: Identity?
+    public var identity: APNsIdentity?
     public var minimumVersion: Version
     public var maximumVersion: Version?
     /// ALPN protocols a client offers, most preferred first. Servers select `h2` when offered.
@@ -51,7 +51,7 @@ public struct TLSConfiguration: Sendable {
     /// but let clients without one in (the provider API takes certificates or tokens).
     public var requestClientCertificate = false
 
-    public init(trust: Trust = .system, verification: Verification = .full, identity: Identity? = nil,
+    public init(trust: Trust = .system, verification: Verification = .full, identity: APNsIdentity? = nil,
                 minimumVersion: Version = .tls1_2, maximumVersion: Version? = nil,
                 applicationProtocols: [String] = ["h2"], requireClientCertificate: Bool = false) {
         self.trust = trust
@@ -64,13 +64,13 @@ public struct TLSConfiguration: Sendable {
     }
 
     /// A client that presents `identity` and trusts `trust`, speaking h2.
-    public static func client(identity: Identity?, trust: Trust = .system, verification: Verification = .full) -> TLSConfiguration {
+    public static func client(identity: APNsIdentity?, trust: Trust = .system, verification: Verification = .full) -> TLSConfiguration {
         TLSConfiguration(trust: trust, verification: verification, identity: identity)
     }
 
     /// A server presenting `identity`; with `clientCA` it requires client certificates issued
     /// by that CA.
-    public static func server(identity: Identity, clientCA: String? = nil) -> TLSConfiguration {
+    public static func server(identity: APNsIdentity, clientCA: String? = nil) -> TLSConfiguration {
         TLSConfiguration(trust: clientCA.map { .caFile($0) } ?? .system, verification: clientCA == nil ? .none : .full,
                          identity: identity, requireClientCertificate: clientCA != nil)
     }

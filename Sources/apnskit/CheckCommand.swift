@@ -84,7 +84,7 @@ struct CheckCommand: ParsableCommand {
         if let minRemaining, RemainingLifetime.parsePercent(minRemaining) == nil {
             throw ValidationError("--min-remaining must be a percentage from 0% to 100%, such as 10%.")
         }
-        if let keyID, !ProviderTokenSigner.isAppleIdentifier(keyID) {
+        if let keyID, !APNsTokenSigner.isAppleIdentifier(keyID) {
             throw ValidationError("--key-id must be the key's 10-character id (upper-case letters and digits), as in AuthKey_<KEYID>.p8.")
         }
         guard !paths.isEmpty else { throw ValidationError("Give at least one file or folder to check.") }

@@ -34,7 +34,7 @@ struct Combine: ParsableCommand {
         try SecureFileWriter.preflight(out, force: common.force)
         let (cert, extraInCertFile) = try IdentityLoader.certificate(certificate)
         let privateKey = try IdentityLoader.privateKey(key, passphrases: passin.supplier())
-        let identity = try Identity(certificate: cert, privateKey: privateKey,
+        let identity = try APNsIdentity(certificate: cert, privateKey: privateKey,
                                     chain: extraInCertFile + IdentityLoader.chain(chain),
                                     certificateLabel: displayName(certificate), keyLabel: displayName(key))
         try SecureFileWriter.write(try identity.combinedPEM(), to: out, sensitivity: .secret, force: common.force)

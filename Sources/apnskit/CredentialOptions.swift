@@ -46,7 +46,7 @@ struct CredentialOptions: ParsableArguments {
         guard let authKey else { return }
         if !certificate.files.isEmpty { throw ValidationError("Give either an identity (certificate auth) or --auth-key (token auth), not both.") }
         if teamID == nil { throw ValidationError("--auth-key needs --team-id.") }
-        if keyID == nil && ProviderTokenSigner.keyIDFromFileName(authKey) == nil {
+        if keyID == nil && APNsTokenSigner.keyIDFromFileName(authKey) == nil {
             throw ValidationError("Cannot tell the key ID of \(authKey): its name is not AuthKey_<KEYID>.p8; pass --key-id.")
         }
     }
@@ -72,14 +72,14 @@ struct CredentialOptions: ParsableArguments {
         guard let authKey else { return .certificate(try IdentityLoader.load(certificate.files, passphrases: passphrases, identity: certificate.choice.selector)) }
         let key = try IdentityLoader.privateKey(authKey, passphrases: passphrases)
         // validate() made sure both ids exist; an empty one would still get the signer's sentence.
-        let id = keyID ?? ProviderTokenSigner.keyIDFromFileName(authKey) ?? ""
-        return .token(try ProviderTokenSigner(key: key, keyID: id, teamID: teamID ?? ""), key: key)
+        let id = keyID ?? APNsTokenSigner.keyIDFromFileName(authKey) ?? ""
+        return .token(try APNsTokenSigner(key: key, keyID: id, teamID: teamID ?? ""), key: key)
     }
 }
 
 /// What `CredentialOptions.load()` read.
 enum LoadedCredentials {
-    case certificate(Identity)
+    case certificate(APNsIdentity)
     /// The signer for `APNsClient`, the key for `GatewayCheck` (which signs its own probe).
-    case token(ProviderTokenSigner, key: PrivateKey)
+    case token(APNsTokenSigner, key: PrivateKey)
 }

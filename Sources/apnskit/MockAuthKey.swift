@@ -11,7 +11,7 @@ enum MockAuthKey {
         let id = keyID ?? randomIdentifier()
         let key = try PrivateKey.generate(.ec256)
         // Validates both identifiers the way the sender will.
-        _ = try ProviderTokenSigner(key: key, keyID: id, teamID: teamID)
+        _ = try APNsTokenSigner(key: key, keyID: id, teamID: teamID)
         let path = try keyPath(out: out, keyID: id)
         try SecureFileWriter.preflight(path, force: force)
         try AuthKeyRegistry.register(.init(keyID: id, teamID: teamID, publicKey: try PublicKey(of: key), environments: scope.environments,

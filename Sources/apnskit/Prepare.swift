@@ -58,7 +58,7 @@ struct Prepare: ParsableCommand {
         try SecureFileWriter.preflight(out, force: common.force)
         let files = inputs + [cert, key].compactMap { $0 }
         let loaded = try IdentityLoader.load(files, passphrases: passin.supplier(), identity: choice.selector)
-        let identity = try Identity(certificate: loaded.certificate, privateKey: loaded.privateKey,
+        let identity = try APNsIdentity(certificate: loaded.certificate, privateKey: loaded.privateKey,
                                     chain: loaded.chain + IdentityLoader.chain(chain))
         let now = Date()
         let certificate = identity.certificate

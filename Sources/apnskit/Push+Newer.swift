@@ -24,7 +24,7 @@ extension Push {
     }
 
     /// Broadcasts, or the curl commands instead of any request.
-    func sendNewer(template: PushNotification, authentication: APNsClient.Authentication, certificateBundle: String?, sink: PushSink) async throws {
+    func sendNewer(template: APNsNotification, authentication: APNsClient.Authentication, certificateBundle: String?, sink: PushSink) async throws {
         let endpoint = gateway.endpoint(for: .provider)
         let bundle = newer.bundleID ?? certificateBundle
         if newer.isBroadcast && bundle == nil {
@@ -41,7 +41,7 @@ extension Push {
                 try newer.forEachChannelID { printer.print(broadcast($0)) }
             } else if let token {
                 var single = template
-                single.token = try DeviceToken(parsing: token)
+                single.token = try APNsDeviceToken(parsing: token)
                 if let problem = single.localProblem() { throw ValidationError("Cannot send this notification: \(problem).") }
                 printer.print(single.httpRequest())
             } else if let tokens {
@@ -58,7 +58,7 @@ extension Push {
     /// `--tokens FILE --print-curl`: one curl command per line, streamed through the same feed
     /// (line bound, payload checks) a real batch uses. Lines that cannot be sent are named on
     /// stderr and make the exit status 1, as in a batch that is sent.
-    private func printBatch(_ path: String, template: PushNotification, printer: CurlCommand.Printer, sink: PushSink) throws {
+    private func printBatch(_ path: String, template: APNsNotification, printer: CurlCommand.Printer, sink: PushSink) throws {
         let reader: LineReader
         do { reader = try LineReader(path: path) } catch {
             throw CommandFailure(message: "Cannot read the token file: \(error) Check --tokens.", status: ExitStatus.input)

@@ -50,7 +50,7 @@ struct Push: AsyncParsableCommand {
     var payload: String?
 
     @Option(name: .customLong("push-type"), help: "apns-push-type: alert, background, voip, ... (default alert, background for --content-available alone).")
-    var pushType: PushType?
+    var pushType: APNsPushType?
 
     @Option(help: "apns-priority: 10, 5 or 1.") var priority: Int?
     @Option(help: "apns-expiration: UNIX seconds (0 = deliver once, do not store).") var expiration: UInt64?
@@ -86,7 +86,7 @@ struct Push: AsyncParsableCommand {
         if credentials.authKey != nil && topic == nil && !newer.isBroadcast { throw ValidationError("Token auth needs --topic (the app's bundle id).") }
         if !newer.isBroadcast && (token == nil) == (tokens == nil) { throw ValidationError("Give exactly one of --token TOKEN or --tokens FILE.") }
         if let token {
-            do { _ = try DeviceToken(parsing: token) } catch { throw ValidationError("--token: \(error)") }
+            do { _ = try APNsDeviceToken(parsing: token) } catch { throw ValidationError("--token: \(error)") }
         }
         if tokens != nil && apnsID != nil { throw ValidationError("--apns-id applies to a single notification; drop it with --tokens.") }
         if payload != nil && (alert != nil || title != nil || subtitle != nil || badge != nil || sound != nil || category != nil
@@ -94,7 +94,7 @@ struct Push: AsyncParsableCommand {
             throw ValidationError("--payload gives the whole payload; drop --alert, --title, --badge and the other payload options.")
         }
         if tokens == "-" && payload == "-" { throw ValidationError("--tokens and --payload cannot both read stdin.") }
-        if let priority, Priority(rawValue: priority) == nil { throw ValidationError("--priority must be 10, 5 or 1.") }
+        if let priority, APNsPriority(rawValue: priority) == nil { throw ValidationError("--priority must be 10, 5 or 1.") }
         if connections < 1 || connections > 64 { throw ValidationError("--connections must be between 1 and 64.") }
         if eventLoops < 1 || eventLoops > 64 { throw ValidationError("--event-loops must be between 1 and 64.") }
         if concurrency < 1 || concurrency > 10_000 { throw ValidationError("--concurrency must be between 1 and 10000.") }
@@ -119,7 +119,7 @@ struct Push: AsyncParsableCommand {
 
     private func send(_ sink: PushSink) async throws {
         let authentication: APNsClient.Authentication
-        var certificateIdentity: Identity?
+        var certificateIdentity: APNsIdentity?
         switch try credentials.load() {
         case .certificate(let identity):
             certificateIdentity = identity
@@ -149,8 +149,8 @@ struct Push: AsyncParsableCommand {
         let feed: PushFeed
         let onInvalid: PushFeed.OnInvalid = { sink.recordInvalid(index: $0, token: $1, reason: $2, removable: $3) }
         if let token {
-            let parsed: DeviceToken
-            do { parsed = try DeviceToken(parsing: token) } catch {
+            let parsed: APNsDeviceToken
+            do { parsed = try APNsDeviceToken(parsing: token) } catch {
                 throw ValidationError("--token: \(error)")
             }
             var single = template
@@ -173,7 +173,7 @@ struct Push: AsyncParsableCommand {
         // result is written and the summary printed, then the exit status is 130/143.
         let interruption = Interruption()
         defer { interruption.stopWatching() }
-        let summary: BatchSummary
+        let summary: APNsBatchSummary
         if legacy, let legacySender {
             interruption.handle(first: { feed.stop() }, second: {
                 // The legacy protocol cannot take frames back: write what is known, and go.
@@ -233,7 +233,7 @@ struct Push: AsyncParsableCommand {
     }
 
     /// Headers and default payload every notification of this run shares.
-    private func makeTemplate(bundleID: String?) throws -> PushNotification {
+    private func makeTemplate(bundleID: String?) throws -> APNsNotification {
         var body: [UInt8]
         if let built = try newer.liveActivityPayload(title: title, body: alert) {
             body = built
@@ -256,12 +256,12 @@ struct Push: AsyncParsableCommand {
         let type = pushType ?? (newer.liveActivity != nil ? .liveactivity : (payload == nil && contentAvailable && alertless ? .background : .alert))
         var topic = self.topic
         // A Live Activity goes to <bundle>.push-type.liveactivity: a bare bundle id gets the suffix.
-        if newer.liveActivity != nil, let given = topic { topic = PushNotification.topic(bundleID: given, pushType: type) }
-        if topic == nil, let bundleID { topic = PushNotification.topic(bundleID: bundleID, pushType: type) }
-        let chosenPriority = priority.flatMap(Priority.init(rawValue:)) ?? PushNotification.defaultPriority(for: type)
+        if newer.liveActivity != nil, let given = topic { topic = APNsNotification.topic(bundleID: given, pushType: type) }
+        if topic == nil, let bundleID { topic = APNsNotification.topic(bundleID: bundleID, pushType: type) }
+        let chosenPriority = priority.flatMap(APNsPriority.init(rawValue:)) ?? APNsNotification.defaultPriority(for: type)
         // The token is filled in per notification; a placeholder keeps the template a value.
-        let placeholder = try DeviceToken(bytes: [UInt8](repeating: 0, count: 32))
-        return PushNotification(token: placeholder, payload: body, topic: topic, pushType: type, priority: chosenPriority,
+        let placeholder = try APNsDeviceToken(bytes: [UInt8](repeating: 0, count: 32))
+        return APNsNotification(token: placeholder, payload: body, topic: topic, pushType: type, priority: chosenPriority,
                                 expiration: expiration, collapseID: collapseID, apnsID: apnsID.flatMap(UUID.init(uuidString:)))
     }
 
@@ -281,5 +281,5 @@ struct Push: AsyncParsableCommand {
     }
 }
 
-extension PushType: ExpressibleByArgument {}
+extension APNsPushType: ExpressibleByArgument {}
 extension LegacyFormat: ExpressibleByArgument {}

@@ -171,7 +171,7 @@ enum BroadcastPush {
         let results: [ChannelResult]
     }
 
-    static func send(channels: [String], bundle: String, payload: [UInt8], priority: Priority, expiration: UInt64?, apnsID: String?,
+    static func send(channels: [String], bundle: String, payload: [UInt8], priority: APNsPriority, expiration: UInt64?, apnsID: String?,
                      client: BroadcastClient, format: OutputFormat) async throws {
         guard payload.count <= BroadcastClient.payloadLimit else {
             throw ValidationError("The broadcast payload is \(payload.count) bytes; APNs takes at most \(BroadcastClient.payloadLimit) (it would answer 413 PayloadTooLarge).")

@@ -5,18 +5,18 @@ import Foundation
 /// The notifications of one `push` run, pulled lazily so a million-line token file costs the
 /// memory of one read chunk. Lines that cannot be sent (bad token, bad JSON, a payload over the
 /// limit) never reach the sender: they are reported through `onInvalid` and counted as rejected.
-final class PushFeed: NotificationFeed, @unchecked Sendable {
-    typealias Check = @Sendable (PushNotification) -> String?
+final class PushFeed: APNsNotificationFeed, @unchecked Sendable {
+    typealias Check = @Sendable (APNsNotification) -> String?
 
     private let lock = NSLock()
-    private let template: PushNotification
+    private let template: APNsNotification
     private let defaultPayload: [UInt8]
     private let check: Check
     /// `removable`: the token itself is malformed, so it can never be delivered.
     typealias OnInvalid = @Sendable (_ index: Int, _ token: String, _ reason: String, _ removable: Bool) -> Void
     private let onInvalid: OnInvalid
     private var reader: LineReader?
-    private var single: DeviceToken?
+    private var single: APNsDeviceToken?
     /// A read error ends the feed; the command reports it (exit 3) after the batch.
     private(set) var readError: String?
     private(set) var produced = 0
@@ -30,7 +30,7 @@ final class PushFeed: NotificationFeed, @unchecked Sendable {
     private var isStopped: Bool { stopLock.withLock { stopped } }
 
     /// One notification to `token`.
-    init(token: DeviceToken, template: PushNotification, check: @escaping Check, onInvalid: @escaping OnInvalid) {
+    init(token: APNsDeviceToken, template: APNsNotification, check: @escaping Check, onInvalid: @escaping OnInvalid) {
         self.template = template
         self.defaultPayload = template.payload
         self.check = check
@@ -39,7 +39,7 @@ final class PushFeed: NotificationFeed, @unchecked Sendable {
     }
 
     /// One notification per line of `reader` (token, optionally followed by a JSON payload).
-    init(reader: LineReader, template: PushNotification, check: @escaping Check, onInvalid: @escaping OnInvalid) {
+    init(reader: LineReader, template: APNsNotification, check: @escaping Check, onInvalid: @escaping OnInvalid) {
         self.template = template
         self.defaultPayload = template.payload
         self.check = check
@@ -47,7 +47,7 @@ final class PushFeed: NotificationFeed, @unchecked Sendable {
         self.reader = reader
     }
 
-    func next() -> (index: Int, notification: PushNotification)? {
+    func next() -> (index: Int, notification: APNsNotification)? {
         if isStopped { return nil }
         lock.lock()
         defer { lock.unlock() }
@@ -89,7 +89,7 @@ final class PushFeed: NotificationFeed, @unchecked Sendable {
     /// token, so lines without a payload of their own share it (no JSON scan per line).
     private var templateProblem: String??
 
-    private func accept(index: Int, token: DeviceToken, payload: [UInt8]?, text: String) -> (index: Int, notification: PushNotification)? {
+    private func accept(index: Int, token: APNsDeviceToken, payload: [UInt8]?, text: String) -> (index: Int, notification: APNsNotification)? {
         var notification = template
         notification.token = token
         notification.payload = payload ?? defaultPayload

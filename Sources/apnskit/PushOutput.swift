@@ -15,7 +15,7 @@ final class PushSink: @unchecked Sendable {
     private(set) var errors = 0
     private(set) var invalid = 0
     /// The one result of a single push (printed by the command).
-    private(set) var last: NotificationResult?
+    private(set) var last: APNsSendResult?
     private(set) var lastInvalid: (token: String, reason: String)?
 
     init(results: AtomicFile?, invalidTokens: AtomicFile?, legacy: Bool) {
@@ -24,7 +24,7 @@ final class PushSink: @unchecked Sendable {
         self.legacy = legacy
     }
 
-    func record(_ result: NotificationResult) {
+    func record(_ result: APNsSendResult) {
         lock.lock()
         defer { lock.unlock() }
         done += 1
@@ -52,7 +52,7 @@ final class PushSink: @unchecked Sendable {
 
     /// APNs says to stop sending to these: 410 Unregistered/ExpiredToken, BadDeviceToken; on the
     /// legacy gateway, status 8 (invalid token).
-    static func invalidates(_ result: NotificationResult, legacy: Bool) -> Bool {
+    static func invalidates(_ result: APNsSendResult, legacy: Bool) -> Bool {
         if result.invalidatesToken { return true }
         if legacy, case .rejected(let status, _, _) = result.outcome { return status == Int(LegacyStatus.invalidToken.rawValue) }
         return false
@@ -119,7 +119,7 @@ final class PushProgress: @unchecked Sendable {
 
 /// The summary `push` prints at the end (README: push summary JSON).
 struct PushReport {
-    var summary: BatchSummary
+    var summary: APNsBatchSummary
     var invalid: Int
     var seconds: Double
     var legacy: Bool
@@ -149,7 +149,7 @@ struct PushReport {
         return line
     }
 
-    func json(result: NotificationResult?, invalidLine: (token: String, reason: String)?) -> String {
+    func json(result: APNsSendResult?, invalidLine: (token: String, reason: String)?) -> String {
         var fields: [(String, JSONValue)] = [
             ("protocol", .string(legacy ? "legacy" : "http2")),
             ("total", .int(total)), ("delivered", .int(summary.delivered)), ("rejected", .int(rejected)),
@@ -177,7 +177,7 @@ struct PushReport {
     }
 
     /// One line for a single notification.
-    static func describe(_ result: NotificationResult) -> String {
+    static func describe(_ result: APNsSendResult) -> String {
         switch result.outcome {
         case .delivered:
             return "delivered to \(result.token.hex) (apns-id \(result.apnsIDText))\(result.possiblyDuplicated ? ", possibly duplicated" : "")"

@@ -37,14 +37,14 @@ struct TokenCreate: ParsableCommand {
     @OptionGroup var passin: PassinOption
 
     func validate() throws {
-        if keyID == nil && ProviderTokenSigner.keyIDFromFileName(authKey) == nil {
+        if keyID == nil && APNsTokenSigner.keyIDFromFileName(authKey) == nil {
             throw ValidationError("Cannot tell the key ID of \(authKey): its name is not AuthKey_<KEYID>.p8; pass --key-id.")
         }
     }
 
     func run() throws {
         let key = try IdentityLoader.privateKey(authKey, passphrases: try passin.supplier())
-        let signer = try ProviderTokenSigner(key: key, keyID: keyID ?? ProviderTokenSigner.keyIDFromFileName(authKey) ?? "", teamID: teamID)
+        let signer = try APNsTokenSigner(key: key, keyID: keyID ?? APNsTokenSigner.keyIDFromFileName(authKey) ?? "", teamID: teamID)
         Output.line(try signer.token())
     }
 }
@@ -81,7 +81,7 @@ struct TokenInspect: ParsableCommand {
     func run() throws {
         let text = token == "-" ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) : token
         let key = try authKey.map { try PublicKey(of: try IdentityLoader.privateKey($0, passphrases: try passin.supplier())) }
-        let inspection = ProviderTokenInspection(text, key: key, keyFileID: authKey.flatMap(ProviderTokenSigner.keyIDFromFileName),
+        let inspection = ProviderTokenInspection(text, key: key, keyFileID: authKey.flatMap(APNsTokenSigner.keyIDFromFileName),
                                                  expectedTeamID: teamID)
         if format == OutputFormat.json.rawValue {
             try JSONOutput.print(TokenInspectJSON(inspection))

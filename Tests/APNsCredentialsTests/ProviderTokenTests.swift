@@ -8,7 +8,7 @@ struct ProviderTokenTests {
     @Test("A token verifies with its key, fails with another, expires after an hour")
     func roundTrip() throws {
         let key = try PrivateKey.generate(.ec256)
-        let signer = try ProviderTokenSigner(key: key, keyID: "ABC123DEFG", teamID: "TEAM123456")
+        let signer = try APNsTokenSigner(key: key, keyID: "ABC123DEFG", teamID: "TEAM123456")
         let now = Date()
         let token = try signer.token(issuedAt: now)
         let keys = ["ABC123DEFG": try PublicKey(of: key)]
@@ -27,7 +27,7 @@ struct ProviderTokenTests {
     func opensslVerifies() throws {
         let dir = try TemporaryDirectory()
         let key = try PrivateKey.generate(.ec256)
-        let token = try ProviderTokenSigner(key: key, keyID: "ABC123DEFG", teamID: "TEAM123456").token()
+        let token = try APNsTokenSigner(key: key, keyID: "ABC123DEFG", teamID: "TEAM123456").token()
         let parts = token.split(separator: ".")
         let raw = try #require(Base64URL.decode(parts[2]))
         #expect(raw.count == 64)
@@ -51,9 +51,9 @@ struct ProviderTokenTests {
 
     @Test("Refuses RSA keys, bad ids; reads the key id from AuthKey_<KEYID>.p8")
     func validation() throws {
-        #expect(throws: CredentialError.self) { try ProviderTokenSigner(key: try PrivateKey.generate(.rsa2048), keyID: "ABC123DEFG", teamID: "TEAM123456") }
-        #expect(throws: CredentialError.self) { try ProviderTokenSigner(key: try PrivateKey.generate(.ec256), keyID: "short", teamID: "TEAM123456") }
-        #expect(ProviderTokenSigner.keyIDFromFileName("/x/AuthKey_ABC123DEFG.p8") == "ABC123DEFG")
-        #expect(ProviderTokenSigner.keyIDFromFileName("key.p8") == nil)
+        #expect(throws: CredentialError.self) { try APNsTokenSigner(key: try PrivateKey.generate(.rsa2048), keyID: "ABC123DEFG", teamID: "TEAM123456") }
+        #expect(throws: CredentialError.self) { try APNsTokenSigner(key: try PrivateKey.generate(.ec256), keyID: "short", teamID: "TEAM123456") }
+        #expect(APNsTokenSigner.keyIDFromFileName("/x/AuthKey_ABC123DEFG.p8") == "ABC123DEFG")
+        #expect(APNsTokenSigner.keyIDFromFileName("key.p8") == nil)
     }
 }

@@ -9,36 +9,36 @@ struct DeviceTokenTests {
     func forms() throws {
         let grouped = stride(from: 0, to: 64, by: 8).map { i in String(hex.dropFirst(i).prefix(8)) }.joined(separator: " ")
         for text in [hex, hex.uppercased(), grouped, "<\(grouped)>", "  \(hex)\n"] {
-            #expect(try DeviceToken(parsing: text).hex == hex)
+            #expect(try APNsDeviceToken(parsing: text).hex == hex)
         }
-        #expect(try DeviceToken(parsing: hex).bytes.count == 32)
+        #expect(try APNsDeviceToken(parsing: hex).bytes.count == 32)
     }
 
     @Test("The iOS 13 description form is refused with the reason")
     func ios13Form() {
-        let error = #expect(throws: DeviceTokenError.self) { try DeviceToken(parsing: "{length = 32, bytes = 0xc9d4c07c fbbc26d6 ... a1f0e5d4 }") }
+        let error = #expect(throws: DeviceTokenError.self) { try APNsDeviceToken(parsing: "{length = 32, bytes = 0xc9d4c07c fbbc26d6 ... a1f0e5d4 }") }
         #expect(error?.description.contains("iOS 13") == true)
         #expect(error?.description.contains("truncated") == true)
     }
 
     @Test("Non-hex, odd length, too short, too long are refused", arguments: ["xyz0", "abc", "abcd", String(repeating: "ab", count: 101), ""])
     func refused(text: String) {
-        #expect(throws: DeviceTokenError.self) { try DeviceToken(parsing: text) }
+        #expect(throws: DeviceTokenError.self) { try APNsDeviceToken(parsing: text) }
     }
 
     @Test("The provider API's path form: plain hex only, either case")
     func pathForm() {
-        #expect(DeviceToken(hex: Substring(hex).utf8)?.hex == hex)
-        #expect(DeviceToken(hex: Substring(hex.uppercased()).utf8)?.hex == hex)
-        #expect(DeviceToken(hex: "/3/device/\(hex)".dropFirst(10).utf8)?.hex == hex)
+        #expect(APNsDeviceToken(hex: Substring(hex).utf8)?.hex == hex)
+        #expect(APNsDeviceToken(hex: Substring(hex.uppercased()).utf8)?.hex == hex)
+        #expect(APNsDeviceToken(hex: "/3/device/\(hex)".dropFirst(10).utf8)?.hex == hex)
         for text in ["xyz0", "abc", "abcd", String(repeating: "ab", count: 101), "", "<\(hex)>", hex + " ", hex.dropLast(1) + "g"] {
-            #expect(DeviceToken(hex: Substring(text).utf8) == nil, "\(text)")
+            #expect(APNsDeviceToken(hex: Substring(text).utf8) == nil, "\(text)")
         }
     }
 
     @Test("Longer tokens than 32 bytes are accepted (Apple: do not hard-code the size)")
     func longTokens() throws {
-        #expect(try DeviceToken(parsing: String(repeating: "0a", count: 100)).bytes.count == 100)
+        #expect(try APNsDeviceToken(parsing: String(repeating: "0a", count: 100)).bytes.count == 100)
     }
 }
 

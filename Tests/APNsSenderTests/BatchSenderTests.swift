@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Batch sending: exactly one final result per notification, under faults")
 struct BatchSenderTests {
-    let fast = RetryPolicy(maximumAttempts: 8, baseDelay: 0.001, maximumDelay: 0.01, maximumReconnects: 3)
+    let fast = APNsRetryPolicy(maximumAttempts: 8, baseDelay: 0.001, maximumDelay: 0.01, maximumReconnects: 3)
 
     @Test("100,000 notifications with 429/503 answers and dropped connections: none lost, duplicates only where counted")
     func reliability() async throws {
@@ -18,7 +18,7 @@ struct BatchSenderTests {
         let sender = BatchSender(connector: gateway, connections: 2, concurrency: 50, policy: fast)
         let collector = ResultCollector()
         let input = notifications(100_000)
-        let summary = await sender.send(NotificationList(input)) { collector.add($0) }
+        let summary = await sender.send(APNsNotificationList(input)) { collector.add($0) }
 
         #expect(summary.total == 100_000)
         #expect(summary.delivered == 100_000, "\(summary)")
@@ -44,7 +44,7 @@ struct BatchSenderTests {
         faults.unregistered = [input[3].token.hex]
         let gateway = FakeGateway(faults)
         let collector = ResultCollector()
-        let summary = await BatchSender(connector: gateway, policy: fast).send(NotificationList(input)) { collector.add($0) }
+        let summary = await BatchSender(connector: gateway, policy: fast).send(APNsNotificationList(input)) { collector.add($0) }
         #expect(summary.rejected == 1 && summary.delivered == 9)
         let rejected = try #require(collector.results.first { !$0.isDelivered })
         #expect(rejected.outcome == .rejected(status: 410, reason: .unregistered, timestamp: Date(timeIntervalSince1970: 1_700_000_000)))
@@ -59,7 +59,7 @@ struct BatchSenderTests {
         var faults = FakeGateway.Faults()
         faults.failedConnects = -1
         let gateway = FakeGateway(faults)
-        let summary = await BatchSender(connector: gateway, concurrency: 20, policy: fast).send(NotificationList(notifications(1_000))) { _ in }
+        let summary = await BatchSender(connector: gateway, concurrency: 20, policy: fast).send(APNsNotificationList(notifications(1_000))) { _ in }
         #expect(summary.failed == 1_000)
         #expect(summary.connectionFailure?.contains("connection refused") == true)
         #expect(gateway.connects <= fast.maximumReconnects + 2)
@@ -69,7 +69,7 @@ struct BatchSenderTests {
     func reconnects() async {
         var faults = FakeGateway.Faults()
         faults.failedConnects = 2
-        let summary = await BatchSender(connector: FakeGateway(faults), policy: fast).send(NotificationList(notifications(100))) { _ in }
+        let summary = await BatchSender(connector: FakeGateway(faults), policy: fast).send(APNsNotificationList(notifications(100))) { _ in }
         #expect(summary.delivered == 100)
     }
 
@@ -85,10 +85,10 @@ struct BatchSenderTests {
 
     @Test("Token auth: one provider token serves the whole batch")
     func tokenReuse() async throws {
-        let signer = try ProviderTokenSigner(key: try PrivateKey.generate(.ec256), keyID: "ABC123DEFG", teamID: "TEAM123456")
+        let signer = try APNsTokenSigner(key: try PrivateKey.generate(.ec256), keyID: "ABC123DEFG", teamID: "TEAM123456")
         let cache = ProviderTokenCache(signer: signer)
         let gateway = FakeGateway()
-        let summary = await BatchSender(connector: gateway, policy: fast, tokens: cache).send(NotificationList(notifications(2_000))) { _ in }
+        let summary = await BatchSender(connector: gateway, policy: fast, tokens: cache).send(APNsNotificationList(notifications(2_000))) { _ in }
         #expect(summary.delivered == 2_000)
         #expect(cache.mintedCount == 1)
         #expect(gateway.authorizations.count == 1)

@@ -54,10 +54,10 @@ struct CancelledSendTests {
         // One attempt, and a deadline far beyond what a freed stream needs: without the reset
         // the second send waits for the held stream and fails at its deadline.
         let client = APNsClient(endpoint: Endpoint(host: "127.0.0.1", port: server.port), trust: .caFile(material.serverCert),
-                                authentication: .token(try material.signer()), policy: RetryPolicy(maximumAttempts: 1), requestTimeout: 10)
+                                authentication: .token(try material.signer()), policy: APNsRetryPolicy(maximumAttempts: 1), requestTimeout: 10)
         let payload = Array(#"{"aps":{"alert":"hi"}}"#.utf8)
-        let held = PushNotification(token: try DeviceToken(parsing: String(repeating: "ff", count: 32)), payload: payload, topic: "com.example.app")
-        let next = PushNotification(token: try DeviceToken(parsing: String(repeating: "ab", count: 32)), payload: payload, topic: "com.example.app")
+        let held = APNsNotification(token: try APNsDeviceToken(parsing: String(repeating: "ff", count: 32)), payload: payload, topic: "com.example.app")
+        let next = APNsNotification(token: try APNsDeviceToken(parsing: String(repeating: "ab", count: 32)), payload: payload, topic: "com.example.app")
 
         let first = Task { await client.send(held) }
         await hold.waitForArrival()

@@ -48,7 +48,7 @@ struct ConnectionLoopsTests {
                                                tls: .client(identity: nil, trust: .caFile(material.serverCert)), loops: loops)
         let sender = BatchSender(connector: connector, connections: connections, concurrency: 10, tokens: ProviderTokenCache(signer: try material.signer()))
         let results = ResultCollector()
-        let summary = await sender.send(NotificationList(notifications(400)), onResult: results.add)
+        let summary = await sender.send(APNsNotificationList(notifications(400)), onResult: results.add)
         #expect(summary.delivered == 400)
         #expect(results.results.count == 400)
         // Each loop holds one of the connections (the pool keeps them until close).

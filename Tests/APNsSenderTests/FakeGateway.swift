@@ -129,13 +129,13 @@ final class FakeConnection: ProviderConnection, @unchecked Sendable {
 /// Collects results from many tasks.
 final class ResultCollector: @unchecked Sendable {
     private let lock = NSLock()
-    private(set) var results: [NotificationResult] = []
-    func add(_ result: NotificationResult) { lock.withLock { results.append(result) } }
+    private(set) var results: [APNsSendResult] = []
+    func add(_ result: APNsSendResult) { lock.withLock { results.append(result) } }
 }
 
-func notifications(_ count: Int) -> [PushNotification] {
+func notifications(_ count: Int) -> [APNsNotification] {
     (0..<count).map { index in
         let hex = String(format: "%064x", index + 1)
-        return PushNotification(token: try! DeviceToken(parsing: hex), payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), topic: "com.example.app")
+        return APNsNotification(token: try! APNsDeviceToken(parsing: hex), payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), topic: "com.example.app")
     }
 }

@@ -37,8 +37,8 @@ struct HTTP2ProviderConnectionTests {
             return try HTTP2Server.start(tls: .server(identity: identity), handler: handler)
         }
 
-        func signer() throws -> ProviderTokenSigner {
-            try ProviderTokenSigner.load(authKey: authKey, keyID: nil, teamID: "TEAMID1234")
+        func signer() throws -> APNsTokenSigner {
+            try APNsTokenSigner.load(authKey: authKey, keyID: nil, teamID: "TEAMID1234")
         }
     }
 
@@ -64,9 +64,9 @@ struct HTTP2ProviderConnectionTests {
         let client = APNsClient(endpoint: Endpoint(host: "127.0.0.1", port: server.port), caFile: material.serverCert,
                                 authentication: .token(try material.signer()))
         let payload = Array(#"{"aps":{"alert":"hi"}}"#.utf8)
-        let good = await client.send(PushNotification(token: try DeviceToken(parsing: String(repeating: "ab", count: 32)), payload: payload, topic: "com.example.app"))
+        let good = await client.send(APNsNotification(token: try APNsDeviceToken(parsing: String(repeating: "ab", count: 32)), payload: payload, topic: "com.example.app"))
         #expect(good.outcome == .delivered)
-        let bad = await client.send(PushNotification(token: try DeviceToken(parsing: String(repeating: "ab", count: 30) + "dead"), payload: payload, topic: "com.example.app"))
+        let bad = await client.send(APNsNotification(token: try APNsDeviceToken(parsing: String(repeating: "ab", count: 30) + "dead"), payload: payload, topic: "com.example.app"))
         #expect(bad.outcome == .rejected(status: 410, reason: .unregistered, timestamp: Date(timeIntervalSince1970: 1_700_000_000)))
         #expect(bad.invalidatesToken)
         await client.close()

@@ -31,8 +31,8 @@ struct LineReaderTests {
     @Test("Batch lines: token alone, token + payload, comments, bad tokens, bad payloads")
     func batchLines() throws {
         let token = String(repeating: "ab", count: 32)
-        #expect(BatchLine.parse(Array(token.utf8)) == .entry(token: try DeviceToken(parsing: token), payload: nil))
-        #expect(BatchLine.parse(Array("\(token) {\"aps\":{}}  ".utf8)) == .entry(token: try DeviceToken(parsing: token), payload: Array("{\"aps\":{}}".utf8)))
+        #expect(BatchLine.parse(Array(token.utf8)) == .entry(token: try APNsDeviceToken(parsing: token), payload: nil))
+        #expect(BatchLine.parse(Array("\(token) {\"aps\":{}}  ".utf8)) == .entry(token: try APNsDeviceToken(parsing: token), payload: Array("{\"aps\":{}}".utf8)))
         #expect(BatchLine.parse(Array("  # comment".utf8)) == .skip)
         #expect(BatchLine.parse([]) == .skip)
         if case .badToken(let why) = BatchLine.parse(Array("zz".utf8)) { #expect(why.contains("hex")) } else { Issue.record("zz accepted") }

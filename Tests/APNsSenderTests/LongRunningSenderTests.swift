@@ -11,7 +11,7 @@ import Testing
 @Suite("Long-running sender: recovery, spreading, cancellation, slow feeds, token lifetime")
 struct LongRunningSenderTests {
     /// Outage back-off in milliseconds, so a test covers many rounds quickly.
-    let fast = RetryPolicy(maximumAttempts: 4, baseDelay: 0.001, maximumDelay: 0.005, maximumReconnects: 2,
+    let fast = APNsRetryPolicy(maximumAttempts: 4, baseDelay: 0.001, maximumDelay: 0.005, maximumReconnects: 2,
                            outageDelay: 0.002, maximumOutageDelay: 0.01)
 
     @Test("Gateway down for longer than the reconnect budget, then up: the same sender delivers again", .timeLimit(.minutes(1)))
@@ -21,8 +21,8 @@ struct LongRunningSenderTests {
         let gateway = FakeGateway(faults)
         let sender = BatchSender(connector: gateway, policy: fast)
         let notification = notifications(1)[0]
-        var failures: [NotificationResult] = []
-        var delivered: NotificationResult?
+        var failures: [APNsSendResult] = []
+        var delivered: APNsSendResult?
         // Bounded by count, not by time: each failed send returns at once.
         for _ in 0..<5_000 {
             let result = await sender.send(notification)
@@ -89,7 +89,7 @@ struct LongRunningSenderTests {
         let gateway = FakeGateway(faults)
         let sender = BatchSender(connector: gateway, concurrency: 10, policy: fast)
         let collector = ResultCollector()
-        let task = Task { await sender.send(NotificationList(notifications(100_000))) { collector.add($0) } }
+        let task = Task { await sender.send(APNsNotificationList(notifications(100_000))) { collector.add($0) } }
         while gateway.heldCount < 10 { try await Task.sleep(nanoseconds: 1_000_000) }
         task.cancel()
         let summary = await task.value
@@ -109,7 +109,7 @@ struct LongRunningSenderTests {
     @Test("Provider token: one JWT across 10,000 sends, replaced only past its age (fake clock)", .timeLimit(.minutes(1)))
     func tokenLifetime() async throws {
         let clock = FakeClock()
-        let signer = try ProviderTokenSigner(key: try PrivateKey.generate(.ec256), keyID: "ABC123DEFG", teamID: "TEAM123456")
+        let signer = try APNsTokenSigner(key: try PrivateKey.generate(.ec256), keyID: "ABC123DEFG", teamID: "TEAM123456")
         let cache = ProviderTokenCache(signer: signer, clock: { clock.now })
         let gateway = FakeGateway()
         let sender = BatchSender(connector: gateway, connections: 2, policy: fast, tokens: cache)
@@ -163,18 +163,18 @@ final class FakeClock: @unchecked Sendable {
 }
 
 /// A feed that moves the fake clock by `step` seconds per notification.
-final class ClockFeed: NotificationFeed, @unchecked Sendable {
-    private let inner: NotificationList
+final class ClockFeed: APNsNotificationFeed, @unchecked Sendable {
+    private let inner: APNsNotificationList
     private let clock: FakeClock
     private let step: TimeInterval
 
-    init(_ items: [PushNotification], clock: FakeClock, step: TimeInterval) {
-        inner = NotificationList(items)
+    init(_ items: [APNsNotification], clock: FakeClock, step: TimeInterval) {
+        inner = APNsNotificationList(items)
         self.clock = clock
         self.step = step
     }
 
-    func next() -> (index: Int, notification: PushNotification)? {
+    func next() -> (index: Int, notification: APNsNotification)? {
         clock.advance(by: step)
         return inner.next()
     }

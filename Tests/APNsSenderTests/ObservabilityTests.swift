@@ -10,12 +10,12 @@ import Testing
 /// bootstraps (swift-prometheus, its log handler).
 @Suite("Observability: swift-metrics counters and timers, swift-log logs")
 struct ObservabilityTests {
-    let fast = RetryPolicy(maximumAttempts: 3, baseDelay: 0.001, maximumDelay: 0.005, maximumReconnects: 1,
+    let fast = APNsRetryPolicy(maximumAttempts: 3, baseDelay: 0.001, maximumDelay: 0.005, maximumReconnects: 1,
                            outageDelay: 0.5, maximumOutageDelay: 1)
 
     @Test("Counters per outcome, reason, push type and environment; a timer per outcome; connects counted")
     func metrics() async throws {
-        let input = notifications(5).map { notification -> PushNotification in
+        let input = notifications(5).map { notification -> APNsNotification in
             var typed = notification
             typed.pushType = .alert
             return typed
@@ -24,7 +24,7 @@ struct ObservabilityTests {
         faults.unregistered = [input[1].token.hex, input[3].token.hex]
         let metrics = TestMetrics()
         let sender = BatchSender(connector: FakeGateway(faults), policy: fast, environment: "sandbox", metricsFactory: metrics)
-        _ = await sender.send(NotificationList(input)) { _ in }
+        _ = await sender.send(APNsNotificationList(input)) { _ in }
 
         let delivered = try metrics.expectCounter("apns_notifications_total", [
             ("outcome", "delivered"), ("reason", "none"), ("push_type", "alert"), ("environment", "sandbox"),

@@ -30,7 +30,7 @@ struct ClientCertificateInteropTests {
         }
     }
 
-    func tls(_ identity: Identity?) -> TLSConfiguration {
+    func tls(_ identity: APNsIdentity?) -> TLSConfiguration {
         .client(identity: identity, trust: .caFile(fixtures.caCert))
     }
 
@@ -48,7 +48,7 @@ struct ClientCertificateInteropTests {
     }
 
     /// Connects and waits for the server's verdict; returns the alert it sent, if any.
-    func verdict(_ identity: Identity?, port: Int) async throws -> TLSAlert? {
+    func verdict(_ identity: APNsIdentity?, port: Int) async throws -> TLSAlert? {
         do {
             let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: port), tls: tls(identity))
             defer { client.close() }

@@ -64,7 +64,7 @@ extension Hardening {
             // One address may hold 100 by default; h2load opens all 1,000 from 127.0.0.1.
             let mock = try MockServeProcess(in: w, ["--max-connections-per-peer", "1000"])
             defer { _ = mock.stop() }
-            let signer = try ProviderTokenSigner.load(authKey: w.dir.file("AuthKey_ABC123DEFG.p8"), keyID: "ABC123DEFG", teamID: "TEAM123456")
+            let signer = try APNsTokenSigner.load(authKey: w.dir.file("AuthKey_ABC123DEFG.p8"), keyID: "ABC123DEFG", teamID: "TEAM123456")
             let url = "https://127.0.0.1:\(mock.port)/3/device/\(String(repeating: "ab", count: 32))"
             let payload = try w.dir.write("payload.json", Array(#"{"aps":{"alert":"hi"}}"#.utf8))
             // h2load needs a descriptor per connection too.

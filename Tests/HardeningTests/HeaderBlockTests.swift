@@ -93,7 +93,7 @@ extension Hardening {
             let w = try CLIWorkspace()
             try w.expectSuccess("combine", "push.cer", "push.key", "-o", "apns.pem")
             let ca = try MockCA.load(from: w.dir.file("ca"))
-            let identity = try Identity(certificate: ca.server, privateKey: ca.serverKey, chain: [],
+            let identity = try APNsIdentity(certificate: ca.server, privateKey: ca.serverKey, chain: [],
                                         certificateLabel: "server.pem", keyLabel: "server-key.pem")
             let goaways = CodeLog()
             let server = try TLSServer.start(tls: .server(identity: identity)) { connection in

@@ -286,7 +286,7 @@ extension Hardening {
         static func hostileServer(_ w: CLIWorkspace, alpn: Bool = true,
                                   serve: @escaping @Sendable (TLSServerConnection) async -> Void) throws -> TLSServer {
             let ca = try MockCA.load(from: w.dir.file("ca"))
-            let identity = try Identity(certificate: ca.server, privateKey: ca.serverKey, chain: [],
+            let identity = try APNsIdentity(certificate: ca.server, privateKey: ca.serverKey, chain: [],
                                         certificateLabel: "server.pem", keyLabel: "server-key.pem")
             return try TLSServer.start(tls: .server(identity: identity)) { connection in
                 if alpn { connection.write(RawHTTP2.frame(.settings)) }
@@ -336,7 +336,7 @@ extension Hardening {
             deinit { for fd in fds { close(fd) } }
         }
 
-        static func legacyTLS(_ identity: Identity, _ mock: MockServeProcess) -> TLSConfiguration {
+        static func legacyTLS(_ identity: APNsIdentity, _ mock: MockServeProcess) -> TLSConfiguration {
             var tls = TLSConfiguration.client(identity: identity, trust: .caFile(mock.caFile))
             tls.applicationProtocols = []
             return tls

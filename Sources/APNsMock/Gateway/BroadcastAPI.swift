@@ -155,8 +155,8 @@ struct BroadcastAPI {
     /// (policy 0) takes only `apns-expiration: 0`.
     static func broadcastHeaderProblem(_ request: HTTP2Request, policy: Int) -> APNsReason? {
         guard let pushType = request.header("apns-push-type") else { return .missingPushType }
-        guard pushType == PushType.liveactivity.rawValue else { return .invalidPushType }
-        if let text = request.header("apns-priority"), Int(text).flatMap(Priority.init(rawValue:)) == nil { return .badPriority }
+        guard pushType == APNsPushType.liveactivity.rawValue else { return .invalidPushType }
+        if let text = request.header("apns-priority"), Int(text).flatMap(APNsPriority.init(rawValue:)) == nil { return .badPriority }
         if let text = request.header("apns-expiration") {
             guard let expiration = UInt64(text) else { return .badExpirationDate }
             if policy == 0 && expiration != 0 { return .badExpirationDate }

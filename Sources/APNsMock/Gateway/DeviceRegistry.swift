@@ -31,9 +31,9 @@ public struct DeviceRegistry: Sendable {
         }
     }
 
-    public private(set) var devices: [DeviceToken: Device]
+    public private(set) var devices: [APNsDeviceToken: Device]
 
-    public init(devices: [DeviceToken: Device] = [:]) { self.devices = devices }
+    public init(devices: [APNsDeviceToken: Device] = [:]) { self.devices = devices }
 
     public static func load(_ path: String) throws -> DeviceRegistry {
         let bytes = try CredentialFile.readBytes(path)
@@ -41,9 +41,9 @@ public struct DeviceRegistry: Sendable {
               let entries = root["tokens"] as? [[String: Any]] else {
             throw CredentialError(.unreadable, "\(path) is not a device registry: expected {\"tokens\": [{\"token\": \"<hex>\", ...}]}.")
         }
-        var devices: [DeviceToken: Device] = [:]
+        var devices: [APNsDeviceToken: Device] = [:]
         for (index, entry) in entries.enumerated() {
-            guard let text = entry["token"] as? String, let token = try? DeviceToken(parsing: text) else {
+            guard let text = entry["token"] as? String, let token = try? APNsDeviceToken(parsing: text) else {
                 throw CredentialError(.unreadable, "\(path): entry \(index + 1) has no valid \"token\".")
             }
             let environmentName = entry["environment"] as? String ?? "sandbox"

@@ -43,7 +43,7 @@ struct LegacyGatewaySession {
                         return
                     }
                     accepted += 1
-                    guard let token = try? DeviceToken(bytes: notification.token) else { continue }
+                    guard let token = try? APNsDeviceToken(bytes: notification.token) else { continue }
                     // The client's identifier may repeat (command 0 has none); the record's id must not.
                     recorder?.record(apnsID: "legacy-\(id)-\(accepted)", token: token, topic: info.bundleID, pushType: nil,
                                      payloadBytes: notification.payload.count, connection: id, protocolName: "legacy",
@@ -67,7 +67,7 @@ struct LegacyGatewaySession {
     private func inboxEvent(_ notification: LegacyNotification, format: LegacyFormat, status: LegacyStatus?, topic: String?,
                             identity: String, number: Int) -> InboxEvent {
         var event = InboxEvent(protocolName: "legacy", status: Int(status?.rawValue ?? 0), accepted: status == nil, reason: status?.name,
-                               token: (try? DeviceToken(bytes: notification.token))?.hex, topic: topic,
+                               token: (try? APNsDeviceToken(bytes: notification.token))?.hex, topic: topic,
                                payload: notification.payload, connection: id)
         event.identifier = format == .simple ? nil : notification.identifier
         event.identity = identity
@@ -79,7 +79,7 @@ struct LegacyGatewaySession {
 
     private func check(_ notification: LegacyNotification, topic: String?) -> LegacyStatus? {
         guard let registry else { return nil }
-        guard let token = try? DeviceToken(bytes: notification.token), let device = registry.devices[token],
+        guard let token = try? APNsDeviceToken(bytes: notification.token), let device = registry.devices[token],
               device.environment == environment else { return .invalidToken }
         if let registered = device.topic, let topic, registered != topic { return .invalidToken }
         return nil

@@ -75,7 +75,7 @@ public final class MockGateway: @unchecked Sendable {
         if settings.authKeys.entries.isEmpty { settings.authKeys = try AuthKeyRegistry.load(caFolder: caFolder) }
         recorder = try configuration.recordPath.map { try NotificationRecorder(path: $0) }
         handler = ProviderAPIHandler(settings: settings, recorder: recorder, log: log)
-        let identity = try Identity(certificate: ca.server, privateKey: ca.serverKey, chain: [],
+        let identity = try APNsIdentity(certificate: ca.server, privateKey: ca.serverKey, chain: [],
                                     certificateLabel: "the mock CA's server.pem", keyLabel: "server-key.pem")
         let bundle = "\(caFolder)/\(MockCALayout.bundle)"
         var tls = TLSConfiguration.server(identity: identity, clientCA: bundle)

@@ -30,7 +30,7 @@ public final class NotificationRecorder: @unchecked Sendable {
 
     deinit { close() }
 
-    public func record(apnsID: String, token: DeviceToken, topic: String?, pushType: String?, payloadBytes: Int,
+    public func record(apnsID: String, token: APNsDeviceToken, topic: String?, pushType: String?, payloadBytes: Int,
                        connection: Int, protocolName: String, identifier: UInt32? = nil) {
         var fields: [(String, JSONValue)] = [
             ("apns_id", .string(apnsID)), ("token", .string(token.hex)),

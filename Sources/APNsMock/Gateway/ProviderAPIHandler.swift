@@ -300,12 +300,12 @@ public final class ProviderAPIHandler: @unchecked Sendable {
     }
 
     /// Push types that need a topic suffix (voip -> `.voip`, ...) must be sent to such a topic.
-    private func checkPushType(_ topic: String, _ pushType: PushType?) -> Result<String, APNsReasonError> {
+    private func checkPushType(_ topic: String, _ pushType: APNsPushType?) -> Result<String, APNsReasonError> {
         if let suffix = pushType?.topicSuffix, !suffix.isEmpty, !topic.hasSuffix(suffix) { return .failure(.init(.badTopic)) }
         return .success(topic)
     }
 
-    private func checkDevice(_ token: DeviceToken, topic: String, pushType: PushType?) -> APNsReason? {
+    private func checkDevice(_ token: APNsDeviceToken, topic: String, pushType: APNsPushType?) -> APNsReason? {
         // Never a real device, registry or not: Apple answers it BadDeviceToken, and a
         // handshake check (verify's probe) reads that answer as "credentials accepted" (§1).
         if token.bytes.allSatisfy({ $0 == 0 }) { return .badDeviceToken }

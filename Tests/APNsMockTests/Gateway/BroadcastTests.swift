@@ -116,7 +116,7 @@ struct BroadcastTests {
     @Test("BroadcastClient (the library) against the mock: create, broadcast a Live Activity update, read, delete")
     func libraryRoundTrip() async throws {
         let f = try GatewayFixture()
-        let signer = try ProviderTokenSigner(key: f.authKey, keyID: f.keyID, teamID: f.teamID)
+        let signer = try APNsTokenSigner(key: f.authKey, keyID: f.keyID, teamID: f.teamID)
         let manage = BroadcastClient(endpoint: f.channelsEndpoint, trust: .caFile(f.caBundle), authentication: .token(signer))
         let created = try await manage.send([BroadcastClient.createChannel(bundleID: "com.example.app")])[0]
         let channel = try #require(created.channelID)
@@ -134,7 +134,7 @@ struct BroadcastTests {
 
     @Test("BroadcastClient honours task cancellation: while connecting to a peer that never answers, and while waiting for an answer")
     func cancellation() async throws {
-        let signer = try ProviderTokenSigner(key: try PrivateKey.generate(.ec256), keyID: "ABC123DEFG", teamID: "TEAM123456")
+        let signer = try APNsTokenSigner(key: try PrivateKey.generate(.ec256), keyID: "ABC123DEFG", teamID: "TEAM123456")
         let request = BroadcastClient.listChannels(bundleID: "com.example.app")
         // A listener that never accepts: the TLS handshake never completes.
         let silent = SilentListener()
@@ -144,7 +144,7 @@ struct BroadcastTests {
         slow.delayMilliseconds = 30_000
         let f = try GatewayFixture(faults: slow)
         let waiting = BroadcastClient(endpoint: f.channelsEndpoint, trust: .caFile(f.caBundle),
-                                      authentication: .token(try ProviderTokenSigner(key: f.authKey, keyID: f.keyID, teamID: f.teamID)), timeout: 20)
+                                      authentication: .token(try APNsTokenSigner(key: f.authKey, keyID: f.keyID, teamID: f.teamID)), timeout: 20)
         for (name, client) in [("connecting", connecting), ("waiting for the answer", waiting)] {
             let task = Task { try await client.send([request]) }
             // Cancelled whenever this lands (before, during or after the handshake), the

@@ -24,15 +24,15 @@ struct CancellationPromiseTests {
         faults.maxConcurrentStreams = 10
         let f = try GatewayFixture(faults: faults)
         let client = APNsClient(endpoint: f.endpoint, trust: .caFile(f.caBundle), authentication: .certificate(try f.identity(.development)),
-                                concurrency: Self.window, policy: RetryPolicy(maximumAttempts: 1), requestTimeout: 30)
+                                concurrency: Self.window, policy: APNsRetryPolicy(maximumAttempts: 1), requestTimeout: 30)
         let payload = Array(#"{"aps":{"alert":"hi"}}"#.utf8)
         let notifications = try (0..<3_000).map { n in
-            PushNotification(token: try DeviceToken(parsing: String(format: "%064x", n + 1)), payload: payload, topic: "com.example.app")
+            APNsNotification(token: try APNsDeviceToken(parsing: String(format: "%064x", n + 1)), payload: payload, topic: "com.example.app")
         }
         let task = Task {
-            await withTaskGroup(of: NotificationResult.self) { group in
+            await withTaskGroup(of: APNsSendResult.self) { group in
                 for notification in notifications { group.addTask { await client.send(notification) } }
-                var results: [NotificationResult] = []
+                var results: [APNsSendResult] = []
                 for await result in group { results.append(result) }
                 return results
             }
@@ -66,10 +66,10 @@ struct CancellationPromiseTests {
         let f = try GatewayFixture()
         let client = APNsClient(endpoint: f.endpoint, trust: .caFile(f.caBundle), authentication: .certificate(try f.identity(.development)))
         let payload = Array(#"{"aps":{"alert":"hi"}}"#.utf8)
-        let token = try DeviceToken(parsing: String(repeating: "ab", count: 32))
-        #expect(await client.send(PushNotification(token: token, payload: payload, topic: "com.example.app")).isDelivered)
+        let token = try APNsDeviceToken(parsing: String(repeating: "ab", count: 32))
+        #expect(await client.send(APNsNotification(token: token, payload: payload, topic: "com.example.app")).isDelivered)
         await client.close()
-        let late = await client.send(PushNotification(token: token, payload: payload, topic: "com.example.app"))
+        let late = await client.send(APNsNotification(token: token, payload: payload, topic: "com.example.app"))
         guard case .failed(let error) = late.outcome else {
             Issue.record("a send after close() was \(late.outcome)")
             return
@@ -77,7 +77,7 @@ struct CancellationPromiseTests {
         #expect(error.code == .clientClosed && !error.mayHaveBeenDelivered, "\(error)")
         // A batch after close: every notification fails the same way, none is delivered.
         let codes = CodeCollector()
-        let summary = await client.send(feed: NotificationList(Array(repeating: PushNotification(token: token, payload: payload, topic: "com.example.app"), count: 5))) { result in
+        let summary = await client.send(feed: APNsNotificationList(Array(repeating: APNsNotification(token: token, payload: payload, topic: "com.example.app"), count: 5))) { result in
             if case .failed(let error) = result.outcome { codes.add(error.code) }
         }
         #expect(summary.failed == 5 && summary.delivered == 0, "\(summary)")

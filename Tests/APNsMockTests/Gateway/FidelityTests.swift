@@ -53,7 +53,7 @@ struct FidelityTests {
         let port = try #require(f.gateway.legacyPort)
         let connection = try await TLSClient.connect(to: Endpoint(host: "127.0.0.1", port: port),
                                                      tls: .client(identity: identity, trust: .caFile(f.caBundle)))
-        let token = try DeviceToken(parsing: sampleToken)
+        let token = try APNsDeviceToken(parsing: sampleToken)
         var frames: [UInt8] = []
         for _ in 0..<3 {
             frames += LegacyNotification(token: token.bytes, payload: samplePayload, identifier: 7, expiry: 0).encoded(.enhanced)

@@ -47,20 +47,20 @@ final class GatewayFixture: @unchecked Sendable {
 
     /// A certificate identity as the portal would issue it.
     func identity(_ type: APNsCertificateType, bundle: String = "com.example.app", environments: [APNsEnvironment]? = nil,
-                  validity: PortalRequest.Validity = .portalDefault) throws -> Identity {
+                  validity: PortalRequest.Validity = .portalDefault) throws -> APNsIdentity {
         let key = try PrivateKey.generate(.rsa2048)
         var request = PortalRequest(bundleID: bundle, type: type, validity: validity)
         request.environmentsOverride = environments
         let certificate = try ca.issue(forKey: key, request)
-        return try Identity(certificate: certificate, privateKey: key, chain: [ca.intermediate])
+        return try APNsIdentity(certificate: certificate, privateKey: key, chain: [ca.intermediate])
     }
 
-    func client(_ identity: Identity?, to target: Endpoint? = nil) async throws -> HTTP2Client {
+    func client(_ identity: APNsIdentity?, to target: Endpoint? = nil) async throws -> HTTP2Client {
         try await HTTP2Client.connect(to: target ?? endpoint, tls: .client(identity: identity, trust: .caFile(caBundle)))
     }
 
     func token(issuedAt: Date = Date(), key: PrivateKey? = nil, keyID: String? = nil, teamID: String? = nil) throws -> String {
-        try ProviderTokenSigner(key: key ?? authKey, keyID: keyID ?? self.keyID, teamID: teamID ?? self.teamID).token(issuedAt: issuedAt)
+        try APNsTokenSigner(key: key ?? authKey, keyID: keyID ?? self.keyID, teamID: teamID ?? self.teamID).token(issuedAt: issuedAt)
     }
 
     /// The record's lines as dictionaries.

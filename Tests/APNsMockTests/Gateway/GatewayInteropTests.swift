@@ -9,7 +9,7 @@ import TestSupport
 @Suite("Mock gateway: real clients agree with it", .serialized)
 struct GatewayInteropTests {
     /// Writes an identity's certificate and key as PEM files for command-line clients.
-    func pemFiles(_ identity: Identity, in f: GatewayFixture) throws -> (cert: String, key: String) {
+    func pemFiles(_ identity: APNsIdentity, in f: GatewayFixture) throws -> (cert: String, key: String) {
         (try f.dir.write("client.pem", try identity.certificate.pem()), try f.dir.write("client.key", try identity.privateKey.pkcs8PEM()))
     }
 
@@ -87,12 +87,12 @@ struct GatewayInteropTests {
 struct LegacyGatewayTests {
     @Test("A bad token in the middle of 10,000 frames: error response for that identifier, the rest dropped with the connection")
     func badTokenMidStream() async throws {
-        var devices: [DeviceToken: DeviceRegistry.Device] = [:]
+        var devices: [APNsDeviceToken: DeviceRegistry.Device] = [:]
         var tokens: [[UInt8]] = []
         for index in 0..<10_000 {
             let bytes = (0..<32).map { UInt8(truncatingIfNeeded: index >> ($0 % 4 * 8)) ^ UInt8($0) }
             tokens.append(bytes)
-            if index != 4_321 { devices[try DeviceToken(bytes: bytes)] = .init(topic: "com.example.app", environment: .sandbox) }
+            if index != 4_321 { devices[try APNsDeviceToken(bytes: bytes)] = .init(topic: "com.example.app", environment: .sandbox) }
         }
         let f = try GatewayFixture(registry: DeviceRegistry(devices: devices))
         let identity = try f.identity(.development)
@@ -113,7 +113,7 @@ struct LegacyGatewayTests {
 
     @Test("Feedback: unregistered tokens as (timestamp, token) tuples, then close; the list is cleared once read")
     func feedback() async throws {
-        let gone = try DeviceToken(parsing: String(repeating: "0f", count: 32))
+        let gone = try APNsDeviceToken(parsing: String(repeating: "0f", count: 32))
         let registry = DeviceRegistry(devices: [gone: .init(topic: "com.example.app", environment: .sandbox, unregisteredAt: 1_700_000_000_000)])
         let f = try GatewayFixture(registry: registry)
         let identity = try f.identity(.development)

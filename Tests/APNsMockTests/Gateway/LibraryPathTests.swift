@@ -24,8 +24,8 @@ struct LibraryPathTests {
         var payload = Payload()
         payload.title = "Hello"
         payload.body = "From apnskit"
-        let token = try DeviceToken(parsing: "c9d4c07c fbbc26d6 ef87a44d 53e19838 31b5f8eb 4d7b6e3a 27e6c9b2 a1f0e5d4")
-        let result = await client.send(PushNotification(token: token, payload: payload.json(), topic: "com.example.app"))
+        let token = try APNsDeviceToken(parsing: "c9d4c07c fbbc26d6 ef87a44d 53e19838 31b5f8eb 4d7b6e3a 27e6c9b2 a1f0e5d4")
+        let result = await client.send(APNsNotification(token: token, payload: payload.json(), topic: "com.example.app"))
         #expect(result.outcome == .delivered)
         #expect(result.uniqueID != nil, "sandbox answers carry apns-unique-id")
         await client.close()

@@ -12,11 +12,11 @@ import TestSupport
 /// count, generous), never for a duration.
 @Suite("Long-running sender against the mock: outages, silent deaths, blocking feeds", .serialized)
 struct LongRunningGatewayTests {
-    let policy = RetryPolicy(maximumAttempts: 4, baseDelay: 0.001, maximumDelay: 0.01, maximumReconnects: 2,
+    let policy = APNsRetryPolicy(maximumAttempts: 4, baseDelay: 0.001, maximumDelay: 0.01, maximumReconnects: 2,
                              outageDelay: 0.002, maximumOutageDelay: 0.02)
 
-    func notification(_ n: Int = 1) -> PushNotification {
-        PushNotification(token: try! DeviceToken(parsing: String(format: "%064x", n)), payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8),
+    func notification(_ n: Int = 1) -> APNsNotification {
+        APNsNotification(token: try! APNsDeviceToken(parsing: String(format: "%064x", n)), payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8),
                          topic: "com.example.app")
     }
 
@@ -134,16 +134,16 @@ final class GatedConsumer: @unchecked Sendable {
 
 /// One notification, then a `next()` that blocks until `open()`, or 10 seconds (then
 /// `timedOut`: the deadlock a feed read on the event loop thread causes).
-final class GatedFeed: NotificationFeed, @unchecked Sendable {
+final class GatedFeed: APNsNotificationFeed, @unchecked Sendable {
     private let lock = NSLock()
-    private var first: PushNotification?
+    private var first: APNsNotification?
     private var blocking = false
     private let gate = DispatchSemaphore(value: 0)
     private var didTimeOut = false
     private let blocks: Bool
 
     /// `blocks: false`: a plain one-notification feed.
-    init(first: PushNotification, blocks: Bool = true) {
+    init(first: APNsNotification, blocks: Bool = true) {
         self.first = first
         self.blocks = blocks
     }
@@ -152,8 +152,8 @@ final class GatedFeed: NotificationFeed, @unchecked Sendable {
     var timedOut: Bool { lock.withLock { didTimeOut } }
     func open() { gate.signal() }
 
-    func next() -> (index: Int, notification: PushNotification)? {
-        if let item = lock.withLock({ () -> PushNotification? in defer { first = nil }; return first }) { return (0, item) }
+    func next() -> (index: Int, notification: APNsNotification)? {
+        if let item = lock.withLock({ () -> APNsNotification? in defer { first = nil }; return first }) { return (0, item) }
         guard blocks else { return nil }
         lock.withLock { blocking = true }
         if gate.wait(timeout: .now() + 10) == .timedOut { lock.withLock { didTimeOut = true } }

@@ -113,11 +113,11 @@ struct ProviderAPIReasonTests {
 
     @Test("Device registry reasons: unknown, other environment, other topic, unregistered and expired with millisecond timestamps")
     func registryReasons() async throws {
-        let known = try DeviceToken(parsing: sampleToken)
-        let production = try DeviceToken(parsing: String(repeating: "cd", count: 32))
-        let otherApp = try DeviceToken(parsing: String(repeating: "ef", count: 32))
-        let gone = try DeviceToken(parsing: String(repeating: "01", count: 32))
-        let expired = try DeviceToken(parsing: String(repeating: "02", count: 32))
+        let known = try APNsDeviceToken(parsing: sampleToken)
+        let production = try APNsDeviceToken(parsing: String(repeating: "cd", count: 32))
+        let otherApp = try APNsDeviceToken(parsing: String(repeating: "ef", count: 32))
+        let gone = try APNsDeviceToken(parsing: String(repeating: "01", count: 32))
+        let expired = try APNsDeviceToken(parsing: String(repeating: "02", count: 32))
         let registry = DeviceRegistry(devices: [
             known: .init(topic: "com.example.app", environment: .sandbox),
             production: .init(topic: "com.example.app", environment: .production),

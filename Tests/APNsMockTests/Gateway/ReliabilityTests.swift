@@ -12,33 +12,33 @@ import TestSupport
 /// nothing delivered twice unless the sender's result says it may have been.
 @Suite("Reliability: the sender against the mock with faults", .serialized)
 struct ReliabilityTests {
-    final class Feed: NotificationFeed, @unchecked Sendable {
+    final class Feed: APNsNotificationFeed, @unchecked Sendable {
         private let lock = NSLock()
         private let count: Int
         private var position = 0
         init(count: Int) { self.count = count }
-        func next() -> (index: Int, notification: PushNotification)? {
+        func next() -> (index: Int, notification: APNsNotification)? {
             lock.withLock {
                 guard position < count else { return nil }
                 defer { position += 1 }
-                let token = try! DeviceToken(parsing: String(format: "%064x", position + 1))
-                return (position, PushNotification(token: token, payload: Array(#"{"aps":{"alert":"r"}}"#.utf8), topic: "com.example.app"))
+                let token = try! APNsDeviceToken(parsing: String(format: "%064x", position + 1))
+                return (position, APNsNotification(token: token, payload: Array(#"{"aps":{"alert":"r"}}"#.utf8), topic: "com.example.app"))
             }
         }
     }
 
     final class Results: @unchecked Sendable {
         private let lock = NSLock()
-        private(set) var all: [NotificationResult] = []
-        func add(_ result: NotificationResult) { lock.withLock { all.append(result) } }
+        private(set) var all: [APNsSendResult] = []
+        func add(_ result: APNsSendResult) { lock.withLock { all.append(result) } }
     }
 
-    func run(count: Int, faults: GatewayFaults, connections: Int) async throws -> (GatewayFixture, BatchSummary, [NotificationResult]) {
+    func run(count: Int, faults: GatewayFaults, connections: Int) async throws -> (GatewayFixture, APNsBatchSummary, [APNsSendResult]) {
         let f = try GatewayFixture(faults: faults)
         let identity = try f.identity(.development)
         let client = APNsClient(endpoint: f.endpoint, caFile: f.caBundle, authentication: .certificate(identity),
                                 connections: connections, concurrency: 100,
-                                policy: RetryPolicy(maximumAttempts: 8, baseDelay: 0.005, maximumDelay: 0.2, maximumReconnects: 6))
+                                policy: APNsRetryPolicy(maximumAttempts: 8, baseDelay: 0.005, maximumDelay: 0.2, maximumReconnects: 6))
         let results = Results()
         let summary = await client.send(feed: Feed(count: count)) { results.add($0) }
         await client.close()
@@ -47,7 +47,7 @@ struct ReliabilityTests {
 
     /// Every notification has exactly one result, all delivered; the record holds each exactly
     /// once, or more than once only where the result says possibly duplicated.
-    func expectNoneLost(_ f: GatewayFixture, _ summary: BatchSummary, _ results: [NotificationResult], count: Int) throws {
+    func expectNoneLost(_ f: GatewayFixture, _ summary: APNsBatchSummary, _ results: [APNsSendResult], count: Int) throws {
         #expect(summary.total == count)
         #expect(summary.delivered == count, "\(summary)")
         #expect(results.count == count)
@@ -87,9 +87,9 @@ struct ReliabilityTests {
     func legacyBadTokenMidStream() async throws {
         let count = 10_000
         let bad = 4_321
-        var devices: [DeviceToken: DeviceRegistry.Device] = [:]
+        var devices: [APNsDeviceToken: DeviceRegistry.Device] = [:]
         for index in 0..<count where index != bad {
-            devices[try DeviceToken(parsing: String(format: "%064x", index + 1))] = .init(topic: "com.example.app", environment: .sandbox)
+            devices[try APNsDeviceToken(parsing: String(format: "%064x", index + 1))] = .init(topic: "com.example.app", environment: .sandbox)
         }
         let f = try GatewayFixture(registry: DeviceRegistry(devices: devices))
         let sender = LegacySender(endpoint: Endpoint(host: "localhost", port: try #require(f.gateway.legacyPort)),

@@ -115,11 +115,11 @@ final class Fixtures: Sendable {
         }
     }
 
-    func identity(cert: String, key: String) throws -> Identity {
+    func identity(cert: String, key: String) throws -> APNsIdentity {
         try IdentityLoader.load([cert, key], passphrases: .none)
     }
 
-    var clientIdentity: Identity { get throws { try identity(cert: clientCert, key: clientKey) } }
-    var otherClientIdentity: Identity { get throws { try identity(cert: otherClientCert, key: otherClientKey) } }
-    var serverIdentity: Identity { get throws { try identity(cert: serverCert, key: serverKey) } }
+    var clientIdentity: APNsIdentity { get throws { try identity(cert: clientCert, key: clientKey) } }
+    var otherClientIdentity: APNsIdentity { get throws { try identity(cert: otherClientCert, key: otherClientKey) } }
+    var serverIdentity: APNsIdentity { get throws { try identity(cert: serverCert, key: serverKey) } }
 }

@@ -1,7 +1,7 @@
 import APNsProtocol
 import APNsTransport
 
-extension PushNotification {
+extension APNsNotification {
     /// The provider API request this notification is sent as, without `authorization` (added
     /// per attempt) and with `apns-id` only when one was chosen: what `push --print-curl`
     /// shows.

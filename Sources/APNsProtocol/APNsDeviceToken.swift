@@ -5,7 +5,7 @@
 /// old `NSData` description `<c9d4c07c fbbc26d6 ...>`. Those are normalised; anything else is
 /// refused with a reason, notably the iOS 13 `{length = 32, bytes = 0x... }` form, which is
 /// truncated with "..." and cannot be recovered.
-public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
+public struct APNsDeviceToken: Sendable, Hashable, CustomStringConvertible {
     public let bytes: [UInt8]
 
     /// Apple's tokens are 32 bytes today; longer ones have been seen, up to 100.
@@ -22,16 +22,16 @@ public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses any of the text forms described above.
     public init(parsing text: String) throws {
-        if let parsed = try text.utf8.withContiguousStorageIfAvailable({ try DeviceToken(parsingUTF8: $0) }) {
+        if let parsed = try text.utf8.withContiguousStorageIfAvailable({ try APNsDeviceToken(parsingUTF8: $0) }) {
             self = parsed
         } else {
-            self = try Array(text.utf8).withUnsafeBufferPointer { try DeviceToken(parsingUTF8: $0) }
+            self = try Array(text.utf8).withUnsafeBufferPointer { try APNsDeviceToken(parsingUTF8: $0) }
         }
     }
 
     /// `init(parsingUTF8:)` over an array slice (a line of a token file).
     public init(parsingUTF8 text: ArraySlice<UInt8>) throws {
-        self = try text.withUnsafeBufferPointer { try DeviceToken(parsingUTF8: $0) }
+        self = try text.withUnsafeBufferPointer { try APNsDeviceToken(parsingUTF8: $0) }
     }
 
     /// Parses the UTF-8 bytes of a token in any of the text forms described above, in one pass
@@ -76,9 +76,9 @@ public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
     public init?(hex text: Substring.UTF8View) {
         // Read through a buffer pointer: indexing a Substring's UTF-8 view one byte at a time
         // costs a function call per byte.
-        func parse(_ digits: UnsafeBufferPointer<UInt8>) -> DeviceToken? {
+        func parse(_ digits: UnsafeBufferPointer<UInt8>) -> APNsDeviceToken? {
             guard digits.allSatisfy(RequestValidator.isHexDigit) else { return nil }
-            return try? DeviceToken(parsingUTF8: digits)
+            return try? APNsDeviceToken(parsingUTF8: digits)
         }
         guard let token = text.withContiguousStorageIfAvailable(parse) ?? Array(text).withUnsafeBufferPointer(parse) else {
             return nil

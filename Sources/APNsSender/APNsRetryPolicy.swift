@@ -1,7 +1,7 @@
 /// When and how often to try again. APNs says: never retry the permanent reasons; retry 429
 /// after a delay and 5xx with back-off; a request the server did not process is safe to
 /// resend. Rapid reconnects look like an attack, so reconnecting backs off too.
-public struct RetryPolicy: Sendable {
+public struct APNsRetryPolicy: Sendable {
     /// Attempts per notification for retryable answers (429, 500, 503) and lost connections.
     public var maximumAttempts: Int
     /// First back-off; doubles each attempt, with jitter, up to `maximumDelay`.

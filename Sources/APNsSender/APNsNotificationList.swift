@@ -1,14 +1,14 @@
 /// A feed over notifications already in memory: read inline by the batch (it never blocks, so
 /// no reader thread is started), each with its position in the list as its result's `index`.
-public final class NotificationList: NotificationFeed, Sendable {
-    private let items: [PushNotification]
+public final class APNsNotificationList: APNsNotificationFeed, Sendable {
+    private let items: [APNsNotification]
     private let position = Locked(0)
 
-    public init(_ items: [PushNotification]) { self.items = items }
+    public init(_ items: [APNsNotification]) { self.items = items }
 
     public var mayBlock: Bool { false }
 
-    public func next() -> (index: Int, notification: PushNotification)? {
+    public func next() -> (index: Int, notification: APNsNotification)? {
         position.withLock { position in
             guard position < items.count else { return nil }
             defer { position += 1 }

@@ -1,6 +1,6 @@
 /// `apns-push-type` values, the payload limit that goes with each, and the topic suffix APNs
 /// expects (VoIP pushes go to `<bundle>.voip`, and so on).
-public enum PushType: String, Sendable, CaseIterable, Codable {
+public enum APNsPushType: String, Sendable, CaseIterable, Codable {
     case alert, background, location, voip, complication, fileprovider, mdm, liveactivity, pushtotalk, widgets
 
     /// Maximum payload bytes: 5120 for VoIP, 4096 for everything else.
@@ -22,7 +22,7 @@ public enum PushType: String, Sendable, CaseIterable, Codable {
 }
 
 /// `apns-priority`: 10 delivers now, 5 conserves power, 1 is lowest.
-public enum Priority: Int, Sendable, CaseIterable, Codable {
+public enum APNsPriority: Int, Sendable, CaseIterable, Codable {
     case immediate = 10
     case conservePower = 5
     case low = 1

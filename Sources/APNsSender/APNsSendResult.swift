@@ -3,7 +3,7 @@ import Foundation
 
 /// The one final result every notification ends with. Its word is a promise: `.delivered`
 /// means APNs accepted it, `.cancelled(written: false)` that APNs never saw a byte of it.
-public struct NotificationResult: Sendable, Equatable {
+public struct APNsSendResult: Sendable, Equatable {
     public enum Outcome: Sendable, Equatable {
         /// APNs answered 200.
         case delivered
@@ -21,7 +21,7 @@ public struct NotificationResult: Sendable, Equatable {
 
     /// Position in the input (0-based), to tie results to lines.
     public let index: Int
-    public let token: DeviceToken
+    public let token: APNsDeviceToken
     /// The `apns-id` sent (canonical lower-case text): the `apnsID` UUID as APNs logs it.
     public let apnsIDText: String
     /// `apns-unique-id` (sandbox only), as text.
@@ -32,7 +32,7 @@ public struct NotificationResult: Sendable, Equatable {
     /// delivered it twice.
     public let possiblyDuplicated: Bool
 
-    public init(index: Int, token: DeviceToken, apnsIDText: String, uniqueIDText: String? = nil, outcome: Outcome,
+    public init(index: Int, token: APNsDeviceToken, apnsIDText: String, uniqueIDText: String? = nil, outcome: Outcome,
                 attempts: Int, possiblyDuplicated: Bool = false) {
         self.index = index
         self.token = token
@@ -110,7 +110,7 @@ public struct NotificationResult: Sendable, Equatable {
 }
 
 /// Totals for a batch.
-public struct BatchSummary: Sendable, Equatable {
+public struct APNsBatchSummary: Sendable, Equatable {
     public var total = 0
     public var delivered = 0
     public var rejected = 0
@@ -133,7 +133,7 @@ public struct BatchSummary: Sendable, Equatable {
 
     public init() {}
 
-    mutating func record(_ result: NotificationResult) {
+    mutating func record(_ result: APNsSendResult) {
         total += 1
         switch result.outcome {
         case .delivered: delivered += 1

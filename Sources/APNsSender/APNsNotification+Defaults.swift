@@ -4,22 +4,22 @@ import APNsProtocol
 /// is the app's bundle id plus the push type's suffix (`.voip`, `.complication`, ...), and a
 /// background push must go at priority 5 (APNs refuses 10 for it). The sender applies them to
 /// every notification, so library users and the CLI get the same requests.
-extension PushNotification {
+extension APNsNotification {
     /// `bundleID` with `pushType`'s topic suffix, unless it has it already.
-    public static func topic(bundleID: String, pushType: PushType?) -> String {
+    public static func topic(bundleID: String, pushType: APNsPushType?) -> String {
         let suffix = (pushType ?? .alert).topicSuffix
         return bundleID.hasSuffix(suffix) ? bundleID : bundleID + suffix
     }
 
     /// The priority to send when none was chosen: 5 for background pushes, else nil (APNs
     /// then uses 10).
-    public static func defaultPriority(for pushType: PushType?) -> Priority? {
+    public static func defaultPriority(for pushType: APNsPushType?) -> APNsPriority? {
         pushType == .background ? .conservePower : nil
     }
 
     /// This notification with a missing topic (from `bundleID`, the certificate's) and a
     /// missing priority filled in.
-    public func withDefaults(bundleID: String?) -> PushNotification {
+    public func withDefaults(bundleID: String?) -> APNsNotification {
         guard topic == nil || priority == nil else { return self }
         var filled = self
         if filled.topic == nil, let bundleID { filled.topic = Self.topic(bundleID: bundleID, pushType: pushType) }

@@ -2,20 +2,20 @@ import APNsProtocol
 import Foundation
 
 /// One notification to send through the provider API.
-public struct PushNotification: Sendable {
-    public var token: DeviceToken
+public struct APNsNotification: Sendable {
+    public var token: APNsDeviceToken
     public var payload: [UInt8]
     /// `apns-topic`; required with token auth and multi-topic certificates.
     public var topic: String?
-    public var pushType: PushType?
-    public var priority: Priority?
+    public var pushType: APNsPushType?
+    public var priority: APNsPriority?
     /// UNIX seconds; 0 = deliver once, do not store.
     public var expiration: UInt64?
     public var collapseID: String?
     /// `apns-id`; generated when nil, so every result can be traced.
     public var apnsID: UUID?
 
-    public init(token: DeviceToken, payload: [UInt8], topic: String? = nil, pushType: PushType? = nil, priority: Priority? = nil,
+    public init(token: APNsDeviceToken, payload: [UInt8], topic: String? = nil, pushType: APNsPushType? = nil, priority: APNsPriority? = nil,
                 expiration: UInt64? = nil, collapseID: String? = nil, apnsID: UUID? = nil) {
         self.token = token
         self.payload = payload

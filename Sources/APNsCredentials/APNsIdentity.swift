@@ -2,8 +2,8 @@
 ///
 /// This is the object the whole toolkit passes along: `prepare` writes it, `verify` proves it
 /// against a gateway, and the sender presents it on every TLS connection. Construction checks
-/// that the key belongs to the certificate, so an `Identity` that exists is consistent.
-public struct Identity: Sendable {
+/// that the key belongs to the certificate, so an `APNsIdentity` that exists is consistent.
+public struct APNsIdentity: Sendable {
     public let certificate: Certificate
     public let privateKey: PrivateKey
     public let chain: [Certificate]
