@@ -7,10 +7,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "apnskit", targets: ["apnskit"]),
-        .library(name: "APNsCredentials", targets: ["APNsCredentials"]),
-        .library(name: "APNsProtocol", targets: ["APNsProtocol"]),
-        .library(name: "APNsTransport", targets: ["APNsTransport"]),
-        .library(name: "APNsSender", targets: ["APNsSender"]),
+        // The library: `import APNs` is all a push service needs.
+        .library(name: "APNs", targets: ["APNs"]),
         .library(name: "APNsMock", targets: ["APNsMock"]),
     ],
     dependencies: [
@@ -46,6 +44,8 @@ let package = Package(
         .target(name: "APNsSender", dependencies: ["APNsProtocol", "APNsCredentials", "APNsTransport",
                                                    .product(name: "Logging", package: "swift-log"),
                                                    .product(name: "Metrics", package: "swift-metrics")]),
+        // The umbrella a push service imports: re-exports the public API of the three below.
+        .target(name: "APNs", dependencies: ["APNsCredentials", "APNsProtocol", "APNsSender"]),
         // Test CA issuing Apple-like push certificates, and the local mock gateway.
         .target(name: "APNsMock", dependencies: ["APNsCredentials", "APNsProtocol", "APNsTransport", "COpenSSL", "CAPNsShims"]),
         // The mock's inbox: a bounded store of answered requests, its JSON API, live events and
@@ -71,7 +71,7 @@ let package = Package(
         // README shows this very code.
         .executableTarget(
             name: "PushWorker",
-            dependencies: ["APNsCredentials", "APNsProtocol", "APNsSender", "APNsTransport",
+            dependencies: ["APNs",
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "Metrics", package: "swift-metrics")],
             path: "Examples/PushWorker"

@@ -1,7 +1,4 @@
-import APNsCredentials
-import APNsProtocol
-import APNsSender
-import APNsTransport
+import APNs
 import Foundation
 import Logging
 import Metrics
@@ -17,20 +14,17 @@ var logger = Logger(label: "push-worker")
 logger.logLevel = .debug
 
 let environment = ProcessInfo.processInfo.environment
-let identity = try IdentityLoader.load([environment["APNS_IDENTITY"] ?? "apns.pem"], passphrases: .none)
-let authentication = APNsClient.Authentication.certificate(identity)
-let client: APNsClient
-if let gateway = environment["APNS_GATEWAY"] {  // a mock gateway or a proxy
-    client = APNsClient(endpoint: try Endpoint(parsing: gateway), caFile: environment["APNS_CA_FILE"],
-                        authentication: authentication, connections: 2, logger: logger)
-} else {
-    client = APNsClient(environment: .sandbox, authentication: authentication, connections: 2, logger: logger)
+let identity = try APNsIdentity.load(contentsOf: [environment["APNS_IDENTITY"] ?? "apns.pem"])
+var configuration = APNsClient.Configuration(gateway: .sandbox, authentication: .certificate(identity))
+if let gateway = environment["APNS_GATEWAY"], let colon = gateway.lastIndex(of: ":"), let port = Int(gateway[gateway.index(after: colon)...]) {
+    // A mock gateway (or a relay) standing in for the sandbox, trusted through its own CA.
+    configuration.gateway = .custom(host: String(gateway[..<colon]), port: port, environment: .sandbox)
+    if let caFile = environment["APNS_CA_FILE"] { configuration.trust = .caFile(caFile) }
 }
+configuration.connections = 2
+let client = APNsClient(configuration: configuration, logger: logger)
 
-var payload = Payload()
-payload.title = "Hello"
-payload.body = "From a long-running worker"
-let body = payload.json()
+let body = Array(#"{"aps":{"alert":{"title":"Hello","body":"From a long-running worker"}}}"#.utf8)
 
 await withTaskGroup(of: Void.self) { group in
     while let line = readLine() {
@@ -39,12 +33,12 @@ await withTaskGroup(of: Void.self) { group in
             continue
         }
         group.addTask {
-            let result = await client.send(APNsNotification(token: token, payload: body, topic: client.defaultTopic))
+            let result = await client.send(APNsNotification(token: token, payload: body))
             switch result.outcome {
-            case .delivered: print("delivered \(token.hex) \(result.apnsID)")
+            case .delivered: print("delivered \(token.hex) \(result.apnsIDText)")
             case .rejected(let status, let reason, _): print("rejected \(token.hex) \(status) \(reason)")
-            case .failed(let why): print("failed \(token.hex): \(why)")
-            case .cancelled: print("cancelled \(token.hex)")
+            case .failed(let error): print("failed \(token.hex): \(error)")
+            case .cancelled(let written): print("cancelled \(token.hex)\(written ? " (may be delivered)" : " (not sent)")")
             }
         }
     }

@@ -4,16 +4,16 @@
 /// against a gateway, and the sender presents it on every TLS connection. Construction checks
 /// that the key belongs to the certificate, so an `APNsIdentity` that exists is consistent.
 public struct APNsIdentity: Sendable {
-    public let certificate: Certificate
-    public let privateKey: PrivateKey
-    public let chain: [Certificate]
+    package let certificate: Certificate
+    package let privateKey: PrivateKey
+    package let chain: [Certificate]
 
     /// - Throws: `keyMismatch` naming `certificateLabel` and `keyLabel` when the key is not the
     ///   certificate's.
-    public init(certificate: Certificate, privateKey: PrivateKey, chain: [Certificate] = [],
+    package init(certificate: Certificate, privateKey: PrivateKey, chain: [Certificate] = [],
                 certificateLabel: String = "the certificate", keyLabel: String = "the private key") throws {
         guard privateKey.matches(certificate) else {
-            throw CredentialError(.keyMismatch, "The private key in \(keyLabel) does not belong to the certificate in \(certificateLabel) (\(certificate.subject.commonName ?? "no CN")); use the key the CSR was made with.")
+            throw APNsCredentialError(.keyMismatch, "The private key in \(keyLabel) does not belong to the certificate in \(certificateLabel) (\(certificate.subject.commonName ?? "no CN")); use the key the CSR was made with.")
         }
         self.certificate = certificate
         self.privateKey = privateKey
@@ -22,7 +22,7 @@ public struct APNsIdentity: Sendable {
 
     /// Certificate, chain, then the unencrypted PKCS#8 key: the combined PEM layout that APNs
     /// senders (and `openssl s_client -cert`) read.
-    public func combinedPEM() throws -> [UInt8] {
+    package func combinedPEM() throws -> [UInt8] {
         var bytes = try certificate.pem()
         for intermediate in chain { bytes += try intermediate.pem() }
         bytes += try privateKey.pkcs8PEM()

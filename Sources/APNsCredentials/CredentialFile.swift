@@ -1,32 +1,32 @@
-import COpenSSL
+package import COpenSSL
 import Foundation
 
 /// Everything found in one credential file, whatever its encoding.
-public struct CredentialContents: Sendable {
-    public enum Encoding: String, Sendable {
+package struct CredentialContents: Sendable {
+    package enum Encoding: String, Sendable {
         case pem, der, pkcs12
     }
 
-    public var encoding: Encoding
-    public var certificates: [Certificate] = []
+    package var encoding: Encoding
+    package var certificates: [Certificate] = []
     /// friendlyName / localKeyId of each certificate (same order; may be shorter: none).
-    public var certificateAttributes: [BagAttributes] = []
-    public var privateKeys: [PrivateKey] = []
+    package var certificateAttributes: [BagAttributes] = []
+    package var privateKeys: [PrivateKey] = []
     /// friendlyName / localKeyId of each key (same order; may be shorter: none).
-    public var keyAttributes: [BagAttributes] = []
+    package var keyAttributes: [BagAttributes] = []
     /// Keys that are encrypted and could not be opened because no passphrase was given: the
     /// rest of the file (certificates, their expiry) is still read. One sentence each.
-    public var lockedKeys: [String] = []
-    public var requests: [CertificateSigningRequest] = []
+    package var lockedKeys: [String] = []
+    package var requests: [CertificateSigningRequest] = []
     /// PEM labels found but not loaded (`PUBLIC KEY`, ...), for messages and `inspect`.
-    public var otherLabels: [String] = []
+    package var otherLabels: [String] = []
     /// True when any key in the file was stored encrypted.
-    public var hadEncryptedKey = false
+    package var hadEncryptedKey = false
 
-    public init(encoding: Encoding) { self.encoding = encoding }
+    package init(encoding: Encoding) { self.encoding = encoding }
 
     /// A short description of what is inside: "certificate + private key", "CSR", ...
-    public var summary: String {
+    package var summary: String {
         var parts: [String] = []
         if certificates.count == 1 { parts.append("certificate") }
         if certificates.count > 1 { parts.append("\(certificates.count) certificates") }
@@ -42,13 +42,13 @@ public struct CredentialContents: Sendable {
 /// Reads credential files, sniffing PEM, DER and PKCS#12 from the bytes rather than trusting
 /// the file name: Apple's `.cer` is DER, a renamed `.cer` is often PEM, and a `.pem` may hold
 /// a certificate, a key, or both.
-public enum CredentialFile {
+package enum CredentialFile {
     /// Larger inputs are refused before parsing: no credential file comes close, and a huge
     /// "PEM" must not make us allocate without bound.
-    public static let maximumSize = 16 * 1024 * 1024
+    package static let maximumSize = 16 * 1024 * 1024
 
     /// Reads a whole file (or standard input for `-`), with a clear error when it cannot.
-    public static func readBytes(_ path: String) throws -> [UInt8] {
+    package static func readBytes(_ path: String) throws -> [UInt8] {
         try readBytes(path, limit: maximumSize, kind: "a credential file")
     }
 
@@ -56,7 +56,7 @@ public enum CredentialFile {
     /// is refused, before the rest is read. `kind` names what the file should be, for the
     /// sentence ("that is not an APNs payload"). Devices and pipes are read the same way, so
     /// `/dev/zero` costs `limit` bytes, not all of memory.
-    public static func readBytes(_ path: String, limit: Int, kind: String) throws -> [UInt8] {
+    package static func readBytes(_ path: String, limit: Int, kind: String) throws -> [UInt8] {
         let label = displayName(path)
         let size = limit >= 1_048_576 ? "\(limit / 1_048_576) MiB" : (limit >= 1024 ? "\(limit / 1024) KiB" : "\(limit) bytes")
         if let variable = CredentialInput.environmentVariable(path) {
@@ -67,27 +67,27 @@ public enum CredentialFile {
             // a hostile stream (100 MB piped in cost 127 MB of memory before this bound).
             let data = (try? FileHandle.standardInput.read(upToCount: limit + 1)) ?? Data()
             guard data.count <= limit else {
-                throw CredentialError(.unreadable, "Standard input is larger than \(size); that is not \(kind).")
+                throw APNsCredentialError(.unreadable, "Standard input is larger than \(size); that is not \(kind).")
             }
             return Array(data)
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CredentialError(.unreadable, "\(label) does not exist; check the path.")
+            throw APNsCredentialError(.unreadable, "\(label) does not exist; check the path.")
         }
         guard !isDirectory.boolValue else {
-            throw CredentialError(.unreadable, "\(label) is a folder, not \(kind).")
+            throw APNsCredentialError(.unreadable, "\(label) is a folder, not \(kind).")
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw CredentialError(.unreadable, "\(label) cannot be opened; check its permissions.")
+            throw APNsCredentialError(.unreadable, "\(label) cannot be opened; check its permissions.")
         }
         defer { try? handle.close() }
         let data = (try? handle.read(upToCount: limit + 1)) ?? Data()
         guard data.count <= limit else {
-            throw CredentialError(.unreadable, "\(label) is larger than \(size); that is not \(kind).")
+            throw APNsCredentialError(.unreadable, "\(label) is larger than \(size); that is not \(kind).")
         }
         guard !data.isEmpty else {
-            throw CredentialError(.unreadable, "\(label) is empty.")
+            throw APNsCredentialError(.unreadable, "\(label) is empty.")
         }
         return Array(data)
     }
@@ -96,13 +96,13 @@ public enum CredentialFile {
     /// - Parameter skipLockedKeys: when a PEM key is encrypted and no passphrase is at hand,
     ///   record it in `lockedKeys` and read the rest, instead of failing: a certificate's
     ///   expiry needs no passphrase (`inspect`, `check`).
-    public static func load(_ path: String, passphrases: PassphraseSupplier, skipLockedKeys: Bool = false,
+    package static func load(_ path: String, passphrases: PassphraseSupplier, skipLockedKeys: Bool = false,
                             decoding: CredentialDecoding = .automatic) throws -> CredentialContents {
         try load(bytes: readBytes(path), label: displayName(path), passphrases: passphrases, skipLockedKeys: skipLockedKeys, decoding: decoding)
     }
 
     /// Loads everything in `bytes`; `label` names the source in messages.
-    public static func load(bytes: [UInt8], label: String, passphrases: PassphraseSupplier, skipLockedKeys: Bool = false,
+    package static func load(bytes: [UInt8], label: String, passphrases: PassphraseSupplier, skipLockedKeys: Bool = false,
                             decoding: CredentialDecoding = .automatic) throws -> CredentialContents {
         OpenSSLProviders.ensureLoaded()
         let bytes = try Base64Credential.unwrap(bytes, label: label, decoding: decoding)
@@ -114,7 +114,7 @@ public enum CredentialFile {
 
     private static func loadPEM(_ bytes: [UInt8], label: String, passphrases: PassphraseSupplier, skipLockedKeys: Bool) throws -> CredentialContents {
         var contents = CredentialContents(encoding: .pem)
-        var lockedError: CredentialError?
+        var lockedError: APNsCredentialError?
         for block in try PEMScanner.blocks(in: bytes, label: label) {
             let where_ = "\(label) (line \(block.line))"
             switch block.kind {
@@ -125,7 +125,7 @@ public enum CredentialFile {
                 do {
                     contents.privateKeys.append(try PrivateKey.decode(block.text, label: label, passphrases: passphrases))
                     contents.keyAttributes.append(block.attributes)
-                } catch let error as CredentialError where skipLockedKeys && error.kind == .missingPassphrase {
+                } catch let error as APNsCredentialError where skipLockedKeys && error.kind == .missingPassphrase {
                     lockedError = lockedError ?? error
                     contents.lockedKeys.append("the private key at line \(block.line) is encrypted and no passphrase was given, so it was not checked")
                 }
@@ -140,14 +140,14 @@ public enum CredentialFile {
         // only has nothing else to show, so the missing passphrase is the answer.
         if let lockedError, contents.certificates.isEmpty { throw lockedError }
         if contents.certificates.isEmpty && contents.privateKeys.isEmpty && contents.requests.isEmpty && contents.otherLabels.isEmpty {
-            throw CredentialError(.unreadable, "\(label) has no complete PEM block; the file is damaged.")
+            throw APNsCredentialError(.unreadable, "\(label) has no complete PEM block; the file is damaged.")
         }
         return contents
     }
 
     private static func loadDER(_ bytes: [UInt8], label: String, passphrases: PassphraseSupplier) throws -> CredentialContents {
         if let problem = DERLength.truncation(in: bytes) {
-            throw CredentialError(.unreadable, "\(label) is truncated: \(problem); download or export it again.")
+            throw APNsCredentialError(.unreadable, "\(label) is truncated: \(problem); download or export it again.")
         }
         if let certificate = try? Certificate(der: bytes, label: label) {
             var contents = CredentialContents(encoding: .der)
@@ -170,11 +170,11 @@ public enum CredentialFile {
                 var contents = CredentialContents(encoding: .der)
                 contents.privateKeys = [key]
                 return contents
-            } catch let error as CredentialError where error.kind != .unreadable {
+            } catch let error as APNsCredentialError where error.kind != .unreadable {
                 throw error
             } catch {}
         }
-        throw CredentialError(.unreadable, "\(label) is not a certificate, private key, CSR or PKCS#12 file in PEM or DER form.")
+        throw APNsCredentialError(.unreadable, "\(label) is not a certificate, private key, CSR or PKCS#12 file in PEM or DER form.")
     }
 }
 

@@ -1,17 +1,17 @@
 /// The attributes PKCS#12 bags carry, which `openssl pkcs12` also prints as "Bag Attributes"
 /// above each PEM block: how Keychain, keytool and the rest name an identity and tie a key to
 /// its certificate.
-public struct BagAttributes: Sendable, Equatable, Codable {
-    public var friendlyName: String?
+package struct BagAttributes: Sendable, Equatable, Codable {
+    package var friendlyName: String?
     /// The localKeyId bytes, as lower-case hex in JSON and text.
-    public var localKeyID: [UInt8]?
+    package var localKeyID: [UInt8]?
 
-    public init(friendlyName: String? = nil, localKeyID: [UInt8]? = nil) {
+    package init(friendlyName: String? = nil, localKeyID: [UInt8]? = nil) {
         self.friendlyName = friendlyName?.isEmpty == true ? nil : friendlyName
         self.localKeyID = localKeyID?.isEmpty == true ? nil : localKeyID
     }
 
-    public var localKeyIDHex: String? { localKeyID.map { hex($0) } }
+    package var localKeyIDHex: String? { localKeyID.map { hex($0) } }
 }
 
 /// One key + certificate pair in a file: an identity a TLS client can present.
@@ -19,41 +19,41 @@ public struct BagAttributes: Sendable, Equatable, Codable {
 /// The pairing is by the keys themselves (the private key is the certificate's), never by
 /// position or by localKeyId alone: a file's attributes can be missing or wrong, the keys
 /// cannot. The same model serves .p12 and PEM, so both paths say the same about the same content.
-public struct KeyCertificatePair: Sendable, Equatable {
+package struct KeyCertificatePair: Sendable, Equatable {
     /// 1-based, in the file's order of keys: what `--identity N` picks.
-    public let number: Int
-    public let certificateIndex: Int
-    public let keyIndex: Int
+    package let number: Int
+    package let certificateIndex: Int
+    package let keyIndex: Int
     /// The certificate's friendlyName, else the key's.
-    public let friendlyName: String?
-    public let localKeyID: [UInt8]?
+    package let friendlyName: String?
+    package let localKeyID: [UInt8]?
 }
 
 /// How the caller picks one identity from a file that holds several.
-public enum IdentitySelector: Sendable, Equatable {
+package enum IdentitySelector: Sendable, Equatable {
     case number(Int)
     /// A friendlyName or a certificate common name, exactly.
     case name(String)
 
     /// `2` is a number; anything else is a name.
-    public init(parsing text: String) {
+    package init(parsing text: String) {
         if let number = Int(text) { self = .number(number) } else { self = .name(text) }
     }
 }
 
 /// The certificate, key and chain chosen from a file's contents.
-public struct IdentitySelection: Sendable {
-    public let certificate: Certificate?
-    public let privateKey: PrivateKey?
+package struct IdentitySelection: Sendable {
+    package let certificate: Certificate?
+    package let privateKey: PrivateKey?
     /// Certificates without a key of their own in the file, the selected one excluded: a leaf
     /// that has its own key is another identity and is never chain.
-    public let chain: [Certificate]
-    public let pair: KeyCertificatePair?
+    package let chain: [Certificate]
+    package let pair: KeyCertificatePair?
 }
 
 extension CredentialContents {
     /// Every key + certificate pair, in the order of the keys.
-    public var identities: [KeyCertificatePair] {
+    package var identities: [KeyCertificatePair] {
         var result: [KeyCertificatePair] = []
         for (keyIndex, key) in privateKeys.enumerated() {
             guard let certificateIndex = certificates.firstIndex(where: { key.matches($0) }) else { continue }
@@ -66,16 +66,16 @@ extension CredentialContents {
         return result
     }
 
-    public func attributes(certificate index: Int) -> BagAttributes {
+    package func attributes(certificate index: Int) -> BagAttributes {
         index < certificateAttributes.count ? certificateAttributes[index] : BagAttributes()
     }
 
-    public func attributes(key index: Int) -> BagAttributes {
+    package func attributes(key index: Int) -> BagAttributes {
         index < keyAttributes.count ? keyAttributes[index] : BagAttributes()
     }
 
     /// "1: \"Push A\" (CN=..., localKeyId 01ab)": how messages name an identity.
-    public func describe(_ pair: KeyCertificatePair) -> String {
+    package func describe(_ pair: KeyCertificatePair) -> String {
         let certificate = certificates[pair.certificateIndex]
         let name = pair.friendlyName.map { "\"\($0)\" " } ?? ""
         let keyID = pair.localKeyID.map { ", localKeyId \(hex($0))" } ?? ""
@@ -84,7 +84,7 @@ extension CredentialContents {
 
     /// The identity to use. With one pair (or none) it is that pair (or the lone certificate
     /// and key); with several, `selector` must say which, else `ambiguousIdentity` lists them.
-    public func select(_ selector: IdentitySelector?, label: String) throws -> IdentitySelection {
+    package func select(_ selector: IdentitySelector?, label: String) throws -> IdentitySelection {
         let pairs = identities
         let pairedCertificates = Set(pairs.map(\.certificateIndex))
         func chain(excluding index: Int?) -> [Certificate] {
@@ -92,7 +92,7 @@ extension CredentialContents {
         }
         if let selector {
             guard let pair = find(selector, in: pairs) else {
-                var error = CredentialError(.invalidArgument, "\(label) has no identity \(describe(selector)); it holds \(pairs.isEmpty ? "none" : pairs.map(describe).joined(separator: "; ")).", file: label)
+                var error = APNsCredentialError(.invalidArgument, "\(label) has no identity \(describe(selector)); it holds \(pairs.isEmpty ? "none" : pairs.map(describe).joined(separator: "; ")).", file: label)
                 error.identities = pairs.map(describe)
                 throw error
             }
@@ -100,7 +100,7 @@ extension CredentialContents {
                                      chain: chain(excluding: pair.certificateIndex), pair: pair)
         }
         if pairs.count > 1 {
-            var error = CredentialError(.ambiguousIdentity, "\(label) holds \(pairs.count) identities (key + certificate pairs): \(pairs.map(describe).joined(separator: "; ")); one must be chosen.",
+            var error = APNsCredentialError(.ambiguousIdentity, "\(label) holds \(pairs.count) identities (key + certificate pairs): \(pairs.map(describe).joined(separator: "; ")); one must be chosen.",
                                         file: label, remedy: .identityChoice)
             error.identities = pairs.map(describe)
             throw error
@@ -110,7 +110,7 @@ extension CredentialContents {
                                      chain: chain(excluding: pair.certificateIndex), pair: pair)
         }
         if privateKeys.count > 1 {
-            throw CredentialError(.ambiguousIdentity, "\(label) holds \(privateKeys.count) private keys and none of them belongs to a certificate in it; give a file with one key.", file: label)
+            throw APNsCredentialError(.ambiguousIdentity, "\(label) holds \(privateKeys.count) private keys and none of them belongs to a certificate in it; give a file with one key.", file: label)
         }
         // No pair: a certificate-only export (the end-entity certificate is the one that is not
         // a CA), a key-only export, or a key that does not match (the caller reports that).

@@ -6,35 +6,35 @@ import Foundation
 ///
 /// The spelling follows `--passin`'s `env:VAR`. A file whose name really starts with `env:`
 /// is given as `./env:NAME`.
-public enum CredentialInput {
+package enum CredentialInput {
     static let environmentPrefix = "env:"
 
     /// The variable's name for `env:VAR`, nil for anything else (paths and `-`).
-    public static func environmentVariable(_ path: String) -> String? {
+    package static func environmentVariable(_ path: String) -> String? {
         guard path.hasPrefix(environmentPrefix) else { return nil }
         return String(path.dropFirst(environmentPrefix.count))
     }
 
     /// True for inputs that have no file name (stdin, a variable): nothing can be read from
     /// their name, such as a `.p8` key id.
-    public static func isNameless(_ path: String) -> Bool {
+    package static func isNameless(_ path: String) -> Bool {
         path == "-" || environmentVariable(path) != nil
     }
 
     /// The bytes of `env:VAR`, with the same size bound as a file.
     static func readEnvironment(_ name: String, label: String) throws -> [UInt8] {
         guard !name.isEmpty else {
-            throw CredentialError(.unreadable, "env: needs a variable name, as in env:APNS_P12_BASE64.")
+            throw APNsCredentialError(.unreadable, "env: needs a variable name, as in env:APNS_P12_BASE64.")
         }
         guard let value = ProcessInfo.processInfo.environment[name] else {
-            throw CredentialError(.unreadable, "\(label) is not set; export it (for example from a CI secret) or give a file.")
+            throw APNsCredentialError(.unreadable, "\(label) is not set; export it (for example from a CI secret) or give a file.")
         }
         let bytes = Array(value.utf8)
         guard bytes.count <= CredentialFile.maximumSize else {
-            throw CredentialError(.unreadable, "\(label) is larger than \(CredentialFile.maximumSize / 1_048_576) MiB; that is not a credential.")
+            throw APNsCredentialError(.unreadable, "\(label) is larger than \(CredentialFile.maximumSize / 1_048_576) MiB; that is not a credential.")
         }
         guard bytes.contains(where: { !isWhitespace($0) }) else {
-            throw CredentialError(.unreadable, "\(label) is empty.")
+            throw APNsCredentialError(.unreadable, "\(label) is empty.")
         }
         return bytes
     }
@@ -45,7 +45,7 @@ public enum CredentialInput {
 }
 
 /// How a credential's bytes are wrapped.
-public enum CredentialDecoding: Sendable {
+package enum CredentialDecoding: Sendable {
     /// PEM, DER or PKCS#12 as they are; base64 text holding one of them is recognised and
     /// unwrapped too.
     case automatic
@@ -78,7 +78,7 @@ enum Base64Credential {
         switch decoding {
         case .base64:
             guard let decoded = decode(bytes), !decoded.isEmpty else {
-                throw CredentialError(.unreadable, "\(label) is not base64 text (--base64); store the file as `base64 -w0 FILE` gives it, or drop --base64.")
+                throw APNsCredentialError(.unreadable, "\(label) is not base64 text (--base64); store the file as `base64 -w0 FILE` gives it, or drop --base64.")
             }
             return decoded
         case .automatic:

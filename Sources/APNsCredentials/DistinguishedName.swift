@@ -1,18 +1,18 @@
-import COpenSSL
+package import COpenSSL
 
 /// An X.509 name as an ordered list of attributes, in the order the certificate holds them
 /// (Apple's push certificates put UID first: `UID, CN, OU, O, C`).
-public struct DistinguishedName: Sendable, Equatable, CustomStringConvertible {
-    public struct Attribute: Sendable, Equatable {
+package struct DistinguishedName: Sendable, Equatable, CustomStringConvertible {
+    package struct Attribute: Sendable, Equatable {
         /// OpenSSL's short name: `CN`, `UID`, `OU`, `O`, `C`, `emailAddress`, ...
-        public let key: String
-        public let value: String
-        public init(key: String, value: String) { self.key = key; self.value = value }
+        package let key: String
+        package let value: String
+        package init(key: String, value: String) { self.key = key; self.value = value }
     }
 
-    public let attributes: [Attribute]
+    package let attributes: [Attribute]
 
-    public init(_ attributes: [Attribute]) { self.attributes = attributes }
+    package init(_ attributes: [Attribute]) { self.attributes = attributes }
 
     /// Reads an `X509_NAME` (borrowed; not freed here).
     package init(borrowing name: OpaquePointer?) {
@@ -38,12 +38,12 @@ public struct DistinguishedName: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The first value for `key` (`CN`, `UID`, ...).
-    public func first(_ key: String) -> String? { attributes.first { $0.key == key }?.value }
+    package func first(_ key: String) -> String? { attributes.first { $0.key == key }?.value }
 
-    public var commonName: String? { first("CN") }
+    package var commonName: String? { first("CN") }
 
     /// `UID=com.example.app, CN=..., OU=..., O=..., C=...`
-    public var description: String {
+    package var description: String {
         attributes.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
     }
 

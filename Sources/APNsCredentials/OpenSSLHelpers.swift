@@ -1,5 +1,5 @@
-import COpenSSL
-import CAPNsShims
+package import COpenSSL
+package import CAPNsShims
 import Foundation
 
 /// Frees memory OpenSSL allocated for us (OPENSSL_free is a macro Swift cannot call).
@@ -36,7 +36,7 @@ func derEncode(_ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -
 }
 
 /// A label for messages: the file's path, "standard input", or "environment variable VAR".
-public func displayName(_ path: String) -> String {
+package func displayName(_ path: String) -> String {
     if path == "-" { return "standard input" }
     if let variable = CredentialInput.environmentVariable(path) { return "environment variable \(variable)" }
     return path

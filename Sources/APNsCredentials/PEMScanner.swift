@@ -11,23 +11,23 @@ import Foundation
 /// line ends, trailing spaces, no final newline, "Bag Attributes" and `x509 -text` dumps
 /// before a block, any base64 line width. Each block's `text` is rebuilt clean (trimmed lines,
 /// LF ends) so OpenSSL's strict reader never sees those variations.
-public struct PEMBlock: Sendable, Equatable {
+package struct PEMBlock: Sendable, Equatable {
     /// The word(s) after BEGIN: `CERTIFICATE`, `PRIVATE KEY`, `RSA PRIVATE KEY`, ...
-    public let label: String
+    package let label: String
     /// The block's full text, BEGIN line through END line, ready for OpenSSL's PEM readers.
-    public let text: [UInt8]
+    package let text: [UInt8]
     /// The 1-based line where the block begins, for messages.
-    public let line: Int
+    package let line: Int
     /// True for `ENCRYPTED PRIVATE KEY` and for legacy `Proc-Type: 4,ENCRYPTED` blocks.
-    public let isEncrypted: Bool
+    package let isEncrypted: Bool
     /// friendlyName / localKeyID from the "Bag Attributes" `openssl pkcs12` prints above a block.
-    public var attributes = BagAttributes()
+    package var attributes = BagAttributes()
 
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         case certificate, privateKey, certificateRequest, publicKey, pkcs12, other
     }
 
-    public var kind: Kind {
+    package var kind: Kind {
         switch label {
         case "CERTIFICATE", "X509 CERTIFICATE", "TRUSTED CERTIFICATE": return .certificate
         case "PRIVATE KEY", "ENCRYPTED PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY", "DSA PRIVATE KEY": return .privateKey
@@ -39,20 +39,20 @@ public struct PEMBlock: Sendable, Equatable {
     }
 }
 
-public enum PEMScanner {
+package enum PEMScanner {
     private static let begin = Array("-----BEGIN ".utf8)
     private static let end = Array("-----END ".utf8)
     private static let dashes = Array("-----".utf8)
     private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     /// True when the bytes contain a PEM BEGIN line (text with or without leading notes).
-    public static func looksLikePEM(_ bytes: [UInt8]) -> Bool {
+    package static func looksLikePEM(_ bytes: [UInt8]) -> Bool {
         firstIndex(of: begin, in: bytes[...]) != nil
     }
 
     /// All blocks in order. Throws `unreadable` for a block without its END line, an END
     /// that does not match its BEGIN, or a block with no base64 body.
-    public static func blocks(in bytes: [UInt8], label fileLabel: String) throws -> [PEMBlock] {
+    package static func blocks(in bytes: [UInt8], label fileLabel: String) throws -> [PEMBlock] {
         var result: [PEMBlock] = []
         let lines = splitLines(bytes)
         var index = 0
@@ -75,7 +75,7 @@ public enum PEMScanner {
                 if inner.starts(with: end) {
                     let endLabel = String(decoding: inner.dropFirst(end.count).prefix { $0 != UInt8(ascii: "-") }, as: UTF8.self)
                     guard endLabel == label else {
-                        throw CredentialError(.unreadable, "\(fileLabel): the PEM block '\(label)' at line \(startLine + 1) ends with 'END \(endLabel)' at line \(index + 1); the file is damaged.")
+                        throw APNsCredentialError(.unreadable, "\(fileLabel): the PEM block '\(label)' at line \(startLine + 1) ends with 'END \(endLabel)' at line \(index + 1); the file is damaged.")
                     }
                     closed = true
                     break
@@ -86,10 +86,10 @@ public enum PEMScanner {
                 index += 1
             }
             guard closed else {
-                throw CredentialError(.unreadable, "\(fileLabel) is truncated: the PEM block '\(label)' that starts at line \(startLine + 1) has no END line; download or export the file again.")
+                throw APNsCredentialError(.unreadable, "\(fileLabel) is truncated: the PEM block '\(label)' that starts at line \(startLine + 1) has no END line; download or export the file again.")
             }
             guard bodyLines > 0 else {
-                throw CredentialError(.unreadable, "\(fileLabel): the PEM block '\(label)' at line \(startLine + 1) is empty.")
+                throw APNsCredentialError(.unreadable, "\(fileLabel): the PEM block '\(label)' at line \(startLine + 1) is empty.")
             }
             var text: [UInt8] = []
             for blockLine in lines[startLine...index] {
@@ -119,7 +119,7 @@ public enum PEMScanner {
     }
 
     /// The value of a header line (`DEK-Info: DES-CBC,...`) in the first block, or nil.
-    public static func header(_ name: String, in bytes: [UInt8]) -> String? {
+    package static func header(_ name: String, in bytes: [UInt8]) -> String? {
         let prefix = Array((name + ":").utf8)
         for line in splitLines(bytes) {
             let text = trimmed(line.bytes)

@@ -1,5 +1,5 @@
-import COpenSSL
-import CAPNsShims
+package import COpenSSL
+package import CAPNsShims
 
 /// Owns one `PKCS12` structure and frees it.
 final class PKCS12Object {
@@ -9,9 +9,9 @@ final class PKCS12Object {
 }
 
 /// Reads and writes PKCS#12 (.p12/.pfx) files.
-public enum PKCS12 {
+package enum PKCS12 {
     /// The encryption a new file uses.
-    public enum Format: String, Sendable {
+    package enum Format: String, Sendable {
         /// AES-256-CBC with PBKDF2 and a SHA-256 MAC: OpenSSL 3's default, the right choice
         /// for anything that is not macOS.
         case modern
@@ -23,16 +23,16 @@ public enum PKCS12 {
     /// More certificates than this in one file are refused. Keychain exports hold one to three;
     /// a 16 MiB file can hold about 10,000, which took seconds and over 100 MB to turn into
     /// objects and printed a 10,000-line chain, to no use.
-    public static let maximumCertificates = 100
+    package static let maximumCertificates = 100
 
     /// More private keys than this in one file are refused: each is a key derivation and a
     /// decryption, and the multi-identity files real projects ship hold two to four.
-    public static let maximumKeys = 16
+    package static let maximumKeys = 16
 
     /// Parses a DER PKCS#12 file, asking `passphrases` only when the empty password (in
     /// either of its two encodings) does not open it. A file that asks for more key-derivation
     /// work than `KeyDerivationCost` allows is refused before any passphrase is tried.
-    public static func parse(_ bytes: [UInt8], label: String, passphrases: PassphraseSupplier) throws -> CredentialContents {
+    package static func parse(_ bytes: [UInt8], label: String, passphrases: PassphraseSupplier) throws -> CredentialContents {
         OpenSSLProviders.ensureLoaded()
         let archive = try decode(bytes, label: label)
         try checkCost(archive, password: nil, label: label)
@@ -46,7 +46,7 @@ public enum PKCS12 {
                 password = given.bytes.map { CChar(bitPattern: $0) } + [0]
                 let verified = password.withUnsafeBufferPointer { PKCS12_verify_mac(archive.pointer, $0.baseAddress, Int32(given.bytes.count)) }
                 guard verified == 1 else {
-                    var error = CredentialError(.wrongPassphrase, "The passphrase does not open \(label) (its integrity check failed).",
+                    var error = APNsCredentialError(.wrongPassphrase, "The passphrase does not open \(label) (its integrity check failed).",
                                                 details: OpenSSLErrorQueue.drain(), file: label)
                     error.option = passphrases.optionName
                     error.remedy = .passphrase
@@ -64,14 +64,14 @@ public enum PKCS12 {
         try checkCost(archive, password: password, label: label)
         do {
             return try extract(archive, password: password, label: label)
-        } catch var error as CredentialError where error.kind == .wrongPassphrase {
+        } catch var error as APNsCredentialError where error.kind == .wrongPassphrase {
             error.option = passphrases.optionName
             throw error
         }
     }
 
     /// True when the bytes decode as a PKCS#12 structure (used to sniff DER files).
-    public static func isPKCS12(_ bytes: [UInt8]) -> Bool {
+    package static func isPKCS12(_ bytes: [UInt8]) -> Bool {
         let result = (try? decode(bytes, label: "")) != nil
         OpenSSLErrorQueue.clear()
         return result
@@ -100,7 +100,7 @@ public enum PKCS12 {
             return d2i_PKCS12(nil, &cursor, buffer.count)
         }
         guard let decoded else {
-            throw CredentialError.openssl(.unreadable, "\(label) is not a readable PKCS#12 file (corrupt or truncated); export it again.")
+            throw APNsCredentialError.openssl(.unreadable, "\(label) is not a readable PKCS#12 file (corrupt or truncated); export it again.")
         }
         return PKCS12Object(taking: decoded)
     }
@@ -122,24 +122,24 @@ public enum PKCS12 {
         }
         if result == -1 || certificateCount > maximumCertificates || keyCount > maximumKeys {
             if result == 1 { for index in 0..<Int(count) { apns_p12_item_free(&items[index]) } }
-            throw CredentialError(.unreadable, "\(label) holds \(certificateCount) certificates and \(keyCount) private keys; a push certificate export holds a few (at most \(maximumCertificates) certificates and \(maximumKeys) keys are accepted), so this is not one.", file: label)
+            throw APNsCredentialError(.unreadable, "\(label) holds \(certificateCount) certificates and \(keyCount) private keys; a push certificate export holds a few (at most \(maximumCertificates) certificates and \(maximumKeys) keys are accepted), so this is not one.", file: label)
         }
         guard result == 1 else {
             let entries = OpenSSLErrorQueue.drainEntries()
             switch DecryptionFailure.classify(entries) {
             case .unsupported(let algorithm):
-                var error: CredentialError
+                var error: APNsCredentialError
                 if !OpenSSLProviders.legacyAvailable {
-                    error = CredentialError(.unsupportedAlgorithm, "\(label) uses legacy encryption (RC2/3DES) and OpenSSL's legacy provider is not installed; install it (Debian: libssl3) and try again.",
+                    error = APNsCredentialError(.unsupportedAlgorithm, "\(label) uses legacy encryption (RC2/3DES) and OpenSSL's legacy provider is not installed; install it (Debian: libssl3) and try again.",
                                             details: entries.map(\.text), file: label)
                 } else {
-                    error = CredentialError(.unsupportedAlgorithm, "\(label) is encrypted with \(algorithm ?? "an algorithm") this OpenSSL cannot decrypt (not even with its legacy provider); export it again with AES-256 or 3DES.",
+                    error = APNsCredentialError(.unsupportedAlgorithm, "\(label) is encrypted with \(algorithm ?? "an algorithm") this OpenSSL cannot decrypt (not even with its legacy provider); export it again with AES-256 or 3DES.",
                                             details: entries.map(\.text), file: label)
                 }
                 error.algorithm = algorithm
                 throw error
             case .wrongPassphrase:
-                throw CredentialError(.wrongPassphrase, "The passphrase does not decrypt \(label).", details: entries.map(\.text), file: label, remedy: .passphrase)
+                throw APNsCredentialError(.wrongPassphrase, "The passphrase does not decrypt \(label).", details: entries.map(\.text), file: label, remedy: .passphrase)
             }
         }
         var contents = CredentialContents(encoding: .pkcs12)
@@ -162,22 +162,22 @@ public enum PKCS12 {
     }
 
     /// Writes a PKCS#12 file with whatever of certificate, key and chain is given.
-    public static func create(certificate: Certificate?, privateKey: PrivateKey?, chain: [Certificate] = [],
+    package static func create(certificate: Certificate?, privateKey: PrivateKey?, chain: [Certificate] = [],
                               passphrase: Passphrase, format: Format, friendlyName: String? = nil) throws -> [UInt8] {
         OpenSSLProviders.ensureLoaded()
         if format == .legacy && !OpenSSLProviders.legacyAvailable {
-            throw CredentialError(.internalFailure, "OpenSSL's legacy provider is not installed, so RC2/3DES PKCS#12 files cannot be written; install it or use the modern format.")
+            throw APNsCredentialError(.internalFailure, "OpenSSL's legacy provider is not installed, so RC2/3DES PKCS#12 files cannot be written; install it or use the modern format.")
         }
         guard certificate != nil || privateKey != nil || !chain.isEmpty else {
-            throw CredentialError(.invalidArgument, "A PKCS#12 file needs a certificate, a key or both.")
+            throw APNsCredentialError(.invalidArgument, "A PKCS#12 file needs a certificate, a key or both.")
         }
         OpenSSLErrorQueue.clear()
         guard let stack = apns_sk_X509_new_null() else {
-            throw CredentialError.openssl(.internalFailure, "OpenSSL could not allocate a certificate list.")
+            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not allocate a certificate list.")
         }
         defer { apns_sk_X509_pop_free(stack) }
         for cert in chain where apns_sk_X509_push_up_ref(stack, cert.pointer) != 1 {
-            throw CredentialError.openssl(.internalFailure, "OpenSSL could not add a chain certificate.")
+            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not add a chain certificate.")
         }
         let (keyNID, certNID, macDigest) = format == .legacy
             ? (NID_pbe_WithSHA1And3_Key_TripleDES_CBC, NID_pbe_WithSHA1And40BitRC2_CBC, EVP_sha1())
@@ -189,17 +189,17 @@ public enum PKCS12 {
                           keyNID, certNID, PKCS12_DEFAULT_ITER, -1, 0)
         }
         guard let created else {
-            throw CredentialError.openssl(.internalFailure, "OpenSSL could not build the PKCS#12 structure.")
+            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not build the PKCS#12 structure.")
         }
         let archive = PKCS12Object(taking: created)
         let macOK = password.withUnsafeBufferPointer {
             PKCS12_set_mac(archive.pointer, $0.baseAddress, Int32(passphrase.bytes.count), nil, 0, PKCS12_DEFAULT_ITER, macDigest)
         }
         guard macOK == 1 else {
-            throw CredentialError.openssl(.internalFailure, "OpenSSL could not add the PKCS#12 integrity MAC.")
+            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not add the PKCS#12 integrity MAC.")
         }
         guard let der = derEncode({ i2d_PKCS12(archive.pointer, $0) }) else {
-            throw CredentialError.openssl(.internalFailure, "OpenSSL could not encode the PKCS#12 file.")
+            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not encode the PKCS#12 file.")
         }
         return der
     }

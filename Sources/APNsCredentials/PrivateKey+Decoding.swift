@@ -1,5 +1,5 @@
-import COpenSSL
-import CAPNsShims
+package import COpenSSL
+package import CAPNsShims
 
 extension PrivateKey {
     /// Decodes one private key from a PEM block or DER bytes, in any of the encodings people
@@ -10,7 +10,7 @@ extension PrivateKey {
     /// prompts; a passphrase that does not decrypt is reported as such, not as corruption.
     /// An encrypted PKCS#8 key that asks for more work than `KeyDerivationCost` allows is
     /// refused before any passphrase is asked for or tried.
-    public static func decode(_ bytes: [UInt8], label: String, passphrases: PassphraseSupplier) throws -> PrivateKey {
+    package static func decode(_ bytes: [UInt8], label: String, passphrases: PassphraseSupplier) throws -> PrivateKey {
         // DES, RC2 and MD5-based PBE live in the legacy provider: loaded before any decryption,
         // not only on the PKCS#12 path, or a DES-CBC key reads only after a .p12 was read.
         OpenSSLProviders.ensureLoaded()
@@ -23,7 +23,7 @@ extension PrivateKey {
         let first = try attempt(bytes, passphrase: nil)
         if let key = first.key { return key }
         guard first.requested else {
-            throw CredentialError(.unreadable, "\(label) does not hold a readable private key (corrupt, truncated or an unsupported encoding).",
+            throw APNsCredentialError(.unreadable, "\(label) does not hold a readable private key (corrupt, truncated or an unsupported encoding).",
                                   details: first.errors.map(\.text), file: label)
         }
         let passphrase = try passphrases.passphrase(for: label)
@@ -34,17 +34,17 @@ extension PrivateKey {
 
     /// `unsupportedAlgorithm` naming the cipher when OpenSSL's queue says it could not run it,
     /// else `wrongPassphrase`: two different sentences for two different remedies.
-    static func decryptionError(_ entries: [OpenSSLErrorQueue.Entry], bytes: [UInt8], label: String, option: String?) -> CredentialError {
+    static func decryptionError(_ entries: [OpenSSLErrorQueue.Entry], bytes: [UInt8], label: String, option: String?) -> APNsCredentialError {
         switch DecryptionFailure.classify(entries) {
         case .unsupported(let reported):
             let name = encryptionName(bytes) ?? reported ?? "its encryption algorithm"
-            var error = CredentialError(.unsupportedAlgorithm,
+            var error = APNsCredentialError(.unsupportedAlgorithm,
                                         "The private key in \(label) is encrypted with \(name), which this OpenSSL cannot decrypt (not even with its legacy provider); decrypt it where it was made, or export it again with AES-256.",
                                         details: entries.map(\.text), file: label)
             error.algorithm = name
             return error
         case .wrongPassphrase:
-            var error = CredentialError(.wrongPassphrase, "The passphrase does not decrypt the private key in \(label).",
+            var error = APNsCredentialError(.wrongPassphrase, "The passphrase does not decrypt the private key in \(label).",
                                         details: entries.map(\.text), file: label)
             error.option = option
             error.remedy = .passphrase

@@ -1,13 +1,13 @@
 import Foundation
 
 /// What an APNs provider token (JWT) says: which `.p8` key signed it, for which team, when.
-public struct ProviderTokenClaims: Sendable, Equatable {
-    public let keyID: String
-    public let teamID: String
+package struct ProviderTokenClaims: Sendable, Equatable {
+    package let keyID: String
+    package let teamID: String
     /// UNIX seconds.
-    public let issuedAt: Int
+    package let issuedAt: Int
 
-    public init(keyID: String, teamID: String, issuedAt: Int) {
+    package init(keyID: String, teamID: String, issuedAt: Int) {
         self.keyID = keyID
         self.teamID = teamID
         self.issuedAt = issuedAt
@@ -19,19 +19,21 @@ public struct ProviderTokenClaims: Sendable, Equatable {
 /// minutes (older than an hour: ExpiredProviderToken; refreshed too often:
 /// TooManyProviderTokenUpdates), so callers cache what this returns; see the sender's cache.
 public struct APNsTokenSigner: Sendable {
+    /// The 10-character key id (in the .p8 file name, AuthKey_<KEYID>.p8).
     public let keyID: String
+    /// The 10-character team id the key belongs to.
     public let teamID: String
     private let key: PrivateKey
 
-    public init(key: PrivateKey, keyID: String, teamID: String) throws {
+    package init(key: PrivateKey, keyID: String, teamID: String) throws {
         guard key.curveName == "P-256" else {
-            throw CredentialError(.wrongKind, "Token auth needs the P-256 key from an AuthKey_<KEYID>.p8 file; this is a \(key.summary) key.")
+            throw APNsCredentialError(.wrongKind, "Token auth needs the P-256 key from an AuthKey_<KEYID>.p8 file; this is a \(key.summary) key.")
         }
         guard Self.isAppleIdentifier(keyID) else {
-            throw CredentialError(.invalidArgument, "Key ID '\(keyID)' is not a 10-character Apple key identifier (it is in the .p8 file name, AuthKey_<KEYID>.p8).")
+            throw APNsCredentialError(.invalidArgument, "Key ID '\(keyID)' is not a 10-character Apple key identifier (it is in the .p8 file name, AuthKey_<KEYID>.p8).")
         }
         guard Self.isAppleIdentifier(teamID) else {
-            throw CredentialError(.invalidArgument, "Team ID '\(teamID)' is not a 10-character Apple team identifier (see Membership in the developer portal).")
+            throw APNsCredentialError(.invalidArgument, "Team ID '\(teamID)' is not a 10-character Apple team identifier (see Membership in the developer portal).")
         }
         self.key = key
         self.keyID = keyID
@@ -39,18 +41,26 @@ public struct APNsTokenSigner: Sendable {
     }
 
     /// Loads `AuthKey_<KEYID>.p8`; the key id defaults to the one in the file name.
-    public static func load(authKey path: String, keyID: String?, teamID: String) throws -> APNsTokenSigner {
+    /// Throws `APNsCredentialError`.
+    public static func load(authKey path: String, keyID: String? = nil, teamID: String) throws -> APNsTokenSigner {
         let key = try IdentityLoader.privateKey(path, passphrases: .none)
         guard let id = keyID ?? keyIDFromFileName(path) else {
             // The caller names its key-id option in its hint (the error's `file` says which key).
-            throw CredentialError(.invalidArgument, "Cannot tell the key ID of \(displayName(path)): its name is not AuthKey_<KEYID>.p8, so the key id must be given.",
+            throw APNsCredentialError(.invalidArgument, "Cannot tell the key ID of \(displayName(path)): its name is not AuthKey_<KEYID>.p8, so the key id must be given.",
                                   file: displayName(path), remedy: .keyID)
         }
         return try APNsTokenSigner(key: key, keyID: id, teamID: teamID)
     }
 
+    /// The .p8 key given as its PEM text (from a secret store or an environment variable, never
+    /// written to disk). Throws `APNsCredentialError`.
+    public init(authKeyPEM: String, keyID: String, teamID: String) throws {
+        let key = try PrivateKey.decode(Array(authKeyPEM.utf8), label: "the .p8 key text", passphrases: .none)
+        try self.init(key: key, keyID: keyID, teamID: teamID)
+    }
+
     /// `AuthKey_ABC123DEFG.p8` -> `ABC123DEFG`.
-    public static func keyIDFromFileName(_ path: String) -> String? {
+    package static func keyIDFromFileName(_ path: String) -> String? {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         guard name.hasPrefix("AuthKey_"), name.hasSuffix(".p8") else { return nil }
         let id = String(name.dropFirst("AuthKey_".count).dropLast(".p8".count))
@@ -58,12 +68,12 @@ public struct APNsTokenSigner: Sendable {
     }
 
     /// Apple's key and team ids: 10 characters, upper-case letters and digits.
-    public static func isAppleIdentifier(_ text: String) -> Bool {
+    package static func isAppleIdentifier(_ text: String) -> Bool {
         text.utf8.count == 10 && text.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
     /// A signed token issued at `issuedAt`.
-    public func token(issuedAt: Date = Date()) throws -> String {
+    package func token(issuedAt: Date = Date()) throws -> String {
         let header = Base64URL.encode(Array(#"{"alg":"ES256","kid":"\#(keyID)"}"#.utf8))
         let claims = Base64URL.encode(Array(#"{"iss":"\#(teamID)","iat":\#(Int(issuedAt.timeIntervalSince1970))}"#.utf8))
         let signingInput = "\(header).\(claims)"
@@ -73,8 +83,8 @@ public struct APNsTokenSigner: Sendable {
 }
 
 /// Checks provider tokens as APNs does (used by the mock gateway).
-public enum ProviderTokenVerifier {
-    public enum Failure: Error, Sendable, Equatable {
+package enum ProviderTokenVerifier {
+    package enum Failure: Error, Sendable, Equatable {
         /// Not three base64url parts of JSON, or not ES256 -> InvalidProviderToken.
         case malformed
         /// `kid` not registered -> InvalidProviderToken.
@@ -88,14 +98,14 @@ public enum ProviderTokenVerifier {
     }
 
     /// The `kid` of a token's header, without checking anything else.
-    public static func keyID(of token: String) -> String? {
+    package static func keyID(of token: String) -> String? {
         guard let first = token.split(separator: ".", omittingEmptySubsequences: false).first,
               let bytes = Base64URL.decode(first),
               let header = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return nil }
         return header["kid"] as? String
     }
 
-    public static func verify(_ token: String, keys: [String: PublicKey], now: Date = Date(), maximumAge: TimeInterval = 3600) -> Result<ProviderTokenClaims, Failure> {
+    package static func verify(_ token: String, keys: [String: PublicKey], now: Date = Date(), maximumAge: TimeInterval = 3600) -> Result<ProviderTokenClaims, Failure> {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]), let claimBytes = Base64URL.decode(parts[1]),
               let signature = Base64URL.decode(parts[2]),

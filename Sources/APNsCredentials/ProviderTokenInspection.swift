@@ -4,29 +4,29 @@ import Foundation
 /// Console's validator reports it (apns-protocol.md §1 and §8): structure, header, claims, age
 /// and, given the key, the signature. Unlike `ProviderTokenVerifier`, which stops at the first
 /// failure as APNs does, this looks at everything so a user fixes all of it at once.
-public struct ProviderTokenInspection: Sendable, Equatable {
+package struct ProviderTokenInspection: Sendable, Equatable {
     /// One check: its name (`structure`, `alg`, `kid`, `iss`, `iat`, `age`, `signature`,
     /// `key`), whether it passed, and a sentence saying what was found.
-    public struct Check: Sendable, Equatable, Encodable {
-        public let check: String
-        public let ok: Bool
-        public let message: String
+    package struct Check: Sendable, Equatable, Encodable {
+        package let check: String
+        package let ok: Bool
+        package let message: String
     }
 
-    public private(set) var checks: [Check] = []
-    public private(set) var keyID: String?
-    public private(set) var teamID: String?
-    public private(set) var issuedAt: Int?
+    package private(set) var checks: [Check] = []
+    package private(set) var keyID: String?
+    package private(set) var teamID: String?
+    package private(set) var issuedAt: Int?
     /// Seconds since `iat` at inspection time (negative: issued in the future).
-    public private(set) var ageSeconds: Int?
+    package private(set) var ageSeconds: Int?
 
     /// Every check passed: APNs would accept the token (if the key is registered with the team).
-    public var isValid: Bool { checks.allSatisfy(\.ok) }
+    package var isValid: Bool { checks.allSatisfy(\.ok) }
 
     /// Inspects `token` (with or without a leading `bearer `). `key`, the public key of the
     /// `.p8`, enables the signature check; `keyFileID` (from `AuthKey_<KEYID>.p8`) and
     /// `expectedTeamID` are compared with the token's `kid` and `iss` when given.
-    public init(_ token: String, key: PublicKey? = nil, keyFileID: String? = nil, expectedTeamID: String? = nil, now: Date = Date()) {
+    package init(_ token: String, key: PublicKey? = nil, keyFileID: String? = nil, expectedTeamID: String? = nil, now: Date = Date()) {
         var text = token.trimmingCharacters(in: .whitespacesAndNewlines)
         if text.lowercased().hasPrefix("bearer ") { text = String(text.dropFirst("bearer ".count)) }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)

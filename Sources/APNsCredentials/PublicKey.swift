@@ -1,50 +1,50 @@
-import COpenSSL
+package import COpenSSL
 
 /// A public key: owns one `EVP_PKEY` holding only public material. The mock gateway keeps one
 /// per registered `.p8` key id to check provider-token signatures.
-public final class PublicKey: @unchecked Sendable {
+package final class PublicKey: @unchecked Sendable {
     package let pointer: OpaquePointer
 
     package init(taking pointer: OpaquePointer) { self.pointer = pointer }
     deinit { EVP_PKEY_free(pointer) }
 
     /// The public half of `key`.
-    public convenience init(of key: PrivateKey) throws {
+    package convenience init(of key: PrivateKey) throws {
         let der = try key.publicKeyDER()
         try self.init(der: der, label: "the key")
     }
 
     /// Decodes SubjectPublicKeyInfo DER.
-    public convenience init(der: [UInt8], label: String) throws {
+    package convenience init(der: [UInt8], label: String) throws {
         OpenSSLErrorQueue.clear()
         let decoded: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             return d2i_PUBKEY(nil, &cursor, buffer.count)
         }
-        guard let decoded else { throw CredentialError.openssl(.unreadable, "\(label) is not a readable public key.") }
+        guard let decoded else { throw APNsCredentialError.openssl(.unreadable, "\(label) is not a readable public key.") }
         self.init(taking: decoded)
     }
 
     /// Decodes a `PUBLIC KEY` PEM block.
-    public convenience init(pem: [UInt8], label: String) throws {
+    package convenience init(pem: [UInt8], label: String) throws {
         OpenSSLErrorQueue.clear()
         let bio = try MemoryBIO(pem)
         guard let decoded = PEM_read_bio_PUBKEY(bio.pointer, nil, nil, nil) else {
-            throw CredentialError.openssl(.unreadable, "\(label) does not hold a readable PEM public key.")
+            throw APNsCredentialError.openssl(.unreadable, "\(label) does not hold a readable PEM public key.")
         }
         self.init(taking: decoded)
     }
 
-    public func pem() throws -> [UInt8] {
+    package func pem() throws -> [UInt8] {
         let bio = try MemoryBIO()
         guard PEM_write_bio_PUBKEY(bio.pointer, pointer) == 1 else {
-            throw CredentialError.openssl(.internalFailure, "OpenSSL could not encode the public key.")
+            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not encode the public key.")
         }
         return bio.bytes
     }
 
     /// Whether this is a P-256 key (the only kind APNs token auth uses).
-    public var isP256: Bool {
+    package var isP256: Bool {
         guard EVP_PKEY_get_base_id(pointer) == EVP_PKEY_EC else { return false }
         var buffer = [CChar](repeating: 0, count: 64)
         var length = 0

@@ -1,8 +1,8 @@
-import CAPNsShims
+package import CAPNsShims
 import Foundation
 
 /// How sensitive a file is, which decides its permissions.
-public enum FileSensitivity: Sendable {
+package enum FileSensitivity: Sendable {
     /// Private keys and anything holding one (combined PEM, PKCS#12): 0600.
     case secret
     /// Certificates, CSRs, public reports: 0644.
@@ -13,12 +13,12 @@ public enum FileSensitivity: Sendable {
 
 /// Writes output files so that a reader never sees half a file and a key never exists with
 /// loose permissions, even for a moment. See `AtomicFile` for how. The path `-` means stdout.
-public enum SecureFileWriter {
-    public static let standardOutputPath = "-"
+package enum SecureFileWriter {
+    package static let standardOutputPath = "-"
 
     /// Fails early, before any expensive work, if `path` exists and `force` is false, or its
     /// folder does not exist. Commands call this for every output before writing the first.
-    public static func preflight(_ path: String, force: Bool) throws {
+    package static func preflight(_ path: String, force: Bool) throws {
         guard path != standardOutputPath else { return }
         try refuseNonRegular(path)
         if !force, FileManager.default.fileExists(atPath: path) {
@@ -27,10 +27,10 @@ public enum SecureFileWriter {
         let folder = folderOf(path)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CredentialError(.outputFailed, "Cannot write \(path): folder \(folder) does not exist.")
+            throw APNsCredentialError(.outputFailed, "Cannot write \(path): folder \(folder) does not exist.")
         }
         guard access(folder, W_OK) == 0 else {
-            throw CredentialError(.outputFailed, "Cannot write \(path): folder \(folder) is not writable.")
+            throw APNsCredentialError(.outputFailed, "Cannot write \(path): folder \(folder) is not writable.")
         }
     }
 
@@ -38,13 +38,13 @@ public enum SecureFileWriter {
     /// same file: the second write would silently replace the first (a new private key lost
     /// under its CSR), or fail after the first was written. `outputs` pairs each path with the
     /// option that named it, for the sentence.
-    public static func preflight(_ outputs: [(option: String, path: String?)], force: Bool) throws {
+    package static func preflight(_ outputs: [(option: String, path: String?)], force: Bool) throws {
         let given = outputs.compactMap { output in output.path.map { (option: output.option, path: $0) } }
         var seen: [String: String] = [:]
         for output in given where output.path != standardOutputPath {
             let target = canonicalTarget(output.path)
             if let earlier = seen[target] {
-                throw CredentialError(.invalidArgument, "\(earlier) and \(output.option) both name \(output.path); give each output its own path.")
+                throw APNsCredentialError(.invalidArgument, "\(earlier) and \(output.option) both name \(output.path); give each output its own path.")
             }
             seen[target] = output.option
         }
@@ -69,7 +69,7 @@ public enum SecureFileWriter {
         case S_IFSOCK: what = "a socket"
         default: what = "not a regular file"
         }
-        throw CredentialError(.invalidArgument, "\(path) is \(what); apnskit writes outputs only as regular files (never over a device, FIFO or folder, even with --force): give a file path, or - for standard output.")
+        throw APNsCredentialError(.invalidArgument, "\(path) is \(what); apnskit writes outputs only as regular files (never over a device, FIFO or folder, even with --force): give a file path, or - for standard output.")
     }
 
     /// The file `path` would name: its resolved path when it exists, else its folder's
@@ -86,7 +86,7 @@ public enum SecureFileWriter {
     }
 
     /// Writes `bytes` to `path` (or stdout for `-`) atomically with the sensitivity's mode.
-    public static func write(_ bytes: [UInt8], to path: String, sensitivity: FileSensitivity, force: Bool) throws {
+    package static func write(_ bytes: [UInt8], to path: String, sensitivity: FileSensitivity, force: Bool) throws {
         let file = try AtomicFile(path: path, sensitivity: sensitivity, force: force)
         try file.append(bytes)
         try file.commit()
@@ -95,28 +95,28 @@ public enum SecureFileWriter {
     /// Creates `path` as a folder only its owner can write (0700, whatever the umask; its
     /// parents as usual): for folders whose contents are trusted, such as a mock CA's keys
     /// and registered auth keys. Under umask 000 they used to be world-writable.
-    public static func createPrivateFolder(_ path: String) throws {
+    package static func createPrivateFolder(_ path: String) throws {
         let parent = folderOf(path)
         if !FileManager.default.fileExists(atPath: parent) {
             do { try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) } catch {
-                throw CredentialError(.outputFailed, "Cannot create folder \(parent): \(error.localizedDescription)")
+                throw APNsCredentialError(.outputFailed, "Cannot create folder \(parent): \(error.localizedDescription)")
             }
         }
         guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
-            throw CredentialError(.outputFailed, "Cannot create folder \(path): \(String(cString: strerror(errno))).")
+            throw APNsCredentialError(.outputFailed, "Cannot create folder \(path): \(String(cString: strerror(errno))).")
         }
         guard chmod(path, 0o700) == 0 else {
-            throw CredentialError(.outputFailed, "Cannot set the permissions of \(path): \(String(cString: strerror(errno))).")
+            throw APNsCredentialError(.outputFailed, "Cannot set the permissions of \(path): \(String(cString: strerror(errno))).")
         }
     }
 
     /// Refuses a trusted folder that other users can write (group or world write bit): they
     /// could put their own keys in it. As ssh does with ~/.ssh.
-    public static func refuseSharedFolder(_ path: String) throws {
+    package static func refuseSharedFolder(_ path: String) throws {
         var info = stat()
         guard stat(path, &info) == 0, info.st_mode & 0o022 != 0 else { return }
         let mode = String(info.st_mode & 0o777, radix: 8)
-        throw CredentialError(.unreadable, "\(path) can be written by other users (mode \(mode)), and apnskit trusts what is in it; run chmod go-w \(path).")
+        throw APNsCredentialError(.unreadable, "\(path) can be written by other users (mode \(mode)), and apnskit trusts what is in it; run chmod go-w \(path).")
     }
 
     /// The folder part of `path` ("." for a bare name). Plain string work: Foundation's
@@ -142,8 +142,8 @@ public enum SecureFileWriter {
 /// - a process killed before `commit` leaves no file behind at all; where O_TMPFILE is
 ///   unavailable a hidden `.name.XXXXXX` file is used and removed if not committed.
 /// For `-` the bytes go straight to standard output.
-public final class AtomicFile {
-    public let path: String
+package final class AtomicFile {
+    package let path: String
     private let force: Bool
     private let mode: mode_t
     private var fd: Int32
@@ -152,7 +152,7 @@ public final class AtomicFile {
     private var buffer: [UInt8] = []
     private var finished = false
 
-    public init(path: String, sensitivity: FileSensitivity, force: Bool) throws {
+    package init(path: String, sensitivity: FileSensitivity, force: Bool) throws {
         self.path = path
         self.force = force
         self.mode = sensitivity.mode
@@ -179,13 +179,13 @@ public final class AtomicFile {
     deinit { if !finished { discard() } }
 
     /// Adds bytes; they reach the disk in 64 KiB pieces.
-    public func append(_ bytes: some Collection<UInt8>) throws {
+    package func append(_ bytes: some Collection<UInt8>) throws {
         buffer.append(contentsOf: bytes)
         if buffer.count >= 65_536 { try flush() }
     }
 
     /// Makes the file visible under its name, complete.
-    public func commit() throws {
+    package func commit() throws {
         guard !finished else { return }
         try flush()
         if fd == STDOUT_FILENO { finished = true; return }
@@ -220,7 +220,7 @@ public final class AtomicFile {
     }
 
     /// Drops everything written; the target is untouched.
-    public func discard() {
+    package func discard() {
         guard !finished else { return }
         finished = true
         buffer.removeAll()
@@ -241,11 +241,11 @@ public final class AtomicFile {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    static func failure(_ path: String) -> CredentialError {
-        CredentialError(.outputFailed, "Cannot write \(path): \(String(cString: strerror(errno))).")
+    static func failure(_ path: String) -> APNsCredentialError {
+        APNsCredentialError(.outputFailed, "Cannot write \(path): \(String(cString: strerror(errno))).")
     }
 
-    static func exists(_ path: String) -> CredentialError {
-        CredentialError(.outputExists, "\(path) already exists; choose another path or allow it to be replaced.", file: path, remedy: .replaceOutput)
+    static func exists(_ path: String) -> APNsCredentialError {
+        APNsCredentialError(.outputExists, "\(path) already exists; choose another path or allow it to be replaced.", file: path, remedy: .replaceOutput)
     }
 }

@@ -1,10 +1,10 @@
-import CAPNsShims
+package import CAPNsShims
 import Foundation
 
 /// Reads a line from the controlling terminal with echo off, the way `openssl` and `ssh` ask
 /// for passphrases: the prompt goes to /dev/tty, never to stdout, so piped output stays clean.
-public enum TerminalPrompt {
-    public static func read(prompt: String, confirm: String? = nil) -> Passphrase? {
+package enum TerminalPrompt {
+    package static func read(prompt: String, confirm: String? = nil) -> Passphrase? {
         let fd = open("/dev/tty", O_RDWR | O_NOCTTY)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

@@ -4,13 +4,13 @@ import Foundation
 /// environments and every topic, a key for one environment, or a key for some topics only.
 /// `mock issue --auth-key --scope` makes such keys; `--key-scope` tells the sender what a key
 /// is, so it refuses locally what APNs would refuse.
-public enum TokenKeyScope: Sendable, Equatable {
+package enum TokenKeyScope: Sendable, Equatable {
     case team
     case environment(APNsEnvironment)
     case topics([String])
 
     /// `team`, `sandbox`, `production` or `topics:A,B`; nil for anything else.
-    public init?(argument: String) {
+    package init?(argument: String) {
         switch argument {
         case "team": self = .team
         case "sandbox": self = .environment(.sandbox)
@@ -23,19 +23,19 @@ public enum TokenKeyScope: Sendable, Equatable {
         }
     }
 
-    public var environments: [APNsEnvironment]? {
+    package var environments: [APNsEnvironment]? {
         if case .environment(let environment) = self { return [environment] }
         return nil
     }
 
-    public var topics: [String]? {
+    package var topics: [String]? {
         if case .topics(let topics) = self { return topics }
         return nil
     }
 
     /// APNs' answer to using this key in `environment` for `topic`, as a sentence with the
     /// reason in it; nil when APNs would accept it.
-    public func refusal(environment: APNsEnvironment, topic: String?) -> String? {
+    package func refusal(environment: APNsEnvironment, topic: String?) -> String? {
         if case .environment(let allowed) = self, allowed != environment {
             return "the key is limited to \(allowed.rawValue), and APNs refuses it in \(environment.rawValue) with 403 BadEnvironmentKeyIdInToken"
         }
@@ -47,7 +47,7 @@ public enum TokenKeyScope: Sendable, Equatable {
 
     /// Whether a topic-specific key for `topics` may push to `topic`: one of its bundle ids, or
     /// a push-type topic under one (`<bundle>.voip`, `<bundle>.push-type.liveactivity`, ...).
-    public static func covers(_ topics: [String], topic: String) -> Bool {
+    package static func covers(_ topics: [String], topic: String) -> Bool {
         topics.contains { topic == $0 || topic.hasPrefix($0 + ".") }
     }
 }

@@ -5,10 +5,10 @@
 /// plain pass inside `swift test` (HardeningTests) and the `APNsFuzzPass` executable, which
 /// scripts/test.sh builds under AddressSanitizer. That executable needs only the libraries, so
 /// the sanitized build skips the CLI and every test target.
-public enum FuzzPass {
+package enum FuzzPass {
     /// Runs `target`'s seeds and `inputs` mutations; returns the first five violations, each
     /// with the input in hex so it can be replayed.
-    public static func violations(of target: FuzzTarget, inputs: Int) throws -> [String] {
+    package static func violations(of target: FuzzTarget, inputs: Int) throws -> [String] {
         let seeds = try target.seeds()
         for seed in seeds { try target.run(seed) }
         var mutator = Mutator(seeds: seeds, seed: stableSeed(target.rawValue))

@@ -5,7 +5,7 @@ import APNsCredentials
 /// The same harness bodies run under libFuzzer (the `APNsFuzz` executable, built only by
 /// `scripts/fuzz.sh`) and in the deterministic pass inside `swift test` (HardeningTests), so a
 /// property checked in CI is exactly the one the fuzzer hunts for violations of.
-public enum FuzzTarget: String, CaseIterable, Sendable {
+package enum FuzzTarget: String, CaseIterable, Sendable {
     /// `Certificate(der:)` / `Certificate(pem:)`, then every fact `inspect` reads.
     case certificate
     /// `PrivateKey.decode` in every encoding, with no passphrase and with a fixed one.
@@ -41,7 +41,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// Runs the harness on one input. Returns normally for an accepted input and for a
     /// rejection with a typed, non-empty error; throws `HarnessViolation` otherwise (libFuzzer
     /// turns that into a crash report, the test pass into a failed expectation).
-    public func run(_ input: [UInt8]) throws {
+    package func run(_ input: [UInt8]) throws {
         switch self {
         case .certificate: try CredentialHarnesses.certificate(input)
         case .privateKey: try CredentialHarnesses.privateKey(input)
@@ -62,25 +62,25 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     }
 
     /// Valid inputs for this target, built from fixtures made in-process (never a real key).
-    public func seeds() throws -> [[UInt8]] { try SeedCorpus.seeds(for: self) }
+    package func seeds() throws -> [[UInt8]] { try SeedCorpus.seeds(for: self) }
 }
 
 /// A broken promise: a crash-free parser that still answered wrongly (an untyped error, an
 /// empty message, an accepted value that breaks the type's own rules).
-public struct HarnessViolation: Error, CustomStringConvertible, Sendable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct HarnessViolation: Error, CustomStringConvertible, Sendable {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// Turns "what did the parser do" into "was that allowed".
 enum Check {
-    /// Runs `body`; a `CredentialError` with a message is a proper rejection (nil), any other
+    /// Runs `body`; a `APNsCredentialError` with a message is a proper rejection (nil), any other
     /// error is a violation.
     static func credential<T>(_ what: String, _ body: () throws -> T) throws -> T? {
         do {
             return try body()
-        } catch let error as CredentialError {
-            guard !error.message.isEmpty else { throw HarnessViolation("\(what): CredentialError(\(error.kind)) with an empty message") }
+        } catch let error as APNsCredentialError {
+            guard !error.message.isEmpty else { throw HarnessViolation("\(what): APNsCredentialError(\(error.kind)) with an empty message") }
             return nil
         } catch {
             throw HarnessViolation("\(what): untyped error \(type(of: error)): \(error)")

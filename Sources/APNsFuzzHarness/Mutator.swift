@@ -1,10 +1,10 @@
 /// A tiny seeded PRNG (SplitMix64): the deterministic pass must produce the same inputs on
 /// every machine and every run, which `SystemRandomNumberGenerator` cannot promise.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -16,20 +16,20 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
 /// libFuzzer-style mutations without libFuzzer: bit flips, interesting bytes, inserts,
 /// deletes, truncation, duplication and splicing of valid fixtures. Stacks one to four of
 /// them per input so damage also lands past the first broken length field.
-public struct Mutator: Sendable {
+package struct Mutator: Sendable {
     private var random: SplitMix64
     private let seeds: [[UInt8]]
     /// Bytes that often sit at decision points: DER length forms, tags, ASCII separators.
     private static let interesting: [UInt8] = [0x00, 0x01, 0x02, 0x04, 0x05, 0x0A, 0x0C, 0x20, 0x2D, 0x30, 0x3A, 0x7B, 0x7F, 0x80, 0x81, 0x82, 0x84, 0xFF]
 
-    public init(seeds: [[UInt8]], seed: UInt64) {
+    package init(seeds: [[UInt8]], seed: UInt64) {
         precondition(!seeds.isEmpty, "a mutator needs at least one seed input")
         self.seeds = seeds
         random = SplitMix64(seed: seed)
     }
 
     /// The next mutated input.
-    public mutating func next() -> [UInt8] {
+    package mutating func next() -> [UInt8] {
         var bytes = seeds[pick(seeds.count)]
         for _ in 0...pick(4) { mutate(&bytes) }
         return bytes

@@ -1,7 +1,7 @@
 import APNsCredentials
 import APNsMock
 import APNsProtocol
-import COpenSSL
+package import COpenSSL
 import Foundation
 
 /// Valid inputs for every target, made in-process from fresh throwaway keys (never a real

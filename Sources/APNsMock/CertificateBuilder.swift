@@ -1,6 +1,6 @@
 import APNsCredentials
-import CAPNsShims
-import COpenSSL
+package import CAPNsShims
+package import COpenSSL
 import Foundation
 
 /// Builds and signs one X.509 v3 certificate: owns the `X509` under construction and frees it.
@@ -10,13 +10,13 @@ import Foundation
 /// values), which `openssl x509 -req` cannot give without config files, so certificates are
 /// built with OpenSSL's C API directly. `sign` hands out a `Certificate` holding its own
 /// reference; the builder keeps and frees the original.
-public final class CertificateBuilder {
+package final class CertificateBuilder {
     private let pointer: OpaquePointer
 
-    public init() throws {
+    package init() throws {
         OpenSSLErrorQueue.clear()
         guard let certificate = X509_new() else {
-            throw CredentialError(.internalFailure, "OpenSSL could not allocate a certificate.", details: OpenSSLErrorQueue.drain())
+            throw APNsCredentialError(.internalFailure, "OpenSSL could not allocate a certificate.", details: OpenSSLErrorQueue.drain())
         }
         pointer = certificate
         try check(X509_set_version(pointer, 2), "set the certificate version")
@@ -26,7 +26,7 @@ public final class CertificateBuilder {
     deinit { X509_free(pointer) }
 
     /// Sets the subject to `attributes`, in order (Apple's push certificates: UID, CN, OU, O, C).
-    public func setSubject(_ attributes: [DistinguishedName.Attribute]) throws {
+    package func setSubject(_ attributes: [DistinguishedName.Attribute]) throws {
         guard let name = X509_get_subject_name(pointer) else { throw failure("read the subject name") }
         for attribute in attributes {
             let bytes = Array(attribute.value.utf8)
@@ -34,41 +34,41 @@ public final class CertificateBuilder {
                 X509_NAME_add_entry_by_txt(name, attribute.key, MBSTRING_UTF8, $0.baseAddress, Int32($0.count), -1, 0)
             }
             guard ok == 1 else {
-                throw CredentialError(.invalidArgument, "'\(attribute.value)' is not a valid value for the subject field \(attribute.key).", details: OpenSSLErrorQueue.drain())
+                throw APNsCredentialError(.invalidArgument, "'\(attribute.value)' is not a valid value for the subject field \(attribute.key).", details: OpenSSLErrorQueue.drain())
             }
         }
     }
 
     /// Copies the issuer name from the issuing CA's subject; nil means self-issued.
-    public func setIssuer(_ issuer: Certificate?) throws {
+    package func setIssuer(_ issuer: Certificate?) throws {
         let name = issuer.map { X509_get_subject_name($0.pointer) } ?? X509_get_subject_name(pointer)
         try check(X509_set_issuer_name(pointer, name), "set the issuer name")
     }
 
-    public func setValidity(notBefore: Date, notAfter: Date) throws {
+    package func setValidity(notBefore: Date, notAfter: Date) throws {
         try check(apns_x509_set_validity(pointer, Int64(notBefore.timeIntervalSince1970), Int64(notAfter.timeIntervalSince1970)),
                   "set the validity period")
     }
 
     /// Puts the public half of `key` (a private key or a CSR's public key) in the certificate.
-    public func setPublicKey(_ key: PrivateKey) throws {
+    package func setPublicKey(_ key: PrivateKey) throws {
         try check(X509_set_pubkey(pointer, key.pointer), "set the public key")
     }
 
     /// Puts the public key of `request` in the certificate.
-    public func setPublicKey(of request: CertificateSigningRequest) throws {
+    package func setPublicKey(of request: CertificateSigningRequest) throws {
         guard let key = X509_REQ_get0_pubkey(request.pointer) else { throw failure("read the request's public key") }
         try check(X509_set_pubkey(pointer, key), "set the public key")
     }
 
     /// Adds a standard extension in openssl.cnf syntax, e.g. `(NID_key_usage, "critical,digitalSignature")`.
     /// `issuer` is needed for authorityKeyIdentifier; nil for self-signed certificates.
-    public func addExtension(_ nid: Int32, _ value: String, issuer: Certificate? = nil) throws {
+    package func addExtension(_ nid: Int32, _ value: String, issuer: Certificate? = nil) throws {
         try check(apns_x509_add_ext_conf(pointer, issuer?.pointer, nid, value), "add the extension \(value)")
     }
 
     /// Adds an extension with a raw DER value, taken as given (even if malformed, for fixtures).
-    public func addExtension(oid: String, critical: Bool = false, der: [UInt8]) throws {
+    package func addExtension(oid: String, critical: Bool = false, der: [UInt8]) throws {
         let ok = der.withUnsafeBufferPointer {
             apns_x509_add_ext_der(pointer, oid, critical ? 1 : 0, $0.baseAddress, Int32($0.count))
         }
@@ -76,7 +76,7 @@ public final class CertificateBuilder {
     }
 
     /// Signs with SHA-256 and returns the finished certificate.
-    public func sign(with key: PrivateKey) throws -> Certificate {
+    package func sign(with key: PrivateKey) throws -> Certificate {
         guard X509_sign(pointer, key.pointer, EVP_sha256()) > 0 else { throw failure("sign the certificate") }
         return Certificate(retaining: pointer)
     }
@@ -85,7 +85,7 @@ public final class CertificateBuilder {
         guard result == 1 else { throw failure(what) }
     }
 
-    private func failure(_ what: String) -> CredentialError {
-        CredentialError(.internalFailure, "OpenSSL could not \(what).", details: OpenSSLErrorQueue.drain())
+    private func failure(_ what: String) -> APNsCredentialError {
+        APNsCredentialError(.internalFailure, "OpenSSL could not \(what).", details: OpenSSLErrorQueue.drain())
     }
 }

@@ -1,5 +1,5 @@
 import APNsCredentials
-import COpenSSL
+package import COpenSSL
 import Foundation
 
 /// A test certificate authority shaped like Apple's: a root, an intermediate named like
@@ -8,22 +8,22 @@ import Foundation
 ///
 /// Fixtures are made by it at test time: no real person's key or certificate is ever needed,
 /// and expired, wrong-issuer or malformed certificates are one call away.
-public struct MockCA: Sendable {
-    public let root: Certificate
-    public let rootKey: PrivateKey
-    public let intermediate: Certificate
-    public let intermediateKey: PrivateKey
-    public let server: Certificate
-    public let serverKey: PrivateKey
+package struct MockCA: Sendable {
+    package let root: Certificate
+    package let rootKey: PrivateKey
+    package let intermediate: Certificate
+    package let intermediateKey: PrivateKey
+    package let server: Certificate
+    package let serverKey: PrivateKey
 
-    public static let rootSubject: [DistinguishedName.Attribute] = [
+    package static let rootSubject: [DistinguishedName.Attribute] = [
         .init(key: "CN", value: "apnskit Mock Root CA"),
         .init(key: "OU", value: "apnskit Mock Certification Authority"),
         .init(key: "O", value: "apnskit Mock (not Apple Inc.)"),
         .init(key: "C", value: "US"),
     ]
 
-    public static let intermediateSubject: [DistinguishedName.Attribute] = [
+    package static let intermediateSubject: [DistinguishedName.Attribute] = [
         .init(key: "CN", value: "Apple Worldwide Developer Relations Certification Authority"),
         .init(key: "OU", value: "G4"),
         .init(key: "O", value: "apnskit Mock (not Apple Inc.)"),
@@ -32,7 +32,7 @@ public struct MockCA: Sendable {
 
     /// Every host name the mock gateway may be reached as (new API, legacy gateway, feedback),
     /// so tests can point a client at 127.0.0.1 with the real host names via SNI.
-    public static let serverNames = [
+    package static let serverNames = [
         // api.development: the name Apple's sandbox certificate carries, which aioapns and
         // PyAPNs2 connect to (apns-protocol.md §1).
         "api.sandbox.push.apple.com", "api.development.push.apple.com", "api.push.apple.com",
@@ -43,7 +43,7 @@ public struct MockCA: Sendable {
         "localhost",
     ]
 
-    public init(root: Certificate, rootKey: PrivateKey, intermediate: Certificate, intermediateKey: PrivateKey,
+    package init(root: Certificate, rootKey: PrivateKey, intermediate: Certificate, intermediateKey: PrivateKey,
                 server: Certificate, serverKey: PrivateKey) {
         self.root = root
         self.rootKey = rootKey
@@ -54,7 +54,7 @@ public struct MockCA: Sendable {
     }
 
     /// Creates a new CA with fresh RSA-2048 keys (a few hundred milliseconds).
-    public static func create(now: Date = Date(), rootSubject: [DistinguishedName.Attribute] = MockCA.rootSubject,
+    package static func create(now: Date = Date(), rootSubject: [DistinguishedName.Attribute] = MockCA.rootSubject,
                               intermediateSubject: [DistinguishedName.Attribute] = MockCA.intermediateSubject) throws -> MockCA {
         let rootKey = try PrivateKey.generate(.rsa2048)
         let root = try CertificateBuilder().build { builder in

@@ -14,15 +14,15 @@ import Foundation
 /// | `server-key.pem` | its private key |
 /// | `ca-bundle.pem` | `wwdr.pem` then `root.pem`: the `--ca-file` for `apnskit check` and the mock's client verification |
 /// | `README.txt` | this table, for whoever finds the folder |
-public enum MockCALayout {
-    public static let root = "root.pem"
-    public static let rootKey = "root-key.pem"
-    public static let intermediate = "wwdr.pem"
-    public static let intermediateKey = "wwdr-key.pem"
-    public static let server = "server.pem"
-    public static let serverKey = "server-key.pem"
-    public static let bundle = "ca-bundle.pem"
-    public static let readme = "README.txt"
+package enum MockCALayout {
+    package static let root = "root.pem"
+    package static let rootKey = "root-key.pem"
+    package static let intermediate = "wwdr.pem"
+    package static let intermediateKey = "wwdr-key.pem"
+    package static let server = "server.pem"
+    package static let serverKey = "server-key.pem"
+    package static let bundle = "ca-bundle.pem"
+    package static let readme = "README.txt"
 
     static let readmeText = """
     apnskit mock CA (for tests only; NOT Apple's certificate authority)
@@ -47,12 +47,12 @@ public enum MockCALayout {
 extension MockCA {
     /// Writes the CA into `folder` (created if missing). Refuses to replace any existing file
     /// unless `force`, checking all of them before writing the first.
-    public func write(to folder: String, force: Bool) throws {
+    package func write(to folder: String, force: Bool) throws {
         var isDirectory: ObjCBool = false
         if !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
             try SecureFileWriter.createPrivateFolder(folder)
         } else if !isDirectory.boolValue {
-            throw CredentialError(.outputFailed, "\(folder) exists and is not a folder; give a folder for the mock CA.")
+            throw APNsCredentialError(.outputFailed, "\(folder) exists and is not a folder; give a folder for the mock CA.")
         }
         let files: [(String, [UInt8], FileSensitivity)] = [
             (MockCALayout.root, try root.pem(), .public),
@@ -72,11 +72,11 @@ extension MockCA {
     }
 
     /// Loads a CA written by `write(to:force:)`.
-    public static func load(from folder: String) throws -> MockCA {
+    package static func load(from folder: String) throws -> MockCA {
         func path(_ name: String) -> String { (folder as NSString).appendingPathComponent(name) }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw CredentialError(.unreadable, "\(folder) is not a mock CA folder; create one with `apnskit mock ca -o \(folder)`.")
+            throw APNsCredentialError(.unreadable, "\(folder) is not a mock CA folder; create one with `apnskit mock ca -o \(folder)`.")
         }
         try SecureFileWriter.refuseSharedFolder(folder)
         let none = PassphraseSupplier.none

@@ -1,34 +1,34 @@
 import APNsCredentials
-import COpenSSL
+package import COpenSSL
 import Foundation
 
 /// What the portal (or Xcode) is asked for when it makes a provisioning profile.
-public struct ProfileRequest: Sendable {
-    public enum Platform: String, Sendable {
+package struct ProfileRequest: Sendable {
+    package enum Platform: String, Sendable {
         case iOS, macOS
 
         /// The `Platform` array value Apple writes.
         var plistName: String { self == .iOS ? "iOS" : "OSX" }
     }
 
-    public var name: String
+    package var name: String
     /// `com.example.app`, `com.example.*` or `*`.
-    public var bundleID: String
-    public var teamID: String
-    public var teamName: String
-    public var distribution: ProvisioningProfileInfo.Distribution
+    package var bundleID: String
+    package var teamID: String
+    package var teamName: String
+    package var distribution: ProvisioningProfileInfo.Distribution
     /// `development` / `production`; nil leaves the entitlement out (push not enabled).
-    public var apsEnvironment: String?
-    public var deviceCount: Int
-    public var platform: Platform
-    public var validity: PortalRequest.Validity
+    package var apsEnvironment: String?
+    package var deviceCount: Int
+    package var platform: Platform
+    package var validity: PortalRequest.Validity
     /// Embedded as `DeveloperCertificates`; empty: one made by the mock CA.
-    public var developerCertificates: [Certificate]
+    package var developerCertificates: [Certificate]
 
     /// The profile Apple makes for `distribution`: development profiles carry
     /// `aps-environment development`, the others `production`; development and ad hoc list
     /// devices, enterprise provisions all, App Store none. Valid for a year.
-    public init(bundleID: String, distribution: ProvisioningProfileInfo.Distribution = .development, teamID: String = "A1B2C3D4E5",
+    package init(bundleID: String, distribution: ProvisioningProfileInfo.Distribution = .development, teamID: String = "A1B2C3D4E5",
                 teamName: String = "apnskit Mock Developer", name: String? = nil, platform: Platform = .iOS,
                 validity: PortalRequest.Validity = .days(365), developerCertificates: [Certificate] = []) {
         self.name = name ?? "\(bundleID) \(distribution.rawValue)"
@@ -83,21 +83,21 @@ public struct ProfileRequest: Sendable {
 
 /// The mock "Apple iPhone OS Provisioning Profile Signing" identity: a certificate issued by
 /// the mock root (so `ca-bundle.pem` verifies it) and its key.
-public struct MockProfileSigner: Sendable {
-    public let certificate: Certificate
-    public let key: PrivateKey
+package struct MockProfileSigner: Sendable {
+    package let certificate: Certificate
+    package let key: PrivateKey
 
-    public static let subject: [DistinguishedName.Attribute] = [
+    package static let subject: [DistinguishedName.Attribute] = [
         .init(key: "CN", value: "Apple iPhone OS Provisioning Profile Signing"),
         .init(key: "O", value: "apnskit Mock (not Apple Inc.)"),
         .init(key: "C", value: "US"),
     ]
 
     /// Files the signer is kept in, inside the mock CA folder (made on first use).
-    public static let certificateFile = "profile-signing.pem"
-    public static let keyFile = "profile-signing-key.pem"
+    package static let certificateFile = "profile-signing.pem"
+    package static let keyFile = "profile-signing-key.pem"
 
-    public init(certificate: Certificate, key: PrivateKey) {
+    package init(certificate: Certificate, key: PrivateKey) {
         self.certificate = certificate
         self.key = key
     }
@@ -105,7 +105,7 @@ public struct MockProfileSigner: Sendable {
 
 extension MockCA {
     /// A new profile-signing identity issued by the root.
-    public func makeProfileSigner(now: Date = Date()) throws -> MockProfileSigner {
+    package func makeProfileSigner(now: Date = Date()) throws -> MockProfileSigner {
         let key = try PrivateKey.generate(.rsa2048)
         let certificate = try CertificateBuilder().build { builder in
             try builder.setSubject(MockProfileSigner.subject)
@@ -123,7 +123,7 @@ extension MockCA {
 
     /// The folder's signer, made and saved there on first use (CA folders from before profiles
     /// existed gain one). When another process saved one first, that one is used.
-    public static func profileSigner(in folder: String, ca: MockCA) throws -> MockProfileSigner {
+    package static func profileSigner(in folder: String, ca: MockCA) throws -> MockProfileSigner {
         let certificatePath = (folder as NSString).appendingPathComponent(MockProfileSigner.certificateFile)
         let keyPath = (folder as NSString).appendingPathComponent(MockProfileSigner.keyFile)
         func load() throws -> MockProfileSigner {
@@ -135,14 +135,14 @@ extension MockCA {
         do {
             try SecureFileWriter.write(try signer.key.pkcs8PEM(), to: keyPath, sensitivity: .secret, force: false)
             try SecureFileWriter.write(try signer.certificate.pem(), to: certificatePath, sensitivity: .public, force: false)
-        } catch let error as CredentialError where error.kind == .outputExists {
+        } catch let error as APNsCredentialError where error.kind == .outputExists {
             return try load()
         }
         return signer
     }
 
     /// A developer certificate like "Apple Development: Name (TEAMID)", for `DeveloperCertificates`.
-    public func issueDeveloperCertificate(teamID: String, name: String = "apnskit Mock Developer", now: Date = Date()) throws -> Certificate {
+    package func issueDeveloperCertificate(teamID: String, name: String = "apnskit Mock Developer", now: Date = Date()) throws -> Certificate {
         let key = try PrivateKey.generate(.ec256)
         return try CertificateBuilder().build { builder in
             try builder.setSubject([
@@ -164,9 +164,9 @@ extension MockCA {
 
     /// A provisioning profile as Apple makes one: the property list for `request`, in a CMS
     /// SignedData (DER) by `signer`, carrying the signer's certificate.
-    public func issueProfile(_ request: ProfileRequest, signer: MockProfileSigner, now: Date = Date()) throws -> [UInt8] {
+    package func issueProfile(_ request: ProfileRequest, signer: MockProfileSigner, now: Date = Date()) throws -> [UInt8] {
         guard !request.bundleID.isEmpty else {
-            throw CredentialError(.invalidArgument, "The bundle id is empty; give one such as com.example.app (or com.example.* for a wildcard app id).")
+            throw APNsCredentialError(.invalidArgument, "The bundle id is empty; give one such as com.example.app (or com.example.* for a wildcard app id).")
         }
         let certificates = request.developerCertificates.isEmpty
             ? [try issueDeveloperCertificate(teamID: request.teamID, now: now)] : request.developerCertificates

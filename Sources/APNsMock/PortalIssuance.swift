@@ -1,11 +1,11 @@
 import APNsCredentials
-import COpenSSL
+package import COpenSSL
 import Foundation
 
 /// What the developer portal is asked for: which app, which kind of push certificate, and
 /// (for fixtures) how long it is valid and whether its extensions are sound.
-public struct PortalRequest: Sendable {
-    public enum Validity: Sendable {
+package struct PortalRequest: Sendable {
+    package enum Validity: Sendable {
         /// From now, `days` long.
         case days(Int)
         /// An explicit window, e.g. in the past for expired fixtures.
@@ -14,20 +14,20 @@ public struct PortalRequest: Sendable {
         case portalDefault
     }
 
-    public var bundleID: String
-    public var type: APNsCertificateType
-    public var teamID: String
-    public var organization: String
-    public var country: String
-    public var validity: Validity
+    package var bundleID: String
+    package var type: APNsCertificateType
+    package var teamID: String
+    package var organization: String
+    package var country: String
+    package var validity: Validity
     /// Replaces the topics extension's value with these raw bytes (fixtures only: lets tests
     /// write a malformed extension). Nil: the portal's topics for `type`.
-    public var topicsDEROverride: [UInt8]?
+    package var topicsDEROverride: [UInt8]?
     /// Writes these environment extensions instead of the type's (fixtures only: `[]` makes
     /// a certificate like those issued before Apple added the extensions). Nil: the type's.
-    public var environmentsOverride: [APNsEnvironment]?
+    package var environmentsOverride: [APNsEnvironment]?
 
-    public init(bundleID: String, type: APNsCertificateType = .development, teamID: String = "A1B2C3D4E5",
+    package init(bundleID: String, type: APNsCertificateType = .development, teamID: String = "A1B2C3D4E5",
                 organization: String = "apnskit Mock Developer", country: String = "US",
                 validity: Validity = .portalDefault, topicsDEROverride: [UInt8]? = nil,
                 environmentsOverride: [APNsEnvironment]? = nil) {
@@ -42,7 +42,7 @@ public struct PortalRequest: Sendable {
     }
 
     /// The environments the portal grants for each type.
-    public var environments: [APNsEnvironment] {
+    package var environments: [APNsEnvironment] {
         switch type {
         case .development: return [.sandbox]
         case .production, .passTypeID, .website: return [.production]
@@ -51,7 +51,7 @@ public struct PortalRequest: Sendable {
     }
 
     /// The topics the portal writes for each type; nil means no topics extension.
-    public var topics: [APNsTopic]? {
+    package var topics: [APNsTopic]? {
         let app = APNsTopic(topic: bundleID, kinds: ["app"])
         let voip = APNsTopic(topic: bundleID + ".voip", kinds: ["voip"])
         let complication = APNsTopic(topic: bundleID + ".complication", kinds: ["complication"])
@@ -64,7 +64,7 @@ public struct PortalRequest: Sendable {
     }
 
     /// `UID=<bundle>, CN=<prefix><bundle>, OU=<team>, O=<org>, C=<cc>`, in that order.
-    public var subject: [DistinguishedName.Attribute] {
+    package var subject: [DistinguishedName.Attribute] {
         [
             .init(key: "UID", value: bundleID),
             .init(key: "CN", value: (type.commonNamePrefix ?? "") + bundleID),
@@ -95,10 +95,10 @@ extension MockCA {
     /// environment and topics extensions.
     ///
     /// - Throws: `unreadable` naming `label` when the request's signature does not verify.
-    public func issue(_ request: CertificateSigningRequest, _ portal: PortalRequest, label: String = "the CSR",
+    package func issue(_ request: CertificateSigningRequest, _ portal: PortalRequest, label: String = "the CSR",
                       now: Date = Date()) throws -> Certificate {
         guard request.signatureIsValid else {
-            throw CredentialError(.unreadable, "The signature of \(label) does not verify; the request is damaged or was edited after signing, make a new one.")
+            throw APNsCredentialError(.unreadable, "The signature of \(label) does not verify; the request is damaged or was edited after signing, make a new one.")
         }
         let builder = try CertificateBuilder()
         try builder.setPublicKey(of: request)
@@ -106,7 +106,7 @@ extension MockCA {
     }
 
     /// Issues for `key`'s public half directly (tests that need many certificates fast).
-    public func issue(forKey key: PrivateKey, _ portal: PortalRequest, now: Date = Date()) throws -> Certificate {
+    package func issue(forKey key: PrivateKey, _ portal: PortalRequest, now: Date = Date()) throws -> Certificate {
         let builder = try CertificateBuilder()
         try builder.setPublicKey(key)
         return try finish(builder, portal, now: now)
@@ -114,11 +114,11 @@ extension MockCA {
 
     private func finish(_ builder: CertificateBuilder, _ portal: PortalRequest, now: Date) throws -> Certificate {
         guard !portal.bundleID.isEmpty else {
-            throw CredentialError(.invalidArgument, "The bundle id is empty; give one such as com.example.app.")
+            throw APNsCredentialError(.invalidArgument, "The bundle id is empty; give one such as com.example.app.")
         }
         let (notBefore, notAfter) = portal.window(now: now)
         guard notAfter > notBefore else {
-            throw CredentialError(.invalidArgument, "The certificate would end before it starts; give a not-after date later than the not-before date.")
+            throw APNsCredentialError(.invalidArgument, "The certificate would end before it starts; give a not-after date later than the not-before date.")
         }
         try builder.setSubject(portal.subject)
         try builder.setIssuer(intermediate)

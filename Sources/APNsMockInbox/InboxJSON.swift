@@ -5,7 +5,7 @@ import Foundation
 /// The inbox's JSON shape, shared by `GET /api/notifications` and the live events, so the page
 /// and a test read one format. README "Mock inbox" lists the fields.
 extension InboxStore.Entry {
-    public var json: JSONValue {
+    package var json: JSONValue {
         let event = self.event
         func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
         let advice = event.protocolName == "legacy"

@@ -3,27 +3,27 @@ import Foundation
 
 /// The filters of `GET /api/notifications` (and of the page, which applies the same rules to
 /// live events): every given one must match. Text matches ignore case.
-public struct InboxQuery: Sendable, Equatable {
+package struct InboxQuery: Sendable, Equatable {
     /// Part of the device token (or broadcast channel id).
-    public var token: String?
+    package var token: String?
     /// Part of the topic.
-    public var topic: String?
+    package var topic: String?
     /// "accepted", "rejected", or a status number (e.g. 410).
-    public var status: String?
+    package var status: String?
     /// The apns-push-type exactly (e.g. background); "none" for requests without one.
-    public var pushType: String?
+    package var pushType: String?
     /// Anywhere in token, channel, topic, reason, apns-id, identity or payload.
-    public var search: String?
-    public var limit = InboxQuery.defaultLimit
+    package var search: String?
+    package var limit = InboxQuery.defaultLimit
 
-    public static let defaultLimit = 200
+    package static let defaultLimit = 200
 
-    public init() {}
+    package init() {}
 
     /// From URL query parameters: `token`, `topic`, `status`, `push-type`, `q`, `limit` (capped
     /// at `maximum`, the inbox's size). A failure says in one sentence which one is malformed
     /// (a 400 for the client).
-    public static func parse(_ parameters: [(String, String)], maximum: Int) -> Result<InboxQuery, QueryError> {
+    package static func parse(_ parameters: [(String, String)], maximum: Int) -> Result<InboxQuery, QueryError> {
         var query = InboxQuery()
         query.limit = min(defaultLimit, maximum)
         for (name, rawValue) in parameters {
@@ -50,7 +50,7 @@ public struct InboxQuery: Sendable, Equatable {
         return .success(query)
     }
 
-    public func matches(_ event: InboxEvent) -> Bool {
+    package func matches(_ event: InboxEvent) -> Bool {
         if let token, !Self.contains(event.deviceToken, token), !Self.contains(event.channel, token) { return false }
         if let topic, !Self.contains(event.topic, topic) { return false }
         if let pushType {
@@ -77,8 +77,8 @@ public struct InboxQuery: Sendable, Equatable {
         field?.lowercased().contains(needle) ?? false
     }
 
-    public struct QueryError: Error, Sendable, Equatable {
-        public let message: String
+    package struct QueryError: Error, Sendable, Equatable {
+        package let message: String
         init(_ message: String) { self.message = message }
     }
 }

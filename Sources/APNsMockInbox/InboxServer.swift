@@ -8,29 +8,29 @@ import NIOCore
 /// The inbox's web server (Hummingbird, HTTP/1.1, on NIO's event loops, apart from the
 /// gateway's own loop): the page at `/`, `GET`/`DELETE /api/notifications`, and the live feed
 /// `GET /api/events` (server-sent events).
-public final class InboxServer: Sendable {
+package final class InboxServer: Sendable {
     /// The port bound (the one asked for, or the one picked for 0).
-    public let port: Int
+    package let port: Int
     private let running: Task<Void, Error>
     private let ticker: Task<Void, Never>
     private let store: InboxStore
 
     /// Connections open at once (page loads, API calls, live feeds); more wait in the backlog.
-    public static let maxConnections = 64
+    package static let maxConnections = 64
     /// A comment line on every live feed this often, so a feed whose reader has gone is noticed
     /// (its write fails) and its subscriber slot freed even when the gateway is quiet.
     static let heartbeatSeconds: UInt64 = 10
 
     /// The server could not start: `host:port` could not be bound (in use, not an address of
     /// this machine, not allowed).
-    public struct StartError: Error, Sendable {
-        public let host: String
-        public let port: Int
-        public let underlying: String
+    package struct StartError: Error, Sendable {
+        package let host: String
+        package let port: Int
+        package let underlying: String
     }
 
     /// Binds and starts serving; returns once the port is known, or throws `StartError`.
-    public static func start(store: InboxStore, host: String, port: Int) async throws -> InboxServer {
+    package static func start(store: InboxStore, host: String, port: Int) async throws -> InboxServer {
         let router = Router()
         InboxRoutes(store: store).add(to: router)
         let (ports, portReady) = AsyncStream<Int>.makeStream()
@@ -74,7 +74,7 @@ public final class InboxServer: Sendable {
     }
 
     /// Ends the live feeds, stops listening and waits for the server to finish.
-    public func stop() async {
+    package func stop() async {
         ticker.cancel()
         store.close()
         running.cancel()

@@ -9,29 +9,29 @@ import Foundation
 /// no allocation that grows, no waiting for a reader. A subscriber that falls
 /// `subscriberBacklog` entries behind is closed (the page reconnects and reloads the list)
 /// rather than buffered without bound.
-public final class InboxStore: InboxSink, @unchecked Sendable {
+package final class InboxStore: InboxSink, @unchecked Sendable {
     /// Why 10,000: a day of a developer's test pushes, and at most about 55 MB even if every
     /// one carried the largest body the gateway keeps (5,121 bytes).
-    public static let defaultLimit = 10_000
+    package static let defaultLimit = 10_000
     /// Entries a live subscriber may have waiting; one more closes it.
-    public static let subscriberBacklog = 256
+    package static let subscriberBacklog = 256
     /// Live subscribers at once (each an open HTTP connection); more are answered 503.
-    public static let maxSubscribers = 32
+    package static let maxSubscribers = 32
 
-    public struct Entry: Sendable {
+    package struct Entry: Sendable {
         /// 1, 2, 3, ... since start (not reset by `clear`): the page's and the API's key.
-        public let id: Int
-        public let event: InboxEvent
+        package let id: Int
+        package let event: InboxEvent
     }
 
-    public enum Update: Sendable {
+    package enum Update: Sendable {
         case added(Entry)
         case cleared
         /// Nothing new: lets a feed notice that its reader has gone (`InboxServer`'s ticker).
         case heartbeat
     }
 
-    public let limit: Int
+    package let limit: Int
     private let lock = NSLock()
     /// A ring once full: `entries[oldest]` is the oldest, the one before it the newest.
     private var entries: [Entry] = []
@@ -41,12 +41,12 @@ public final class InboxStore: InboxSink, @unchecked Sendable {
     private var nextSubscriber = 0
     private var closed = false
 
-    public init(limit: Int = InboxStore.defaultLimit) {
+    package init(limit: Int = InboxStore.defaultLimit) {
         precondition(limit >= 1, "the inbox keeps at least one entry")
         self.limit = limit
     }
 
-    public func gatewayAnswered(_ event: InboxEvent) {
+    package func gatewayAnswered(_ event: InboxEvent) {
         let overflowing: [AsyncStream<Update>.Continuation] = lock.withLock {
             let entry = Entry(id: nextID, event: event)
             nextID += 1
@@ -63,7 +63,7 @@ public final class InboxStore: InboxSink, @unchecked Sendable {
     }
 
     /// Empties the inbox (the page's "Clear"); ids go on from where they were.
-    public func clear() {
+    package func clear() {
         let overflowing: [AsyncStream<Update>.Continuation] = lock.withLock {
             entries.removeAll()
             oldest = 0
@@ -73,7 +73,7 @@ public final class InboxStore: InboxSink, @unchecked Sendable {
     }
 
     /// Tells every live feed that nothing happened (see `Update.heartbeat`).
-    public func heartbeat() {
+    package func heartbeat() {
         let overflowing = lock.withLock { broadcast(.heartbeat) }
         for continuation in overflowing { continuation.finish() }
     }
@@ -92,7 +92,7 @@ public final class InboxStore: InboxSink, @unchecked Sendable {
 
     /// The entries kept, newest first, that `matches` accepts, at most `maximum` of them;
     /// and how many are kept and were ever seen.
-    public func newest(_ maximum: Int, where matches: (InboxEvent) -> Bool = { _ in true }) -> (entries: [Entry], kept: Int, seen: Int) {
+    package func newest(_ maximum: Int, where matches: (InboxEvent) -> Bool = { _ in true }) -> (entries: [Entry], kept: Int, seen: Int) {
         // A copy of the array is a reference under the lock; the filtering happens outside it.
         let (snapshot, start, seen) = lock.withLock { (entries, oldest, nextID - 1) }
         var found: [Entry] = []
@@ -108,14 +108,14 @@ public final class InboxStore: InboxSink, @unchecked Sendable {
 
     /// A live feed: `updates` ends when its backlog overflows or the store closes; its reader
     /// calls `unsubscribe(id)` when it stops reading for any other reason (its client left).
-    public struct Subscription: Sendable {
-        public let id: Int
-        public let updates: AsyncStream<Update>
+    package struct Subscription: Sendable {
+        package let id: Int
+        package let updates: AsyncStream<Update>
     }
 
     /// A live feed of updates, or nil when `maxSubscribers` are already listening or the
     /// store is closed.
-    public func subscribe() -> Subscription? {
+    package func subscribe() -> Subscription? {
         let (stream, continuation) = AsyncStream<Update>.makeStream(bufferingPolicy: .bufferingOldest(Self.subscriberBacklog))
         let key: Int? = lock.withLock {
             guard !closed, subscribers.count < Self.maxSubscribers else { return nil }
@@ -126,15 +126,15 @@ public final class InboxStore: InboxSink, @unchecked Sendable {
         return key.map { Subscription(id: $0, updates: stream) }
     }
 
-    public var subscriberCount: Int { lock.withLock { subscribers.count } }
+    package var subscriberCount: Int { lock.withLock { subscribers.count } }
 
     /// Forgets a feed and ends its stream (a no-op for one already gone).
-    public func unsubscribe(_ id: Int) {
+    package func unsubscribe(_ id: Int) {
         lock.withLock { subscribers.removeValue(forKey: id) }?.finish()
     }
 
     /// Ends every live feed (the server is stopping); later subscriptions are refused.
-    public func close() {
+    package func close() {
         let all: [AsyncStream<Update>.Continuation] = lock.withLock {
             closed = true
             defer { subscribers.removeAll() }

@@ -30,14 +30,14 @@ public struct APNsDeviceToken: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `init(parsingUTF8:)` over an array slice (a line of a token file).
-    public init(parsingUTF8 text: ArraySlice<UInt8>) throws {
+    package init(parsingUTF8 text: ArraySlice<UInt8>) throws {
         self = try text.withUnsafeBufferPointer { try APNsDeviceToken(parsingUTF8: $0) }
     }
 
     /// Parses the UTF-8 bytes of a token in any of the text forms described above, in one pass
     /// and with one allocation: the mock gateway parses a token per request and the sender one
     /// per line, so this is on the hot path of both (a batch line's bytes need no String).
-    public init(parsingUTF8 text: UnsafeBufferPointer<UInt8>) throws {
+    package init(parsingUTF8 text: UnsafeBufferPointer<UInt8>) throws {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.count / 2)
         var high: UInt8?
@@ -73,7 +73,7 @@ public struct APNsDeviceToken: Sendable, Hashable, CustomStringConvertible {
 
     /// Plain hex digits only (the provider API's path), nil for anything else; for the mock
     /// gateway, which reads a token per request.
-    public init?(hex text: Substring.UTF8View) {
+    package init?(hex text: Substring.UTF8View) {
         // Read through a buffer pointer: indexing a Substring's UTF-8 view one byte at a time
         // costs a function call per byte.
         func parse(_ digits: UnsafeBufferPointer<UInt8>) -> APNsDeviceToken? {
@@ -107,10 +107,10 @@ public struct DeviceTokenError: Error, Sendable, Equatable, CustomStringConverti
 }
 
 /// Lower-case hex encoding without Foundation.
-public enum Hex {
+package enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
-    public static func encode(_ bytes: [UInt8]) -> String {
+    package static func encode(_ bytes: [UInt8]) -> String {
         // Written straight into the String's storage: one allocation, no UTF-8 validation
         // (every byte is an ASCII digit). A path and a results line per notification use it.
         String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in

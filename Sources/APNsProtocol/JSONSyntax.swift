@@ -1,11 +1,11 @@
 /// A strict JSON syntax check (RFC 8259) over bytes, with a nesting limit so hostile input
 /// cannot exhaust the stack. It validates; it builds nothing, so checking a million payloads
 /// allocates nothing.
-public enum JSONSyntax {
-    public static let maximumDepth = 64
+package enum JSONSyntax {
+    package static let maximumDepth = 64
 
     /// True when `bytes` is exactly one JSON object, optionally surrounded by white space.
-    public static func isObject(_ bytes: [UInt8]) -> Bool {
+    package static func isObject(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBufferPointer { buffer in
             var parser = Parser(bytes: buffer)
             parser.skipSpace()
@@ -16,7 +16,7 @@ public enum JSONSyntax {
     }
 
     /// True when `bytes` is one JSON value of any kind.
-    public static func isValue(_ bytes: [UInt8]) -> Bool {
+    package static func isValue(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBufferPointer { buffer in
             var parser = Parser(bytes: buffer)
             parser.skipSpace()

@@ -1,7 +1,7 @@
 /// A small JSON value with a deterministic writer: payloads are built per notification in
 /// batches of millions, so key order is stable (tests and records compare bytes) and no
 /// Foundation bridging is involved.
-public enum JSONValue: Sendable, Equatable {
+package enum JSONValue: Sendable, Equatable {
     case string(String)
     case int(Int)
     case double(Double)
@@ -11,17 +11,17 @@ public enum JSONValue: Sendable, Equatable {
     /// Ordered: keys are written in the order given.
     case object([(String, JSONValue)])
 
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         lhs.serialized() == rhs.serialized()
     }
 
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         var out: [UInt8] = []
         write(into: &out)
         return out
     }
 
-    public func write(into out: inout [UInt8]) {
+    package func write(into out: inout [UInt8]) {
         switch self {
         case .string(let text): Self.writeString(text, into: &out)
         case .int(let value): out += Array(String(value).utf8)

@@ -1,7 +1,7 @@
 /// The legacy binary provider protocol (apns-protocol.md §4): retired by Apple in 2021 but still
 /// spoken by older systems. One codec serves both the sender and the mock gateway, so the two
 /// cannot drift apart. All integers are big-endian.
-public enum LegacyFormat: String, Sendable, CaseIterable {
+package enum LegacyFormat: String, Sendable, CaseIterable {
     /// Command 0: token and payload only; no identifier, no error reply.
     case simple
     /// Command 1: adds identifier and expiry.
@@ -9,7 +9,7 @@ public enum LegacyFormat: String, Sendable, CaseIterable {
     /// Command 2: a frame of items (token, payload, identifier, expiry, priority).
     case framed
 
-    public var command: UInt8 {
+    package var command: UInt8 {
         switch self {
         case .simple: return 0
         case .enhanced: return 1
@@ -18,19 +18,19 @@ public enum LegacyFormat: String, Sendable, CaseIterable {
     }
 
     /// Payload limit: 256 bytes for commands 0 and 1, 2048 for command 2.
-    public var payloadLimit: Int { self == .framed ? 2048 : 256 }
+    package var payloadLimit: Int { self == .framed ? 2048 : 256 }
 }
 
-public struct LegacyNotification: Sendable, Equatable {
-    public var token: [UInt8]
-    public var payload: [UInt8]
-    public var identifier: UInt32
+package struct LegacyNotification: Sendable, Equatable {
+    package var token: [UInt8]
+    package var payload: [UInt8]
+    package var identifier: UInt32
     /// UNIX seconds; 0 = do not store.
-    public var expiry: UInt32
+    package var expiry: UInt32
     /// 10 or 5.
-    public var priority: UInt8
+    package var priority: UInt8
 
-    public init(token: [UInt8], payload: [UInt8], identifier: UInt32 = 0, expiry: UInt32 = 0, priority: UInt8 = 10) {
+    package init(token: [UInt8], payload: [UInt8], identifier: UInt32 = 0, expiry: UInt32 = 0, priority: UInt8 = 10) {
         self.token = token
         self.payload = payload
         self.identifier = identifier
@@ -39,7 +39,7 @@ public struct LegacyNotification: Sendable, Equatable {
     }
 
     /// The bytes of this notification in `format`.
-    public func encoded(_ format: LegacyFormat) -> [UInt8] {
+    package func encoded(_ format: LegacyFormat) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(payload.count + token.count + 32)
         out.append(format.command)
@@ -67,7 +67,7 @@ public struct LegacyNotification: Sendable, Equatable {
 }
 
 /// Status codes of the error response.
-public enum LegacyStatus: UInt8, Sendable, CaseIterable {
+package enum LegacyStatus: UInt8, Sendable, CaseIterable {
     case noError = 0
     case processingError = 1
     case missingToken = 2
@@ -81,7 +81,7 @@ public enum LegacyStatus: UInt8, Sendable, CaseIterable {
     case protocolError = 128
     case unknown = 255
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .noError: return "No errors encountered"
         case .processingError: return "Processing error"
@@ -101,24 +101,24 @@ public enum LegacyStatus: UInt8, Sendable, CaseIterable {
 
 /// `u8 8 | u8 status | u32 identifier`: the only thing the gateway ever says, just before it
 /// closes the connection and drops everything sent after `identifier`.
-public struct LegacyErrorResponse: Sendable, Equatable {
-    public static let size = 6
-    public let status: LegacyStatus
-    public let identifier: UInt32
+package struct LegacyErrorResponse: Sendable, Equatable {
+    package static let size = 6
+    package let status: LegacyStatus
+    package let identifier: UInt32
 
-    public init(status: LegacyStatus, identifier: UInt32) {
+    package init(status: LegacyStatus, identifier: UInt32) {
         self.status = status
         self.identifier = identifier
     }
 
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var out: [UInt8] = [8, status.rawValue]
         BigEndian.append(identifier, to: &out)
         return out
     }
 
     /// Decodes 6 bytes; nil when they are not an error response.
-    public init?(bytes: some Collection<UInt8>) {
+    package init?(bytes: some Collection<UInt8>) {
         let array = Array(bytes.prefix(Self.size))
         guard array.count == Self.size, array[0] == 8 else { return nil }
         status = LegacyStatus(rawValue: array[1]) ?? .unknown
@@ -127,8 +127,8 @@ public struct LegacyErrorResponse: Sendable, Equatable {
 }
 
 /// Incremental server-side decoder: feed it bytes as they arrive, take notifications out.
-public struct LegacyFrameDecoder: Sendable {
-    public enum Event: Sendable, Equatable {
+package struct LegacyFrameDecoder: Sendable {
+    package enum Event: Sendable, Equatable {
         case notification(LegacyNotification, LegacyFormat)
         /// The stream is bad from here on; the gateway answers (if the command has an
         /// identifier) and closes.
@@ -136,15 +136,15 @@ public struct LegacyFrameDecoder: Sendable {
     }
 
     /// Frames larger than this are a protocol error (the largest valid one is ~2.2 KB).
-    public static let maximumFrame = 16 * 1024
+    package static let maximumFrame = 16 * 1024
 
     private var buffer: [UInt8] = []
     private var start = 0
     private var failed = false
 
-    public init() {}
+    package init() {}
 
-    public mutating func append(_ bytes: some Sequence<UInt8>) {
+    package mutating func append(_ bytes: some Sequence<UInt8>) {
         if start > 65_536 {
             buffer.removeFirst(start)
             start = 0
@@ -153,7 +153,7 @@ public struct LegacyFrameDecoder: Sendable {
     }
 
     /// The next complete event, or nil when more bytes are needed.
-    public mutating func next() -> Event? {
+    package mutating func next() -> Event? {
         guard !failed, start < buffer.count else { return nil }
         let available = buffer.count - start
         let event: (Event, Int)?
@@ -240,16 +240,16 @@ public struct LegacyFrameDecoder: Sendable {
 }
 
 /// The feedback service's tuples: `u32 timestamp | u16 tokenLength | token`.
-public struct FeedbackTuple: Sendable, Equatable {
-    public let timestamp: UInt32
-    public let token: [UInt8]
+package struct FeedbackTuple: Sendable, Equatable {
+    package let timestamp: UInt32
+    package let token: [UInt8]
 
-    public init(timestamp: UInt32, token: [UInt8]) {
+    package init(timestamp: UInt32, token: [UInt8]) {
         self.timestamp = timestamp
         self.token = token
     }
 
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var out: [UInt8] = []
         BigEndian.append(timestamp, to: &out)
         BigEndian.append(UInt16(token.count), to: &out)
@@ -258,7 +258,7 @@ public struct FeedbackTuple: Sendable, Equatable {
 
     /// Decodes every complete tuple; `remainder` is the count of trailing bytes that did not
     /// form one (a connection cut mid-tuple).
-    public static func decodeAll(_ bytes: [UInt8]) -> (tuples: [FeedbackTuple], remainder: Int) {
+    package static func decodeAll(_ bytes: [UInt8]) -> (tuples: [FeedbackTuple], remainder: Int) {
         var tuples: [FeedbackTuple] = []
         var offset = 0
         while bytes.count - offset >= 6 {

@@ -2,7 +2,7 @@
 /// (apns-protocol.md §4): the legacy twin of `APNsReason.advice`, shown by the mock's inbox next
 /// to a rejected frame.
 extension LegacyStatus {
-    public var advice: String? {
+    package var advice: String? {
         switch self {
         case .noError: return nil
         case .processingError: return "The gateway failed to process the frame: send it again later on a new connection."

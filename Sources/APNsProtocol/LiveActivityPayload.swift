@@ -10,38 +10,38 @@ import Foundation
 /// update.staleDate = Date().addingTimeInterval(600)
 /// let bytes = update.json()
 /// ```
-public struct LiveActivityPayload: Sendable, Equatable {
-    public enum Event: String, Sendable, CaseIterable {
+package struct LiveActivityPayload: Sendable, Equatable {
+    package enum Event: String, Sendable, CaseIterable {
         case start, update, end
     }
 
-    public var event: Event
+    package var event: Event
     /// The activity's dynamic state: an object matching the app's `ContentState`.
-    public var contentState: JSONValue
+    package var contentState: JSONValue
     /// When the update was made; ActivityKit ignores updates older than what it shows.
-    public var timestamp = Date()
-    public var staleDate: Date?
+    package var timestamp = Date()
+    package var staleDate: Date?
     /// For `end`: when the ended activity leaves the Lock Screen.
-    public var dismissalDate: Date?
-    public var relevanceScore: Double?
+    package var dismissalDate: Date?
+    package var relevanceScore: Double?
     /// Start only: the app's `ActivityAttributes` type name and its static values.
-    public var attributesType: String?
-    public var attributes: JSONValue?
+    package var attributesType: String?
+    package var attributes: JSONValue?
     /// An alert shown with the start or update (title and body).
-    public var alertTitle: String?
-    public var alertBody: String?
+    package var alertTitle: String?
+    package var alertBody: String?
     /// Start only: ask the started activity for an update token (`input-push-token: 1`), or
     /// subscribe it to a broadcast channel (`input-push-channel`).
-    public var inputPushToken = false
-    public var inputPushChannel: String?
+    package var inputPushToken = false
+    package var inputPushChannel: String?
 
-    public init(event: Event, contentState: JSONValue) {
+    package init(event: Event, contentState: JSONValue) {
         self.event = event
         self.contentState = contentState
     }
 
     /// What ActivityKit would refuse, in a sentence; nil when the payload is complete.
-    public func problem() -> String? {
+    package func problem() -> String? {
         guard case .object = contentState else { return "the content state must be a JSON object" }
         if event == .start {
             guard attributesType != nil else { return "a Live Activity start needs attributes-type (the app's ActivityAttributes type name)" }
@@ -54,7 +54,7 @@ public struct LiveActivityPayload: Sendable, Equatable {
         return nil
     }
 
-    public func json() -> [UInt8] {
+    package func json() -> [UInt8] {
         var aps: [(String, JSONValue)] = [
             ("timestamp", .int(Int(timestamp.timeIntervalSince1970))),
             ("event", .string(event.rawValue)),
@@ -80,7 +80,7 @@ public struct LiveActivityPayload: Sendable, Equatable {
 extension JSONValue {
     /// A value parsed from JSON text (keys sorted, so the bytes written are stable); nil when
     /// the text is not JSON.
-    public init?(parsing bytes: [UInt8]) {
+    package init?(parsing bytes: [UInt8]) {
         guard let any = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) else { return nil }
         self.init(foundation: any)
     }

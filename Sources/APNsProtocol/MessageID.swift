@@ -7,16 +7,16 @@ import Foundation
 ///
 /// A value for callers that already serialise their work (the mock gateway's handler makes
 /// two ids per request under its own lock); everyone else uses `MessageID.shared`.
-public struct MessageIDGenerator: Sendable {
+package struct MessageIDGenerator: Sendable {
     private var state: (UInt64, UInt64, UInt64, UInt64)
 
-    public init() {
+    package init() {
         var system = SystemRandomNumberGenerator()
         state = (system.next(), system.next(), system.next(), system.next() | 1)
     }
 
     /// A new `xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx` string.
-    public mutating func next() -> String {
+    package mutating func next() -> String {
         let a = (nextWord() & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
         let b = (nextWord() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
         // Written straight into the String's storage: one allocation per id.
@@ -56,19 +56,19 @@ public struct MessageIDGenerator: Sendable {
 }
 
 /// A `MessageIDGenerator` behind a lock, for any thread.
-public final class MessageID: @unchecked Sendable {
-    public static let shared = MessageID()
+package final class MessageID: @unchecked Sendable {
+    package static let shared = MessageID()
 
     private let lock = NSLock()
     private var generator = MessageIDGenerator()
 
-    public init() {}
+    package init() {}
 
     /// A new `xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx` string.
-    public func next() -> String { lock.withLock { generator.next() } }
+    package func next() -> String { lock.withLock { generator.next() } }
 }
 
 extension MessageID {
     /// `uuid` as APNs writes an `apns-id`: canonical lower-case text.
-    public static func text(_ uuid: UUID) -> String { uuid.uuidString.lowercased() }
+    package static func text(_ uuid: UUID) -> String { uuid.uuidString.lowercased() }
 }

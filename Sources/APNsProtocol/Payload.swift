@@ -1,27 +1,27 @@
 /// The `aps` dictionary and custom keys of a notification, built without hand-written JSON.
-public struct Payload: Sendable, Equatable {
-    public var title: String?
-    public var subtitle: String?
-    public var body: String?
-    public var badge: Int?
-    public var sound: String?
-    public var category: String?
-    public var threadID: String?
-    public var contentAvailable = false
-    public var mutableContent = false
+package struct Payload: Sendable, Equatable {
+    package var title: String?
+    package var subtitle: String?
+    package var body: String?
+    package var badge: Int?
+    package var sound: String?
+    package var category: String?
+    package var threadID: String?
+    package var contentAvailable = false
+    package var mutableContent = false
     /// passive, active, time-sensitive, critical
-    public var interruptionLevel: String?
+    package var interruptionLevel: String?
     /// 0...1
-    public var relevanceScore: Double?
+    package var relevanceScore: Double?
     /// Keys beside `aps`, in order.
-    public var custom: [(String, JSONValue)] = []
+    package var custom: [(String, JSONValue)] = []
 
-    public init() {}
+    package init() {}
 
-    public static func == (lhs: Payload, rhs: Payload) -> Bool { lhs.json() == rhs.json() }
+    package static func == (lhs: Payload, rhs: Payload) -> Bool { lhs.json() == rhs.json() }
 
     /// The payload's JSON bytes: `{"aps":{...},custom...}`.
-    public func json() -> [UInt8] {
+    package func json() -> [UInt8] {
         var aps: [(String, JSONValue)] = []
         var alert: [(String, JSONValue)] = []
         if let title { alert.append(("title", .string(title))) }
@@ -44,8 +44,8 @@ public struct Payload: Sendable, Equatable {
 
 /// Checks a raw payload before it is sent: non-empty, within the push type's limit, and a
 /// JSON object (APNs silently drops what it cannot parse, so this is caught locally).
-public enum PayloadCheck {
-    public static func validate(_ bytes: [UInt8], pushType: APNsPushType?) -> String? {
+package enum PayloadCheck {
+    package static func validate(_ bytes: [UInt8], pushType: APNsPushType?) -> String? {
         let limit = (pushType ?? .alert).payloadLimit
         if bytes.isEmpty { return "the payload is empty" }
         if bytes.count > limit { return "the payload is \(bytes.count) bytes; APNs takes at most \(limit) for \((pushType ?? .alert).rawValue) pushes" }

@@ -1,29 +1,29 @@
 /// A provider API request as the server sees it, after the checks that need no credentials.
-public struct ValidatedRequest: Sendable, Equatable {
-    public let token: APNsDeviceToken
+package struct ValidatedRequest: Sendable, Equatable {
+    package let token: APNsDeviceToken
     /// `apns-id` as sent (nil: the server generates one).
-    public let apnsID: String?
-    public let topic: String?
-    public let pushType: APNsPushType?
-    public let priority: APNsPriority
-    public let expiration: UInt64?
-    public let collapseID: String?
-    public let authorization: String?
-    public let payloadSize: Int
+    package let apnsID: String?
+    package let topic: String?
+    package let pushType: APNsPushType?
+    package let priority: APNsPriority
+    package let expiration: UInt64?
+    package let collapseID: String?
+    package let authorization: String?
+    package let payloadSize: Int
 }
 
 /// The request rules of APNs' provider API (apns-protocol.md §1), in one place, so that the mock
 /// gateway enforces exactly what the sender pre-checks. Rules that need the connection's
 /// credentials (topics of the client certificate, provider tokens) are the gateway's.
-public enum RequestValidator {
-    public typealias Header = (name: String, value: String)
+package enum RequestValidator {
+    package typealias Header = (name: String, value: String)
 
-    public static let pathPrefix = "/3/device/"
+    package static let pathPrefix = "/3/device/"
 
     /// The mock gateway runs this for every request, 100,000 times a second, so it decodes the
     /// token from the path's bytes and reads the headers into fixed slots: no dictionary, no
     /// copy of the token text.
-    public static func validate(method: String, path: String, headers: [Header], body: [UInt8]) -> Result<ValidatedRequest, APNsReasonError> {
+    package static func validate(method: String, path: String, headers: [Header], body: [UInt8]) -> Result<ValidatedRequest, APNsReasonError> {
         guard method == "POST" else { return .failure(.init(.methodNotAllowed)) }
         guard path.hasPrefix(pathPrefix) else { return .failure(.init(.badPath)) }
         let tokenText = path.utf8.dropFirst(pathPrefix.utf8.count)
@@ -88,7 +88,7 @@ public enum RequestValidator {
     /// accepted as the same UUID).
     /// Reads the bytes in place (a native string's UTF-8 is contiguous): the mock checks every
     /// request's apns-id, and walking the UTF8View with an iterator cost 4% of its CPU.
-    public static func isCanonicalUUID(_ text: String) -> Bool {
+    package static func isCanonicalUUID(_ text: String) -> Bool {
         text.utf8.withContiguousStorageIfAvailable(isCanonicalUUID(utf8:))
             ?? Array(text.utf8).withUnsafeBufferPointer(isCanonicalUUID(utf8:))
     }
@@ -113,7 +113,7 @@ public enum RequestValidator {
 }
 
 /// A rejection with APNs' reason.
-public struct APNsReasonError: Error, Sendable, Equatable {
-    public let reason: APNsReason
-    public init(_ reason: APNsReason) { self.reason = reason }
+package struct APNsReasonError: Error, Sendable, Equatable {
+    package let reason: APNsReason
+    package init(_ reason: APNsReason) { self.reason = reason }
 }

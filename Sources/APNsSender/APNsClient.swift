@@ -3,22 +3,25 @@ import APNsProtocol
 import APNsTransport
 import Foundation
 import Logging
+import Metrics
 
-/// The library path "load identity -> verify -> hand to sender" in one value: where to send
-/// (Apple's sandbox or production host, or any endpoint such as a mock), how to authenticate
-/// (the certificate in the TLS handshake, or ES256 provider tokens), and a `BatchSender`
-/// doing pooling, retries and exactly-one-result accounting.
+/// Sends notifications through Apple's HTTP/2 provider API, for as long as the program runs:
+/// connections are pooled, reconnected after outages and health-checked; retryable answers are
+/// retried with back-off; every notification ends with exactly one `APNsSendResult`, whose
+/// word is a promise (`.cancelled(written: false)` means APNs never saw it).
 ///
 /// ```swift
-/// let identity = try IdentityLoader.load(["apns.pem"], passphrases: .none)
-/// let client = APNsClient(environment: .sandbox, authentication: .certificate(identity))
-/// let result = await client.send(APNsNotification(token: token, payload: payload.json(),
-///                                                 topic: client.defaultTopic))
+/// import APNs
+///
+/// let identity = try APNsIdentity.load(contentsOf: ["apns.pem"])
+/// let client = APNsClient(configuration: .init(gateway: .sandbox, authentication: .certificate(identity)))
+/// let result = await client.send(APNsNotification(token: token, alert: APNsAlert(title: "Hello")))
+/// await client.close()
 /// ```
+///
+/// Share one client per app and environment across tasks: `send` is safe from any number of
+/// tasks at once, and waits for a slot of the `concurrency` window before writing.
 public final class APNsClient: Sendable {
-    /// The one environment type of the package (the certificate checks use it too).
-    public typealias Environment = APNsEnvironment
-
     public enum Authentication: Sendable {
         /// Certificate-based trust: the identity is presented in the TLS handshake.
         case certificate(APNsIdentity)
@@ -26,67 +29,82 @@ public final class APNsClient: Sendable {
         case token(APNsTokenSigner)
     }
 
-    public let endpoint: Endpoint
-    /// The certificate's bundle id (subject UID) with certificate auth; nil with token auth,
-    /// where the topic must be given.
-    public let defaultTopic: String?
+    /// The app's bundle id notifications without a topic are sent to (with their push type's
+    /// suffix): `Configuration.bundleID`, else the certificate's.
+    public let bundleID: String?
+    package let endpoint: Endpoint
     private let sender: BatchSender
 
-    /// Apple's provider API for `environment`; `port` is 443 or 2197.
-    public convenience init(environment: Environment, port: Int = 443, authentication: Authentication,
-                            connections: Int = 1, concurrency: Int = 100, policy: APNsRetryPolicy = APNsRetryPolicy(), logger: Logger? = nil) {
-        self.init(endpoint: Endpoint(host: environment.host, port: port), trust: .system, authentication: authentication,
-                  connections: connections, concurrency: concurrency, policy: policy, logger: logger, environment: environment)
+    /// A client for `configuration`. `logger` gets the sender's logs (nothing is logged when
+    /// nil: a library is quiet by default); `metricsFactory` its metrics (the bootstrapped
+    /// `MetricsSystem.factory` when nil), labelled with the gateway's environment.
+    public convenience init(configuration: Configuration, logger: Logger? = nil, metricsFactory: MetricsFactory? = nil) {
+        let endpoint: Endpoint
+        switch configuration.gateway {
+        case .sandbox: endpoint = Endpoint(host: APNsEnvironment.sandbox.host, port: configuration.port)
+        case .production: endpoint = Endpoint(host: APNsEnvironment.production.host, port: configuration.port)
+        case .custom(let host, let port, _): endpoint = Endpoint(host: host, port: port)
+        }
+        let trust: TLSConfiguration.Trust
+        switch configuration.trust {
+        case .system: trust = .system
+        case .caFile(let path): trust = .caFile(path)
+        }
+        let healthCheck = HTTP2HealthCheck(idleInterval: configuration.healthCheckInterval?.seconds ?? 0,
+                                           timeout: configuration.healthCheckTimeout.seconds)
+        self.init(endpoint: endpoint, trust: trust, authentication: configuration.authentication, bundleID: configuration.bundleID,
+                  connections: configuration.connections, eventLoops: configuration.eventLoops, concurrency: configuration.concurrency,
+                  policy: configuration.retryPolicy, connectTimeout: configuration.connectTimeout.seconds,
+                  requestTimeout: configuration.requestTimeout.seconds, healthCheck: healthCheck, logger: logger,
+                  environment: configuration.environment, metricsFactory: metricsFactory)
     }
 
-    /// Any endpoint (a mock gateway, a proxy); `caFile` anchors trust instead of the system store.
-    public convenience init(endpoint: Endpoint, caFile: String?, authentication: Authentication,
-                            connections: Int = 1, concurrency: Int = 100, policy: APNsRetryPolicy = APNsRetryPolicy(), logger: Logger? = nil) {
-        self.init(endpoint: endpoint, trust: caFile.map { .caFile($0) } ?? .system, authentication: authentication,
-                  connections: connections, concurrency: concurrency, policy: policy, logger: logger)
-    }
-
-    /// Everything configurable. `logger` gets the sender's logs (nothing is logged when nil);
-    /// `environment` labels the metrics (`custom` when nil: a mock, a proxy). `healthCheck`
-    /// pings idle connections so a dead one is replaced before a send needs it. `eventLoops`
-    /// spreads the connections over that many loops (threads), at most one per core
-    /// (`EventLoop.sharedLoops`); the default keeps them on one loop, which measured cheaper
-    /// per notification (README, Benchmarks: the loops share one batch state and its lock).
-    public init(endpoint: Endpoint, trust: TLSConfiguration.Trust, authentication: Authentication,
-                connections: Int = 1, eventLoops: Int = 1, concurrency: Int = 100, policy: APNsRetryPolicy = APNsRetryPolicy(),
-                connectTimeout: Double = 10, requestTimeout: Double = 30, healthCheck: HTTP2HealthCheck = HTTP2HealthCheck(),
-                logger: Logger? = nil, environment: Environment? = nil) {
+    /// Everything, in the transport's terms (the CLI and tests). `eventLoops` spreads the
+    /// connections over that many loops (threads), at most one per core; the default keeps
+    /// them on one loop, which measured cheaper per notification (README, Benchmarks).
+    package init(endpoint: Endpoint, trust: TLSConfiguration.Trust, authentication: Authentication, bundleID: String? = nil,
+                 connections: Int = 1, eventLoops: Int = 1, concurrency: Int = 100, policy: APNsRetryPolicy = APNsRetryPolicy(),
+                 connectTimeout: Double = 10, requestTimeout: Double = 30, healthCheck: HTTP2HealthCheck = HTTP2HealthCheck(),
+                 logger: Logger? = nil, environment: APNsEnvironment? = nil, metricsFactory: MetricsFactory? = nil) {
         self.endpoint = endpoint
         var identity: APNsIdentity?
         var tokens: ProviderTokenCache?
         switch authentication {
         case .certificate(let certificateIdentity):
             identity = certificateIdentity
-            defaultTopic = certificateIdentity.certificate.subject.first("UID")
+            self.bundleID = bundleID ?? certificateIdentity.bundleID
         case .token(let signer):
             tokens = ProviderTokenCache(signer: signer)
-            defaultTopic = nil
+            self.bundleID = bundleID
         }
         // Connection n on loop n mod eventLoops (at most one loop per core).
         let connector = HTTP2ProviderConnector(endpoint: endpoint, tls: .client(identity: identity, trust: trust),
                                                connectTimeout: connectTimeout, requestTimeout: requestTimeout, healthCheck: healthCheck,
                                                loops: EventLoop.sharedLoops(count: eventLoops))
         sender = BatchSender(connector: connector, connections: connections, concurrency: concurrency, policy: policy, tokens: tokens,
-                             logger: logger, environment: environment?.rawValue ?? "custom", defaultBundleID: defaultTopic)
+                             logger: logger, environment: environment?.rawValue ?? "custom", metricsFactory: metricsFactory,
+                             defaultBundleID: self.bundleID)
     }
 
-    /// Sends one notification; never throws: every failure is in the result.
+    /// Sends one notification once a slot of the `concurrency` window is free; never throws:
+    /// every outcome is in the result. Cancelling the calling task ends it at once:
+    /// `.cancelled(written: false)` if it was still waiting (it is then never sent),
+    /// `.cancelled(written: true)` if its request had gone out. After `close()`, fails at once
+    /// with `APNsSendError.Code.clientClosed`.
     public func send(_ notification: APNsNotification) async -> APNsSendResult {
         await sender.send(notification)
     }
 
     /// Sends everything `feed` yields, calling `onResult` exactly once per notification, on a
-    /// thread of the batch's own (not the event loop's), one call at a time.
+    /// thread of the batch's own (not the event loop's), one call at a time. Cancelling the
+    /// calling task stops the batch (`BatchSender.send(_:onResult:)`).
     public func send(feed: some APNsNotificationFeed, onResult: @escaping @Sendable (APNsSendResult) -> Void) async -> APNsBatchSummary {
         await sender.send(feed, onResult: onResult)
     }
 
-    /// Closes the client for good (`BatchSender.close`): later sends fail at once with
-    /// `APNsSendError.Code.clientClosed`; returns when every connection is gone.
+    /// Closes the client for good: sends after this fail at once (`clientClosed`) and no
+    /// connection is opened again. What waits for a slot ends `.cancelled(written: false)`;
+    /// what is in flight gets its answer, or with `cancellingInFlight` is given up at once.
+    /// Returns when every result is out and every connection is gone. Safe to call twice.
     public func close(cancellingInFlight: Bool = false) async { await sender.close(cancellingInFlight: cancellingInFlight) }
 }

@@ -6,7 +6,7 @@ extension APNsEnvironment {
     /// The HTTP/2 provider API.
     public var host: String { self == .sandbox ? "api.sandbox.push.apple.com" : "api.push.apple.com" }
     /// The legacy binary gateway (apns-protocol.md §4).
-    public var legacyHost: String { self == .sandbox ? "gateway.sandbox.push.apple.com" : "gateway.push.apple.com" }
+    package var legacyHost: String { self == .sandbox ? "gateway.sandbox.push.apple.com" : "gateway.push.apple.com" }
     /// The legacy feedback service (apns-protocol.md §5).
-    public var feedbackHost: String { self == .sandbox ? "feedback.sandbox.push.apple.com" : "feedback.push.apple.com" }
+    package var feedbackHost: String { self == .sandbox ? "feedback.sandbox.push.apple.com" : "feedback.push.apple.com" }
 }

@@ -5,7 +5,7 @@ extension APNsNotification {
     /// The provider API request this notification is sent as, without `authorization` (added
     /// per attempt) and with `apns-id` only when one was chosen: what `push --print-curl`
     /// shows.
-    public func httpRequest() -> HTTP2Request {
+    package func httpRequest() -> HTTP2Request {
         let request = self.request(apnsID: apnsID.map(MessageID.text) ?? "")
         return HTTP2Request(method: "POST", path: request.path, headers: request.headers.filter { $0.name != "apns-id" || apnsID != nil },
                             body: request.body)

@@ -2,8 +2,8 @@ import APNsProtocol
 
 /// One line of a `--tokens` file: a device token, optionally followed by white space and a
 /// JSON payload for that token alone. Blank lines and lines starting with `#` are skipped.
-public enum BatchLine {
-    public enum Parsed: Equatable {
+package enum BatchLine {
+    package enum Parsed: Equatable {
         case skip
         case entry(token: APNsDeviceToken, payload: [UInt8]?)
         /// The token does not parse: it can never be delivered, so it belongs in the list of
@@ -13,7 +13,7 @@ public enum BatchLine {
         case invalid(String)
     }
 
-    public static func parse(_ bytes: [UInt8]) -> Parsed {
+    package static func parse(_ bytes: [UInt8]) -> Parsed {
         var start = 0
         while start < bytes.count, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
         guard start < bytes.count else { return .skip }

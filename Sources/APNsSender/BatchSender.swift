@@ -3,20 +3,6 @@ import Foundation
 import Logging
 import Metrics
 
-/// Where a batch's notifications come from; `next` returns nil when done. Implementations
-/// serialise it (a lock around a file reader, say). A feed that may block (`mayBlock`, the
-/// default: files, pipes, databases) is read on a thread of its own, ahead of the sender; one
-/// that never blocks (an in-memory list) may say so and is read inline, saving that thread.
-public protocol APNsNotificationFeed: Sendable {
-    func next() -> (index: Int, notification: APNsNotification)?
-    /// Whether `next` may wait for I/O or a lock held for long.
-    var mayBlock: Bool { get }
-}
-
-extension APNsNotificationFeed {
-    public var mayBlock: Bool { true }
-}
-
 /// Sends notifications over a pool of provider-API connections and guarantees that each one
 /// ends with exactly one `APNsSendResult`.
 ///
@@ -25,7 +11,7 @@ extension APNsNotificationFeed {
 /// large the feed. Retryable answers (429, 500, 503) and requests the server did not process
 /// are retried with back-off; a request in flight on a connection that died is resent on a new
 /// connection and marked `possiblyDuplicated`; permanent reasons are final at once.
-public final class BatchSender: Sendable {
+package final class BatchSender: Sendable {
     private let pool: ConnectionPool
     private let concurrency: Int
     private let policy: APNsRetryPolicy
@@ -52,7 +38,7 @@ public final class BatchSender: Sendable {
     /// `SenderObserver` for the metrics and log levels. Notifications without a topic get
     /// `defaultBundleID` plus their push type's suffix, and background ones priority 5
     /// (`APNsNotification.withDefaults`).
-    public init(connector: any ProviderConnector, connections: Int = 1, concurrency: Int = 100,
+    package init(connector: any ProviderConnector, connections: Int = 1, concurrency: Int = 100,
                 policy: APNsRetryPolicy = APNsRetryPolicy(), tokens: ProviderTokenCache? = nil,
                 logger: Logger? = nil, environment: String = "custom", metricsFactory: MetricsFactory? = nil,
                 defaultBundleID: String? = nil) {
@@ -83,7 +69,7 @@ public final class BatchSender: Sendable {
     /// batch has a window of its own (`concurrency` per connection) beside the single sends'.
     /// Cancelling the calling task stops the batch: what was not written ends
     /// `.cancelled(written: false)`, what was in flight `.cancelled(written: true)`.
-    public func send(_ feed: some APNsNotificationFeed, onResult: @escaping @Sendable (APNsSendResult) -> Void) async -> APNsBatchSummary {
+    package func send(_ feed: some APNsNotificationFeed, onResult: @escaping @Sendable (APNsSendResult) -> Void) async -> APNsBatchSummary {
         let run = BatchRun(feed: feed, poolSlots: Array(0..<pool.size), window: concurrency, pool: pool, policy: policy, tokens: tokens,
                            observer: observer, defaultBundleID: defaultBundleID, resultsOnOwnThread: true, onResult: onResult)
         let key = ObjectIdentifier(run)
@@ -105,7 +91,7 @@ public final class BatchSender: Sendable {
     /// connection. Cancelling the calling task ends it at once: `.cancelled(written: false)`
     /// while it waited for a slot (it is then never sent), `.cancelled(written: true)` if its
     /// request had gone out. After `close()`, fails at once with `APNsSendError.Code.clientClosed`.
-    public func send(_ notification: APNsNotification) async -> APNsSendResult {
+    package func send(_ notification: APNsNotification) async -> APNsSendResult {
         let index = singles.reserveIndex()
         defer { singles.forget(index) }
         let run = singleRun
@@ -134,7 +120,7 @@ public final class BatchSender: Sendable {
     /// is in flight gets its answer (or, with `cancellingInFlight`, is given up at once:
     /// `.cancelled(written: true)`). Returns when every send and batch has its results and
     /// every connection is gone. Safe to call more than once.
-    public func close(cancellingInFlight: Bool = false) async {
+    package func close(cancellingInFlight: Bool = false) async {
         let batches: [BatchRun] = lifecycle.withLock { state in
             state.closed = true
             return Array(state.batches.values)

@@ -13,41 +13,41 @@ import Foundation
 /// let created = try await manage.send([BroadcastClient.createChannel(bundleID: "com.example.app")])[0]
 /// let channel = created.channelID
 /// ```
-public struct BroadcastClient: Sendable {
+package struct BroadcastClient: Sendable {
     /// What APNs answered one request: the status, its reason when it refused, and the ids it
     /// sent back.
-    public struct Answer: Sendable, Equatable {
-        public let status: Int
-        public let reason: String?
-        public let channelID: String?
-        public let requestID: String?
-        public let apnsID: String?
-        public let body: [UInt8]
+    package struct Answer: Sendable, Equatable {
+        package let status: Int
+        package let reason: String?
+        package let channelID: String?
+        package let requestID: String?
+        package let apnsID: String?
+        package let body: [UInt8]
 
-        public var isSuccess: Bool { (200..<300).contains(status) }
+        package var isSuccess: Bool { (200..<300).contains(status) }
 
         /// The answer's JSON body (read and list answers), if it is an object.
-        public var json: [String: Any]? { try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] }
+        package var json: [String: Any]? { try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] }
 
         /// The reason as a known APNs reason (nil for an unknown one or none).
-        public var apnsReason: APNsReason? { reason.flatMap(APNsReason.init(rawValue:)) }
+        package var apnsReason: APNsReason? { reason.flatMap(APNsReason.init(rawValue:)) }
     }
 
     /// Apple's channel management host and port for `environment` (§8).
-    public static func managementEndpoint(_ environment: APNsClient.Environment) -> Endpoint {
+    package static func managementEndpoint(_ environment: APNsEnvironment) -> Endpoint {
         environment == .sandbox ? Endpoint(host: "api-manage-broadcast.sandbox.push.apple.com", port: 2195)
                                 : Endpoint(host: "api-manage-broadcast.push.apple.com", port: 2196)
     }
 
     /// Broadcast payloads may be up to 5,120 bytes (device notifications: 4,096).
-    public static let payloadLimit = 5120
+    package static let payloadLimit = 5120
 
-    public let endpoint: Endpoint
+    package let endpoint: Endpoint
     private let tls: TLSConfiguration
     private let signer: APNsTokenSigner?
     private let timeout: Double
 
-    public init(endpoint: Endpoint, trust: TLSConfiguration.Trust, authentication: APNsClient.Authentication, timeout: Double = 10) {
+    package init(endpoint: Endpoint, trust: TLSConfiguration.Trust, authentication: APNsClient.Authentication, timeout: Double = 10) {
         self.endpoint = endpoint
         self.timeout = timeout
         switch authentication {
@@ -63,31 +63,31 @@ public struct BroadcastClient: Sendable {
     // MARK: requests (also what `push --print-curl` prints)
 
     /// `POST /1/apps/<bundle>/channels`: 201 and the new id in `apns-channel-id`.
-    public static func createChannel(bundleID: String, messageStoragePolicy: Int = 1, requestID: String? = nil) -> HTTP2Request {
+    package static func createChannel(bundleID: String, messageStoragePolicy: Int = 1, requestID: String? = nil) -> HTTP2Request {
         let body = JSONValue.object([("message-storage-policy", .int(messageStoragePolicy)), ("push-type", .string("LiveActivity"))]).serialized()
         return HTTP2Request(method: "POST", path: "/1/apps/\(bundleID)/channels", headers: requestIDHeader(requestID), body: body)
     }
 
     /// `GET /1/apps/<bundle>/channels` with `apns-channel-id`: the channel's settings.
-    public static func readChannel(bundleID: String, channelID: String, requestID: String? = nil) -> HTTP2Request {
+    package static func readChannel(bundleID: String, channelID: String, requestID: String? = nil) -> HTTP2Request {
         HTTP2Request(method: "GET", path: "/1/apps/\(bundleID)/channels",
                      headers: [(name: "apns-channel-id", value: channelID)] + requestIDHeader(requestID))
     }
 
     /// `DELETE /1/apps/<bundle>/channels` with `apns-channel-id`: 204.
-    public static func deleteChannel(bundleID: String, channelID: String, requestID: String? = nil) -> HTTP2Request {
+    package static func deleteChannel(bundleID: String, channelID: String, requestID: String? = nil) -> HTTP2Request {
         HTTP2Request(method: "DELETE", path: "/1/apps/\(bundleID)/channels",
                      headers: [(name: "apns-channel-id", value: channelID)] + requestIDHeader(requestID))
     }
 
     /// `GET /1/apps/<bundle>/all-channels`: `{"channels": [...]}`.
-    public static func listChannels(bundleID: String, requestID: String? = nil) -> HTTP2Request {
+    package static func listChannels(bundleID: String, requestID: String? = nil) -> HTTP2Request {
         HTTP2Request(method: "GET", path: "/1/apps/\(bundleID)/all-channels", headers: requestIDHeader(requestID))
     }
 
     /// `POST /4/broadcasts/apps/<bundle>` to every device subscribed to `channelID`. A channel
     /// created with message-storage-policy 0 accepts only `expiration` 0.
-    public static func broadcast(bundleID: String, channelID: String, payload: [UInt8], priority: APNsPriority = .immediate,
+    package static func broadcast(bundleID: String, channelID: String, payload: [UInt8], priority: APNsPriority = .immediate,
                                  expiration: UInt64? = nil, apnsID: String? = nil) -> HTTP2Request {
         var headers: [(name: String, value: String)] = [
             ("apns-channel-id", channelID), ("apns-push-type", APNsPushType.liveactivity.rawValue), ("apns-priority", String(priority.rawValue)),
@@ -107,7 +107,7 @@ public struct BroadcastClient: Sendable {
     /// auth) and returns one answer each. Throws `TransportError` when the connection fails,
     /// `CancellationError` as soon as the calling task is cancelled (while connecting or
     /// waiting for an answer); the connection is closed either way.
-    public func send(_ requests: [HTTP2Request]) async throws -> [Answer] {
+    package func send(_ requests: [HTTP2Request]) async throws -> [Answer] {
         let endpoint = self.endpoint, tls = self.tls, timeout = self.timeout
         let client = try await Cancellable.run({ try await HTTP2Client.connect(to: endpoint, tls: tls, timeout: timeout) },
                                                discard: { $0.close() })

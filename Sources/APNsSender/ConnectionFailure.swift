@@ -9,25 +9,25 @@ import APNsTransport
 /// `credentialsRejected` (exit 1), and retrying cannot help. Everything else (refused, DNS,
 /// timeout, a server we cannot trust, a server that does not speak TLS or HTTP/2) means no
 /// verdict: `unreachable` (exit 4).
-public struct ConnectionFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Verdict: Sendable, Equatable {
+package struct ConnectionFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Verdict: Sendable, Equatable {
         /// The gateway refused the client certificate (or wanted one): fix the credentials.
         case credentialsRejected
         /// No connection, or no verdict on the credentials.
         case unreachable
     }
 
-    public let verdict: Verdict
+    package let verdict: Verdict
     /// One sentence: what happened and, for a refusal, what to fix.
-    public let sentence: String
+    package let sentence: String
     /// The TLS alert that ended the connection, by name.
-    public let alert: String?
+    package let alert: String?
 
-    public var description: String { sentence }
+    package var description: String { sentence }
 
     /// Classifies `error` from connecting to `endpoint`; `presentedCertificate` says whether
     /// we offered a client certificate (token auth does not).
-    public init(_ error: Error, endpoint: String, presentedCertificate: Bool) {
+    package init(_ error: Error, endpoint: String, presentedCertificate: Bool) {
         guard let error = error as? TransportError else {
             self.init(.unreachable, "Could not connect to \(endpoint): \(error).", alert: nil)
             return
@@ -68,7 +68,7 @@ public struct ConnectionFailure: Error, Sendable, Equatable, CustomStringConvert
     /// host): no verdict on the credentials, and `unreachable` (exit 4) because nothing was
     /// sent. `verify` reports it from the handshake it let finish, `push` from the one that
     /// full verification aborted; both word it here.
-    public init(untrusted trust: ServerTrustFailure) {
+    package init(untrusted trust: ServerTrustFailure) {
         switch trust.problem {
         case .chain(let verifyError, let missingIssuer):
             var sentence = "The server's certificate chain did not verify: \(verifyError)"
@@ -86,11 +86,11 @@ public struct ConnectionFailure: Error, Sendable, Equatable, CustomStringConvert
     }
 
     /// The root APNs servers chain to, which older trust stores lack.
-    public static func isAppleGatewayRoot(_ issuer: String) -> Bool {
+    package static func isAppleGatewayRoot(_ issuer: String) -> Bool {
         issuer.contains("USERTrust RSA Certification Authority")
     }
 
-    public init(_ verdict: Verdict, _ sentence: String, alert: String?) {
+    package init(_ verdict: Verdict, _ sentence: String, alert: String?) {
         self.verdict = verdict
         self.sentence = sentence
         self.alert = alert

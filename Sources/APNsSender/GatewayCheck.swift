@@ -10,25 +10,25 @@ import Foundation
 /// reject the client certificate with an alert) it sends a harmless probe — a push to an
 /// all-zero device token. APNs checks credentials before the token, so 400 BadDeviceToken
 /// means "credentials fine", 403 means "not accepted", and the reason says what to fix.
-public struct GatewayCheck: Sendable {
-    public enum Credentials: Sendable {
+package struct GatewayCheck: Sendable {
+    package enum Credentials: Sendable {
         /// Certificate-based trust: the identity is presented in the TLS handshake.
         case certificate(APNsIdentity)
         /// Token-based trust: a .p8 key, its key id and the team id.
         case token(key: PrivateKey, keyID: String, teamID: String)
     }
 
-    public var endpoint: Endpoint
-    public var credentials: Credentials
-    public var trust: TLSConfiguration.Trust
+    package var endpoint: Endpoint
+    package var credentials: Credentials
+    package var trust: TLSConfiguration.Trust
     /// The legacy binary gateway (port 2195): TLS only, no HTTP/2 probe.
-    public var legacy: Bool
-    public var timeout: Double
+    package var legacy: Bool
+    package var timeout: Double
     /// apns-topic for the probe; defaults to the certificate's bundle id (subject UID).
-    public var topic: String?
-    public var loop: EventLoop
+    package var topic: String?
+    package var loop: EventLoop
 
-    public init(endpoint: Endpoint, credentials: Credentials, trust: TLSConfiguration.Trust = .system, legacy: Bool = false,
+    package init(endpoint: Endpoint, credentials: Credentials, trust: TLSConfiguration.Trust = .system, legacy: Bool = false,
                 timeout: Double = 10, topic: String? = nil, loop: EventLoop = .shared) {
         self.endpoint = endpoint
         self.credentials = credentials
@@ -40,7 +40,7 @@ public struct GatewayCheck: Sendable {
     }
 
     /// The all-zero probe token: well-formed, never a real device.
-    public static let probeToken = String(repeating: "0", count: 64)
+    package static let probeToken = String(repeating: "0", count: 64)
 
     var identity: APNsIdentity? {
         if case .certificate(let identity) = credentials { return identity }
@@ -48,7 +48,7 @@ public struct GatewayCheck: Sendable {
     }
 
     /// Runs the check. Never throws: every failure becomes an outcome in the report.
-    public func run() async -> GatewayReport {
+    package func run() async -> GatewayReport {
         var report = GatewayReport(endpoint: endpoint.description, legacy: legacy)
         var tls = TLSConfiguration.client(identity: identity, trust: trust, verification: .reportOnly)
         if legacy { tls.applicationProtocols = [] }

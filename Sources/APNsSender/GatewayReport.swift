@@ -5,8 +5,8 @@ import Foundation
 
 /// What `GatewayCheck` found, step by step; encodes to the stable JSON `apnskit verify
 /// --format json` prints.
-public struct GatewayReport: Sendable, Encodable {
-    public enum Outcome: String, Sendable, Encodable {
+package struct GatewayReport: Sendable, Encodable {
+    package enum Outcome: String, Sendable, Encodable {
         /// The gateway accepted the credentials (CLI exit 0).
         case accepted
         /// The gateway refused them, in the handshake or in its answer (exit 1).
@@ -15,21 +15,21 @@ public struct GatewayReport: Sendable, Encodable {
         case failed
     }
 
-    public struct Step: Sendable, Encodable {
-        public let name: String
-        public let detail: String
+    package struct Step: Sendable, Encodable {
+        package let name: String
+        package let detail: String
     }
 
-    public struct ChainEntry: Sendable, Encodable {
-        public let subject: String
-        public let issuer: String
-        public let notAfter: String
-        public let expired: Bool
+    package struct ChainEntry: Sendable, Encodable {
+        package let subject: String
+        package let issuer: String
+        package let notAfter: String
+        package let expired: Bool
     }
 
     /// What the caller can change to fix a failed or rejected check. The summary says it in
     /// words; the CLI adds its flag (`--ca-file`, `--topic`, ...), a library user their own.
-    public enum Hint: String, Sendable, Encodable {
+    package enum Hint: String, Sendable, Encodable {
         /// Trust the CA the trust store lacks (`missingCA`).
         case trustAnchor = "trust_anchor"
         /// Use the bundle id the certificate was issued for as the topic.
@@ -44,34 +44,34 @@ public struct GatewayReport: Sendable, Encodable {
         case credentials
     }
 
-    public struct Probe: Sendable, Encodable {
-        public let status: Int
-        public let reason: String?
-        public let apnsID: String?
+    package struct Probe: Sendable, Encodable {
+        package let status: Int
+        package let reason: String?
+        package let apnsID: String?
     }
 
-    public let endpoint: String
-    public let legacy: Bool
-    public private(set) var outcome: Outcome = .failed
+    package let endpoint: String
+    package let legacy: Bool
+    package private(set) var outcome: Outcome = .failed
     /// One sentence: the verdict and, when not accepted, what to fix.
-    public private(set) var summary = ""
-    public private(set) var steps: [Step] = []
-    public private(set) var remoteAddress: String?
-    public private(set) var tlsVersion: String?
-    public private(set) var cipher: String?
-    public private(set) var alpn: String?
-    public private(set) var serverChain: [ChainEntry] = []
-    public private(set) var chainVerified: Bool?
-    public private(set) var verifyError: String?
+    package private(set) var summary = ""
+    package private(set) var steps: [Step] = []
+    package private(set) var remoteAddress: String?
+    package private(set) var tlsVersion: String?
+    package private(set) var cipher: String?
+    package private(set) var alpn: String?
+    package private(set) var serverChain: [ChainEntry] = []
+    package private(set) var chainVerified: Bool?
+    package private(set) var verifyError: String?
     /// The CA the trust store lacks (e.g. "USERTrust RSA Certification Authority").
-    public private(set) var missingCA: String?
-    public private(set) var hostnameMatches: Bool?
-    public private(set) var clientCertificateRequested: Bool?
-    public internal(set) var clientCertificateAccepted: Bool?
+    package private(set) var missingCA: String?
+    package private(set) var hostnameMatches: Bool?
+    package private(set) var clientCertificateRequested: Bool?
+    package internal(set) var clientCertificateAccepted: Bool?
     /// The TLS alert that ended the connection, by name.
-    public private(set) var alert: String?
-    public private(set) var probe: Probe?
-    public private(set) var hint: Hint?
+    package private(set) var alert: String?
+    package private(set) var probe: Probe?
+    package private(set) var hint: Hint?
 
     init(endpoint: String, legacy: Bool) {
         self.endpoint = endpoint
@@ -216,7 +216,7 @@ public struct GatewayReport: Sendable, Encodable {
     }
 
     /// Every key is always present (null when unknown), so JSON consumers see one shape.
-    public func encode(to encoder: Encoder) throws {
+    package func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(endpoint, forKey: .endpoint)
         try c.encode(legacy, forKey: .legacy)

@@ -4,29 +4,29 @@ import Foundation
 /// `ProviderConnection` over a real `HTTP2Client`: the bridge between the transport's error
 /// kinds and the sender's three questions (was it processed? is the connection gone? could we
 /// connect at all?), which decide whether a resend may deliver twice.
-public final class HTTP2ProviderConnection: ProviderConnection {
-    public let client: HTTP2Client
+package final class HTTP2ProviderConnection: ProviderConnection {
+    package let client: HTTP2Client
     /// Seconds a request may wait for its response before it counts as lost: a gateway that
     /// goes silent must not hang a batch.
-    public let requestTimeout: Double
+    package let requestTimeout: Double
 
-    public init(client: HTTP2Client, requestTimeout: Double = 30) {
+    package init(client: HTTP2Client, requestTimeout: Double = 30) {
         self.client = client
         self.requestTimeout = requestTimeout
     }
 
-    public func send(_ request: ProviderRequest) async throws(ProviderSendError) -> ProviderResponse {
+    package func send(_ request: ProviderRequest) async throws(ProviderSendError) -> ProviderResponse {
         let result = await withCheckedContinuation { continuation in
             submit(request) { continuation.resume(returning: $0) }
         }
         return try result.get()
     }
 
-    public func submit(_ request: ProviderRequest, completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void) {
+    package func submit(_ request: ProviderRequest, completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void) {
         submit(request, cancellation: nil, completion: completion)
     }
 
-    public func submit(_ request: ProviderRequest, cancellation: RequestCancellation,
+    package func submit(_ request: ProviderRequest, cancellation: RequestCancellation,
                        completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void) {
         submit(request, cancellation: Optional(cancellation), completion: completion)
     }
@@ -39,10 +39,10 @@ public final class HTTP2ProviderConnection: ProviderConnection {
         }
     }
 
-    public var isUsable: Bool { client.isOpen }
-    public var maxConcurrentStreams: Int { client.peerMaxConcurrentStreams }
-    public func close() { client.close() }
-    public func closeAndWait() async { await client.closeAndWait() }
+    package var isUsable: Bool { client.isOpen }
+    package var maxConcurrentStreams: Int { client.peerMaxConcurrentStreams }
+    package func close() { client.close() }
+    package func closeAndWait() async { await client.closeAndWait() }
 
     /// A failed request: not processed (safe to resend) or lost in flight (a resend may
     /// duplicate).
@@ -58,26 +58,26 @@ public final class HTTP2ProviderConnection: ProviderConnection {
 
 /// Opens `HTTP2ProviderConnection`s to one endpoint. A connection counts only once the server's
 /// SETTINGS arrived: with TLS 1.3 a refused client certificate shows up just then, as an alert.
-public struct HTTP2ProviderConnector: ProviderConnector {
-    public let endpoint: Endpoint
-    public let tls: TLSConfiguration
-    public let connectTimeout: Double
-    public let requestTimeout: Double
+package struct HTTP2ProviderConnector: ProviderConnector {
+    package let endpoint: Endpoint
+    package let tls: TLSConfiguration
+    package let connectTimeout: Double
+    package let requestTimeout: Double
     /// Pings connections that have been idle, so a dead one is replaced before a send needs it.
-    public let healthCheck: HTTP2HealthCheck
+    package let healthCheck: HTTP2HealthCheck
     /// The loops connections live on: pool slot `n` connects on `loops[n % loops.count]`, so
     /// several connections can use several cores (`EventLoop.sharedLoops(count:)`).
-    public let loops: [EventLoop]
-    public var loop: EventLoop { loops[0] }
+    package let loops: [EventLoop]
+    package var loop: EventLoop { loops[0] }
 
-    public init(endpoint: Endpoint, tls: TLSConfiguration, connectTimeout: Double = 10, requestTimeout: Double = 30,
+    package init(endpoint: Endpoint, tls: TLSConfiguration, connectTimeout: Double = 10, requestTimeout: Double = 30,
                 healthCheck: HTTP2HealthCheck = HTTP2HealthCheck(), loop: EventLoop = .shared) {
         self.init(endpoint: endpoint, tls: tls, connectTimeout: connectTimeout, requestTimeout: requestTimeout,
                   healthCheck: healthCheck, loops: [loop])
     }
 
     /// `loops` must not be empty.
-    public init(endpoint: Endpoint, tls: TLSConfiguration, connectTimeout: Double = 10, requestTimeout: Double = 30,
+    package init(endpoint: Endpoint, tls: TLSConfiguration, connectTimeout: Double = 10, requestTimeout: Double = 30,
                 healthCheck: HTTP2HealthCheck = HTTP2HealthCheck(), loops: [EventLoop]) {
         precondition(!loops.isEmpty, "HTTP2ProviderConnector needs at least one event loop.")
         self.endpoint = endpoint
@@ -88,11 +88,11 @@ public struct HTTP2ProviderConnector: ProviderConnector {
         self.loops = loops
     }
 
-    public func connect() async throws(ProviderSendError) -> any ProviderConnection {
+    package func connect() async throws(ProviderSendError) -> any ProviderConnection {
         try await connect(slot: 0)
     }
 
-    public func connect(slot: Int) async throws(ProviderSendError) -> any ProviderConnection {
+    package func connect(slot: Int) async throws(ProviderSendError) -> any ProviderConnection {
         let loop = loops[slot % loops.count]
         do {
             let client = try await HTTP2Client.connect(to: endpoint, tls: tls, settings: HTTP2Settings(maxConcurrentStreams: 100),

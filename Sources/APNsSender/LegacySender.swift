@@ -16,21 +16,21 @@ import Foundation
 /// after `quietPeriod` seconds without an error response. A connection that closes without an
 /// error response leaves the buffered notifications in doubt: they are resent and marked
 /// possibly duplicated.
-public final class LegacySender: Sendable {
-    public struct Options: Sendable {
-        public var format: LegacyFormat
+package final class LegacySender: Sendable {
+    package struct Options: Sendable {
+        package var format: LegacyFormat
         /// Seconds of silence after the last frame before the connection is closed and the
         /// buffered notifications count as delivered.
-        public var quietPeriod: Double
-        public var connectTimeout: Double
+        package var quietPeriod: Double
+        package var connectTimeout: Double
         /// Notifications kept for resending; older ones are final (delivered).
-        public var bufferLimit: Int
+        package var bufferLimit: Int
         /// Sends per notification before it is reported failed.
-        public var maximumAttempts: Int
+        package var maximumAttempts: Int
         /// Consecutive failed connects before the gateway is declared unreachable.
-        public var maximumReconnects: Int
+        package var maximumReconnects: Int
 
-        public init(format: LegacyFormat = .framed, quietPeriod: Double = 1, connectTimeout: Double = 10, bufferLimit: Int = 10_000,
+        package init(format: LegacyFormat = .framed, quietPeriod: Double = 1, connectTimeout: Double = 10, bufferLimit: Int = 10_000,
                     maximumAttempts: Int = 3, maximumReconnects: Int = 3) {
             self.format = format
             self.quietPeriod = quietPeriod
@@ -41,11 +41,11 @@ public final class LegacySender: Sendable {
         }
     }
 
-    public let endpoint: Endpoint
-    public let options: Options
+    package let endpoint: Endpoint
+    package let options: Options
     private let tls: TLSConfiguration
 
-    public init(endpoint: Endpoint, identity: APNsIdentity, trust: TLSConfiguration.Trust = .system, options: Options = Options()) {
+    package init(endpoint: Endpoint, identity: APNsIdentity, trust: TLSConfiguration.Trust = .system, options: Options = Options()) {
         self.endpoint = endpoint
         self.options = options
         var tls = TLSConfiguration.client(identity: identity, trust: trust)
@@ -55,7 +55,7 @@ public final class LegacySender: Sendable {
 
     /// Sends everything `feed` yields; `onResult` is called exactly once per notification, in
     /// the sending task.
-    public func send(_ feed: some APNsNotificationFeed, onResult: @escaping @Sendable (APNsSendResult) -> Void) async -> APNsBatchSummary {
+    package func send(_ feed: some APNsNotificationFeed, onResult: @escaping @Sendable (APNsSendResult) -> Void) async -> APNsBatchSummary {
         var run = LegacyRun(sender: self, onResult: onResult)
         await run.execute(feed)
         return run.summary
@@ -66,7 +66,7 @@ public final class LegacySender: Sendable {
     }
 
     /// Why `notification` cannot go over the legacy protocol, checked before sending.
-    public func localProblem(_ notification: APNsNotification) -> String? {
+    package func localProblem(_ notification: APNsNotification) -> String? {
         if notification.token.bytes.count != 32 {
             return "the legacy protocol takes 32-byte device tokens; this one has \(notification.token.bytes.count) bytes"
         }

@@ -3,15 +3,15 @@ import Foundation
 /// Reads a file (or stdin) line by line in fixed-size chunks, so a batch of a million tokens
 /// costs the memory of one chunk, not of the file, and a hostile 1 GB line costs nothing: a
 /// line longer than `maximumLineLength` is reported as such and skipped, never buffered.
-public final class LineReader {
-    public enum Line: Equatable {
+package final class LineReader {
+    package enum Line: Equatable {
         /// A line's bytes without the newline (and without a trailing CR).
         case text([UInt8], number: Int)
         /// A line longer than the limit, skipped.
         case tooLong(number: Int)
     }
 
-    public let maximumLineLength: Int
+    package let maximumLineLength: Int
     private let fd: Int32
     private let ownsDescriptor: Bool
     private var chunk: [UInt8]
@@ -23,7 +23,7 @@ public final class LineReader {
     private var atEnd = false
 
     /// Opens `path` (`-` for stdin).
-    public init(path: String, maximumLineLength: Int = 16 * 1024, chunkSize: Int = 64 * 1024) throws {
+    package init(path: String, maximumLineLength: Int = 16 * 1024, chunkSize: Int = 64 * 1024) throws {
         if path == "-" {
             fd = STDIN_FILENO
             ownsDescriptor = false
@@ -41,7 +41,7 @@ public final class LineReader {
     deinit { if ownsDescriptor { close(fd) } }
 
     /// The next line, or nil at end of input.
-    public func next() throws -> Line? {
+    package func next() throws -> Line? {
         while true {
             if chunkStart < chunkEnd {
                 let newline = newlineIndex()
@@ -96,7 +96,7 @@ public final class LineReader {
     }
 }
 
-public struct LineReaderError: Error, CustomStringConvertible {
-    public let message: String
-    public var description: String { message }
+package struct LineReaderError: Error, CustomStringConvertible {
+    package let message: String
+    package var description: String { message }
 }

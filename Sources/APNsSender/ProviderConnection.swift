@@ -2,34 +2,34 @@ import APNsTransport
 /// What the sender needs from a connection to the provider API, kept abstract so retry and
 /// accounting logic is tested against scripted faults as well as real servers. The HTTP/2
 /// implementation is `HTTP2ProviderConnection`.
-public struct ProviderRequest: Sendable {
-    public var path: String
-    public var headers: [(name: String, value: String)]
-    public var body: [UInt8]
+package struct ProviderRequest: Sendable {
+    package var path: String
+    package var headers: [(name: String, value: String)]
+    package var body: [UInt8]
 
-    public init(path: String, headers: [(name: String, value: String)], body: [UInt8]) {
+    package init(path: String, headers: [(name: String, value: String)], body: [UInt8]) {
         self.path = path
         self.headers = headers
         self.body = body
     }
 }
 
-public struct ProviderResponse: Sendable {
-    public var status: Int
-    public var headers: [(name: String, value: String)]
-    public var body: [UInt8]
+package struct ProviderResponse: Sendable {
+    package var status: Int
+    package var headers: [(name: String, value: String)]
+    package var body: [UInt8]
 
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    package init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
-    public func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
+    package func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
 }
 
 /// Why a request got no response. The difference decides whether a resend can duplicate.
-public enum ProviderSendError: Error, Sendable, Equatable {
+package enum ProviderSendError: Error, Sendable, Equatable {
     /// The server did not process it (REFUSED_STREAM, or above GOAWAY's last stream id):
     /// resend freely.
     case notProcessed(String)
@@ -45,7 +45,7 @@ public enum ProviderSendError: Error, Sendable, Equatable {
     case closed(String)
 }
 
-public protocol ProviderConnection: AnyObject, Sendable {
+package protocol ProviderConnection: AnyObject, Sendable {
     func send(_ request: ProviderRequest) async throws(ProviderSendError) -> ProviderResponse
     /// `send` with a completion instead of a suspension: what `BatchSender` uses, so a
     /// transport that can answer on its own thread (HTTP/2 on the event loop) costs no task and
@@ -68,9 +68,9 @@ public protocol ProviderConnection: AnyObject, Sendable {
 }
 
 extension ProviderConnection {
-    public func closeAndWait() async { close() }
+    package func closeAndWait() async { close() }
 
-    public func submit(_ request: ProviderRequest, cancellation: RequestCancellation,
+    package func submit(_ request: ProviderRequest, cancellation: RequestCancellation,
                        completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void) {
         // A connection that cannot take a request back counts it written once submitted.
         guard cancellation.markWritten() else {
@@ -81,7 +81,7 @@ extension ProviderConnection {
     }
 
     /// Runs `send` in a task: right for connections that are async at heart (test fakes).
-    public func submit(_ request: ProviderRequest, completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void) {
+    package func submit(_ request: ProviderRequest, completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void) {
         Task {
             do throws(ProviderSendError) {
                 completion(.success(try await send(request)))
@@ -93,7 +93,7 @@ extension ProviderConnection {
 }
 
 /// Makes connections for the pool.
-public protocol ProviderConnector: Sendable {
+package protocol ProviderConnector: Sendable {
     func connect() async throws(ProviderSendError) -> any ProviderConnection
     /// The connection for pool slot `slot` (0-based): lets a connector place slots on
     /// different event loops (threads). Defaults to `connect()`.
@@ -101,5 +101,5 @@ public protocol ProviderConnector: Sendable {
 }
 
 extension ProviderConnector {
-    public func connect(slot: Int) async throws(ProviderSendError) -> any ProviderConnection { try await connect() }
+    package func connect(slot: Int) async throws(ProviderSendError) -> any ProviderConnection { try await connect() }
 }

@@ -8,17 +8,17 @@ import Foundation
 /// and even an ExpiredProviderToken answer replaces it only once it is `minimumAge` old.
 ///
 /// `clock` tells the time; tests pass a fake one to cover hours in microseconds.
-public final class ProviderTokenCache: @unchecked Sendable {
+package final class ProviderTokenCache: @unchecked Sendable {
     private let signer: APNsTokenSigner
-    public let refreshInterval: TimeInterval
+    package let refreshInterval: TimeInterval
     /// Never replace a token younger than this (20 minutes).
-    public let minimumAge: TimeInterval
+    package let minimumAge: TimeInterval
     private let clock: @Sendable () -> Date
     private let lock = NSLock()
     private var current: (token: String, authorization: String, issued: Date)?
     private var minted = 0
 
-    public init(signer: APNsTokenSigner, refreshInterval: TimeInterval = 40 * 60, minimumAge: TimeInterval = 20 * 60,
+    package init(signer: APNsTokenSigner, refreshInterval: TimeInterval = 40 * 60, minimumAge: TimeInterval = 20 * 60,
                 clock: @escaping @Sendable () -> Date = { Date() }) {
         self.signer = signer
         self.refreshInterval = refreshInterval
@@ -27,15 +27,15 @@ public final class ProviderTokenCache: @unchecked Sendable {
     }
 
     /// How many tokens have been minted (tests prove it is not one per request).
-    public var mintedCount: Int { lock.withLock { minted } }
+    package var mintedCount: Int { lock.withLock { minted } }
 
     /// The token to send now.
-    public func token() throws -> String { try authorization().token }
+    package func token() throws -> String { try authorization().token }
 
     /// The token to send now and its `authorization` header value (`bearer <token>`), made
     /// once per token: a batch sends the same 200-byte value with every request, and building
     /// it per request cost an allocation and a copy each.
-    public func authorization() throws -> (token: String, header: String) {
+    package func authorization() throws -> (token: String, header: String) {
         let now = clock()
         return try lock.withLock {
             if let current, now.timeIntervalSince(current.issued) < refreshInterval { return (current.token, current.authorization) }
@@ -52,7 +52,7 @@ public final class ProviderTokenCache: @unchecked Sendable {
     /// TooManyProviderTokenUpdates; the clock is likely wrong). Returns whether the next
     /// `token()` differs from `rejected`, that is whether a retry can help.
     @discardableResult
-    public func invalidate(_ rejected: String) -> Bool {
+    package func invalidate(_ rejected: String) -> Bool {
         let now = clock()
         return lock.withLock {
             guard let current, current.token == rejected else { return true }

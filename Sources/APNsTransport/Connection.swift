@@ -1,6 +1,6 @@
 import APNsCredentials
-import CAPNsShims
-import COpenSSL
+package import CAPNsShims
+package import COpenSSL
 import Foundation
 #if canImport(Glibc)
 import Glibc

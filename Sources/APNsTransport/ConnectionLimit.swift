@@ -15,9 +15,9 @@ import Foundation
 /// One address may hold at most `perPeer` of the slots, so a single client that opens
 /// connections and leaves them idle cannot lock every other client out (a server facing the
 /// internet cannot tell a provider from an attacker, only one address from another).
-public final class ConnectionLimit: @unchecked Sendable {
-    public let maximum: Int
-    public let perPeer: Int
+package final class ConnectionLimit: @unchecked Sendable {
+    package let maximum: Int
+    package let perPeer: Int
     /// Ends the refusal line: what to change to allow more (the mock says `--max-connections`).
     private let hint: String
     private let perPeerHint: String
@@ -29,7 +29,7 @@ public final class ConnectionLimit: @unchecked Sendable {
     private var refusedSinceLine = 0
     private var lastLine: UInt64 = 0
 
-    public init(maximum: Int, perPeer: Int? = nil, hint: String = "", perPeerHint: String = "", log: @escaping @Sendable (String) -> Void) {
+    package init(maximum: Int, perPeer: Int? = nil, hint: String = "", perPeerHint: String = "", log: @escaping @Sendable (String) -> Void) {
         self.maximum = maximum
         self.perPeer = perPeer ?? maximum
         self.hint = hint

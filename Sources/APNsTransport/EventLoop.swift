@@ -27,9 +27,9 @@ protocol PollHandler: AnyObject {
 ///
 /// `@unchecked Sendable`: the mutable state is either guarded by `lock` (`pending`,
 /// `running`) or touched only on the loop thread (`handlers`, `timers`).
-public final class EventLoop: @unchecked Sendable {
+package final class EventLoop: @unchecked Sendable {
     /// A loop shared by everyone who does not need isolation (the CLI, tests).
-    public static let shared = EventLoop(name: "apnskit.transport")
+    package static let shared = EventLoop(name: "apnskit.transport")
 
     private let lock = NSLock()
     private var pending: [@Sendable () -> Void] = []
@@ -49,7 +49,7 @@ public final class EventLoop: @unchecked Sendable {
     private var timers: [UInt64: (deadline: UInt64, work: () -> Void)] = [:]
     private var nextTimerID: UInt64 = 1
 
-    public init(name: String = "apnskit.transport") {
+    package init(name: String = "apnskit.transport") {
         var fds: [Int32] = [0, 0]
         let rc = pipe(&fds)
         precondition(rc == 0, "apnskit: could not create the event loop's wake-up pipe (errno \(errno)).")
@@ -88,7 +88,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Stops the loop thread after the work already queued. Handlers still registered are
     /// dropped (their deinit frees their C objects).
-    public func shutdown() {
+    package func shutdown() {
         lock.lock(); running = false; lock.unlock()
         wake()
     }
@@ -98,7 +98,7 @@ public final class EventLoop: @unchecked Sendable {
     /// Only the first item queued since the loop last took the queue writes to the wake-up
     /// pipe: the loop takes every queued item at once, so one wake-up covers them all, and a
     /// batch of 100,000 requests costs one syscall per loop turn instead of one per request.
-    public func execute(_ work: @escaping @Sendable () -> Void) {
+    package func execute(_ work: @escaping @Sendable () -> Void) {
         lock.lock()
         let wasEmpty = pending.isEmpty
         pending.append(work)

@@ -2,7 +2,7 @@ import Foundation
 
 extension EventLoop {
     /// The most loops `sharedLoops(count:)` hands out: one per core the process may use.
-    public static var coreLimit: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+    package static var coreLimit: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 
     /// Up to `count` process-wide loops, never more than `coreLimit`: `shared` first, the
     /// others made on first use and kept for the life of the process (like `shared`).
@@ -10,7 +10,7 @@ extension EventLoop {
     /// Why: one loop is one thread, so every connection on it shares one core; a sender with
     /// several connections puts each on the next of these loops to use several cores. More
     /// loops than cores would only add context switches. The caller never shuts these down.
-    public static func sharedLoops(count: Int) -> [EventLoop] {
+    package static func sharedLoops(count: Int) -> [EventLoop] {
         let wanted = min(max(1, count), coreLimit)
         return SharedLoops.instance.first(wanted)
     }

@@ -10,9 +10,9 @@ import Foundation
 ///
 /// `@unchecked Sendable`: the only mutable state is the loop-confined `session`, touched
 /// exclusively inside `loop.execute` closures.
-public final class HTTP2Client: @unchecked Sendable {
-    public let endpoint: Endpoint
-    public let handshake: TLSHandshakeInfo
+package final class HTTP2Client: @unchecked Sendable {
+    package let endpoint: Endpoint
+    package let handshake: TLSHandshakeInfo
     private let loop: EventLoop
     private let session: HTTP2Session
     private let status: HTTP2ClientStatus
@@ -27,15 +27,15 @@ public final class HTTP2Client: @unchecked Sendable {
 
     /// False once the connection closed or the server sent GOAWAY: new requests would fail.
     /// Readable from any thread (the sender's pool asks before every request).
-    public var isOpen: Bool { status.isOpen }
+    package var isOpen: Bool { status.isOpen }
 
     /// True once the connection closed or the server sent GOAWAY: send nothing more, open a
     /// new client. `closeReason` says why when it was not a clean close.
-    public var isClosed: Bool { !status.isOpen }
-    public var closeReason: TransportError? { status.closeReason }
+    package var isClosed: Bool { !status.isOpen }
+    package var closeReason: TransportError? { status.closeReason }
 
     /// The server's SETTINGS_MAX_CONCURRENT_STREAMS as last seen (100 until its SETTINGS arrive).
-    public var peerMaxConcurrentStreams: Int { status.maxConcurrentStreams }
+    package var peerMaxConcurrentStreams: Int { status.maxConcurrentStreams }
 
     deinit {
         let session = self.session
@@ -46,7 +46,7 @@ public final class HTTP2Client: @unchecked Sendable {
     /// .tlsAlert, .protocolError when the server does not agree to h2). With `healthCheck`, a
     /// connection quiet for its idle interval is pinged and closed when the PING goes
     /// unanswered (`isOpen` turns false).
-    public static func connect(to endpoint: Endpoint, tls: TLSConfiguration, settings: HTTP2Settings = HTTP2Settings(maxConcurrentStreams: 100),
+    package static func connect(to endpoint: Endpoint, tls: TLSConfiguration, settings: HTTP2Settings = HTTP2Settings(maxConcurrentStreams: 100),
                                timeout: Double = 10, healthCheck: HTTP2HealthCheck? = nil, loop: EventLoop = .shared) async throws -> HTTP2Client {
         let context = try SSLContext(tls, server: false)
         let addresses = try await Resolver.resolve(endpoint)
@@ -78,7 +78,7 @@ public final class HTTP2Client: @unchecked Sendable {
 
     /// Waits for the server's SETTINGS frame: proof the server accepted the connection. With
     /// TLS 1.3 a server that rejects the client certificate says so only now, as an alert.
-    public func ready(timeout: Double = 10) async throws {
+    package func ready(timeout: Double = 10) async throws {
         let session = self.session
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
             loop.execute { session.waitForSettings(timeout: timeout, continuation) }
@@ -89,7 +89,7 @@ public final class HTTP2Client: @unchecked Sendable {
     /// or when `timeout` seconds pass without a complete response.
     /// Cancelling the calling task resets the request's stream (RST_STREAM CANCEL) and throws
     /// `TransportError` `.cancelled` at once; a late answer is dropped.
-    public func send(_ request: HTTP2Request, timeout: Double? = nil) async throws -> HTTP2Response {
+    package func send(_ request: HTTP2Request, timeout: Double? = nil) async throws -> HTTP2Response {
         let cancellation = RequestCancellation()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -105,7 +105,7 @@ public final class HTTP2Client: @unchecked Sendable {
     /// request: a sender that submits its next request from the completion keeps the whole
     /// pipeline on the loop thread. The completion must not block.
     /// `cancellation`, when given, lets the caller give the request up later.
-    public func submit(_ request: HTTP2Request, timeout: Double? = nil, cancellation: RequestCancellation? = nil,
+    package func submit(_ request: HTTP2Request, timeout: Double? = nil, cancellation: RequestCancellation? = nil,
                        completion: @escaping @Sendable (Result<HTTP2Response, TransportError>) -> Void) {
         let session = self.session
         if loop.inLoop {
@@ -116,7 +116,7 @@ public final class HTTP2Client: @unchecked Sendable {
     }
 
     /// Sends a PING and waits for its acknowledgement.
-    public func ping() async throws {
+    package func ping() async throws {
         let session = self.session
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
             loop.execute { session.ping(continuation) }
@@ -124,14 +124,14 @@ public final class HTTP2Client: @unchecked Sendable {
     }
 
     /// Sends GOAWAY and closes once in-flight requests are answered.
-    public func close() {
+    package func close() {
         let session = self.session
         loop.execute { session.shutdown() }
     }
 
     /// `close()`, then waits until the connection is gone (in-flight requests answered or
     /// failed, the socket closed).
-    public func closeAndWait() async {
+    package func closeAndWait() async {
         close()
         await status.waitUntilGone()
     }

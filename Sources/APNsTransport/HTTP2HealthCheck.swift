@@ -8,11 +8,11 @@ import Foundation
 /// that has been quiet for `idleInterval` seconds finds that out beforehand; a PING not
 /// acknowledged within `timeout` seconds closes the connection, so the next send reconnects
 /// at once (apns-protocol.md §1).
-public struct HTTP2HealthCheck: Sendable, Equatable {
-    public var idleInterval: Double
-    public var timeout: Double
+package struct HTTP2HealthCheck: Sendable, Equatable {
+    package var idleInterval: Double
+    package var timeout: Double
 
-    public init(idleInterval: Double = 60, timeout: Double = 10) {
+    package init(idleInterval: Double = 60, timeout: Double = 10) {
         self.idleInterval = idleInterval
         self.timeout = timeout
     }

@@ -1,29 +1,29 @@
 import APNsCredentials
 
 /// One HTTP/2 request, as a client sends it or a server handler receives it.
-public struct HTTP2Request: Sendable {
-    public var method: String
-    public var path: String
+package struct HTTP2Request: Sendable {
+    package var method: String
+    package var path: String
     /// `:authority`; clients default it to the host they connected to.
-    public var authority: String?
-    public var scheme: String
+    package var authority: String?
+    package var scheme: String
     /// Regular headers (lowercase names), in order; pseudo-headers are the fields above.
-    public var headers: [(name: String, value: String)]
-    public var body: [UInt8]
+    package var headers: [(name: String, value: String)]
+    package var body: [UInt8]
     /// Server side: the client sent more than `HTTP2Settings.maxBodySize` bytes of body. The
     /// request is handed over as soon as it passes the bound, with the first
     /// `maxBodySize + 1` bytes in `body` (so a size check fails), and whatever more the client
     /// sends on the stream is discarded; the stream is reset (NO_ERROR) once the answer is out.
-    public var bodyOverLimit = false
+    package var bodyOverLimit = false
     /// Server side: the certificate the client presented in the TLS handshake, if any.
-    public var clientCertificate: Certificate?
+    package var clientCertificate: Certificate?
     /// Server side: which connection the request came on (unique per server), so a handler
     /// can keep per-connection state such as the provider token in use.
-    public var connectionID: Int = 0
+    package var connectionID: Int = 0
     /// Server side: the client's address, for logs.
-    public var remoteAddress: String = ""
+    package var remoteAddress: String = ""
 
-    public init(method: String = "POST", path: String, authority: String? = nil, scheme: String = "https",
+    package init(method: String = "POST", path: String, authority: String? = nil, scheme: String = "https",
                 headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.method = method
         self.path = path
@@ -34,46 +34,46 @@ public struct HTTP2Request: Sendable {
     }
 
     /// The first value of header `name` (case-insensitive).
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         let lower = name.lowercased()
         return headers.first { $0.name == lower }?.value
     }
 }
 
 /// One HTTP/2 response: what a client receives or a server handler answers with.
-public struct HTTP2Response: Sendable {
-    public var status: Int
-    public var headers: [(name: String, value: String)]
-    public var body: [UInt8]
+package struct HTTP2Response: Sendable {
+    package var status: Int
+    package var headers: [(name: String, value: String)]
+    package var body: [UInt8]
     /// Server side: what to do with the connection once this response is queued.
-    public var afterward: ConnectionAction = .keepOpen
+    package var afterward: ConnectionAction = .keepOpen
     /// Server side: announce this SETTINGS_MAX_CONCURRENT_STREAMS with the answer (APNs
     /// raises a token connection's limit from 1 once a request with a valid token succeeded).
-    public var announceMaxConcurrentStreams: UInt32?
+    package var announceMaxConcurrentStreams: UInt32?
 
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    package init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         let lower = name.lowercased()
         return headers.first { $0.name == lower }?.value
     }
 
     /// The body as UTF-8 text (APNs error bodies are small JSON objects).
-    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+    package var bodyText: String { String(decoding: body, as: UTF8.self) }
 }
 
 /// HTTP/2 settings we announce, and how we encode our headers.
-public struct HTTP2Settings: Sendable {
+package struct HTTP2Settings: Sendable {
     /// How many streams the peer may open towards us at once.
-    public var maxConcurrentStreams: UInt32
+    package var maxConcurrentStreams: UInt32
     /// Per-stream receive window.
-    public var initialWindowSize: UInt32
+    package var initialWindowSize: UInt32
     /// Connection-level receive window.
-    public var connectionWindowSize: Int32
+    package var connectionWindowSize: Int32
     /// The largest header list (RFC 9113 size: name + value + 32 per field) one request or
     /// response may carry; announced as SETTINGS_MAX_HEADER_LIST_SIZE and enforced, since
     /// nghttp2 leaves that to the application. Without it, HPACK lets a peer send one 4 KB
@@ -81,7 +81,7 @@ public struct HTTP2Settings: Sendable {
     /// 500 MB in the mock. APNs requests and answers carry a few hundred bytes of headers
     /// (the longest is a provider token, about 200), so 16 KiB is generous; a peer going over
     /// it gets GOAWAY ENHANCE_YOUR_CALM and the connection closes.
-    public var maxHeaderListSize: UInt32
+    package var maxHeaderListSize: UInt32
     /// The largest body the peer may send on one stream: a request's (server) or an answer's
     /// (client). A server answers a request over it at once (the mock: 413 PayloadTooLarge,
     /// before END_STREAM) and stores nothing more of it; a client fails the request with a
@@ -89,25 +89,25 @@ public struct HTTP2Settings: Sendable {
     /// in 8 seconds, and a 1 GB answer took `verify` to 1.1 GB. APNs answers carry a small JSON
     /// body (a reason and perhaps a timestamp); requests at most a 5 KB payload. A connection
     /// so holds at most `maxConcurrentStreams` x this many body bytes.
-    public var maxBodySize: Int
+    package var maxBodySize: Int
     /// Server: a connection that has sent no request frame (HEADERS or DATA) for this many
     /// seconds gets GOAWAY (NO_ERROR with `idleGoAwayDebug`) and is closed; nil: never. APNs
     /// closes idle connections too, and without it a client that opens connections and sends
     /// nothing holds the server's connection slots for good.
-    public var idleTimeout: Double?
+    package var idleTimeout: Double?
     /// The GOAWAY debug data of an idle close (the mock: `{"reason":"IdleTimeout"}`).
-    public var idleGoAwayDebug = ""
+    package var idleGoAwayDebug = ""
     /// Server: response headers (lower case) whose values differ on every response, such as
     /// ids. They are sent as HPACK literals that are never indexed: indexing them would only
     /// push reusable entries out of both peers' tables and cost both sides time.
-    public var uniqueResponseHeaders: [String] = []
+    package var uniqueResponseHeaders: [String] = []
     /// Server: offered instead of `maxConcurrentStreams` to a client that presented no
     /// certificate (nil: the same to all). APNs offers token-auth connections 1 stream until
     /// a request with a valid token succeeds; the server raises it with
     /// `HTTP2Response.announceMaxConcurrentStreams`.
-    public var maxConcurrentStreamsWithoutClientCertificate: UInt32?
+    package var maxConcurrentStreamsWithoutClientCertificate: UInt32?
 
-    public init(maxConcurrentStreams: UInt32 = 1000, initialWindowSize: UInt32 = 1 << 20, connectionWindowSize: Int32 = 16 << 20,
+    package init(maxConcurrentStreams: UInt32 = 1000, initialWindowSize: UInt32 = 1 << 20, connectionWindowSize: Int32 = 16 << 20,
                 maxHeaderListSize: UInt32 = 16 << 10, maxBodySize: Int = 64 << 10, idleTimeout: Double? = nil) {
         self.maxConcurrentStreams = maxConcurrentStreams
         self.initialWindowSize = initialWindowSize
@@ -120,7 +120,7 @@ public struct HTTP2Settings: Sendable {
 
 /// What a server does with a connection after answering a request: how the mock gateway
 /// plays a gateway going away or a dropped connection.
-public enum ConnectionAction: Sendable, Equatable {
+package enum ConnectionAction: Sendable, Equatable {
     case keepOpen
     /// Send GOAWAY (APNs puts `{"reason":...}` in the debug data); streams above the last
     /// processed one are refused.

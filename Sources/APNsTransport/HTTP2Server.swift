@@ -12,21 +12,21 @@ import Foundation
 ///
 /// `@unchecked Sendable`: the listener and sessions are loop-confined and touched only inside
 /// `loop.execute` closures; `port` is immutable.
-public final class HTTP2Server: @unchecked Sendable {
-    public typealias Handler = @Sendable (HTTP2Request) async -> HTTP2Response
+package final class HTTP2Server: @unchecked Sendable {
+    package typealias Handler = @Sendable (HTTP2Request) async -> HTTP2Response
 
     /// What a loop-thread handler decides: answer now (no task, no thread hop: the fast path
     /// a gateway serving 100,000 requests a second needs), or later from a task (delays).
-    public enum Reply: Sendable {
+    package enum Reply: Sendable {
         case now(HTTP2Response)
         case later(@Sendable () async -> HTTP2Response)
     }
 
     /// Runs on the loop thread for each complete request; must not block.
-    public typealias LoopHandler = @Sendable (HTTP2Request) -> Reply
+    package typealias LoopHandler = @Sendable (HTTP2Request) -> Reply
 
     /// The port actually bound (useful with port 0).
-    public let port: Int
+    package let port: Int
     private let loop: EventLoop
     private let listener: Listener
     private let state: ServerState
@@ -48,7 +48,7 @@ public final class HTTP2Server: @unchecked Sendable {
 
     /// Listens on `host:port` (0 = an ephemeral port; see `port`); every request runs
     /// `handler` in a task of its own.
-    public static func start(host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration,
+    package static func start(host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration,
                              settings: HTTP2Settings = HTTP2Settings(), loop: EventLoop = .shared,
                              handler: @escaping Handler) throws -> HTTP2Server {
         try start(host: host, port: port, tls: tls, settings: settings, loop: loop,
@@ -58,7 +58,7 @@ public final class HTTP2Server: @unchecked Sendable {
     /// Listens on `host:port`; `loopHandler` decides on the loop thread. `limit` caps the
     /// connections open at once; `log` hears of refused connections, accept() failures
     /// (out of file descriptors) and clients closed for breaking HTTP/2 or our limits.
-    public static func start(host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration,
+    package static func start(host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration,
                              settings: HTTP2Settings = HTTP2Settings(), loop: EventLoop = .shared,
                              limit: ConnectionLimit? = nil, log: @escaping @Sendable (String) -> Void = { _ in },
                              loopHandler handler: @escaping LoopHandler) throws -> HTTP2Server {
@@ -113,7 +113,7 @@ public final class HTTP2Server: @unchecked Sendable {
     }
 
     /// Stops accepting and sends GOAWAY to every connection.
-    public func stop() {
+    package func stop() {
         let listener = self.listener
         let state = self.state
         let loop = self.loop
@@ -127,14 +127,14 @@ public final class HTTP2Server: @unchecked Sendable {
 
     /// Sends GOAWAY on one connection (the mock's idle timeout: `{"reason":"IdleTimeout"}`);
     /// nothing happens if that connection is already gone.
-    public func goAway(connectionID: Int, code: UInt32 = 0, debug: String = "") {
+    package func goAway(connectionID: Int, code: UInt32 = 0, debug: String = "") {
         let state = self.state
         loop.execute { state.byConnectionID[connectionID]?.goAway(code: code, debug: debug) }
     }
 
     /// Sends GOAWAY with `code` and a debug body (APNs: `{"reason":"Shutdown"}`) on every
     /// connection, as a gateway going down would.
-    public func goAwayAll(code: UInt32 = 0, debug: String = "") {
+    package func goAwayAll(code: UInt32 = 0, debug: String = "") {
         let state = self.state
         loop.execute { for session in state.sessions.values { session.goAway(code: code, debug: debug) } }
     }

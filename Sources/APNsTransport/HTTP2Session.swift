@@ -1,5 +1,5 @@
 import APNsCredentials
-import CNGHTTP2
+package import CNGHTTP2
 import Foundation
 
 /// One nghttp2 session (client or server role) on top of one `Connection`.

@@ -4,27 +4,27 @@ import Foundation
 /// no TLS: the glue between nghttp2 and our requests and responses (header and body bounds,
 /// answers before END_STREAM, stream bookkeeping, completions) meets frames no well-behaved
 /// peer sends. For the `http2` fuzz target and its deterministic pass in CI; not a transport.
-public enum HTTP2SessionFuzzing {
+package enum HTTP2SessionFuzzing {
     /// What one input did.
-    public struct Outcome: Sendable {
+    package struct Outcome: Sendable {
         /// Server: requests handed to the handler, and the largest body among them.
-        public var requests = 0
-        public var largestRequestBody = 0
+        package var requests = 0
+        package var largestRequestBody = 0
         /// Server: requests over the body bound whose flag was wrong (must stay 0).
-        public var misflaggedBodies = 0
+        package var misflaggedBodies = 0
         /// Client: completions of the one request submitted (must end at exactly 1), and the
         /// largest answer body a completion carried.
-        public var completions = 0
-        public var largestResponseBody = 0
+        package var completions = 0
+        package var largestResponseBody = 0
     }
 
     /// The settings both roles use here: a small body bound, so inputs reach it.
-    public static let settings = HTTP2Settings(maxConcurrentStreams: 100, maxHeaderListSize: 4096, maxBodySize: 5120)
+    package static let settings = HTTP2Settings(maxConcurrentStreams: 100, maxHeaderListSize: 4096, maxBodySize: 5120)
 
     /// Runs `bytes` through a session on the shared loop (its connections are loop-confined),
     /// in pieces of `chunk` bytes; the server role is sent the client preface first. The
     /// connection is closed at the end, so every pending completion has run when this returns.
-    public static func feed(_ bytes: [UInt8], asServer: Bool, chunk: Int) throws -> Outcome {
+    package static func feed(_ bytes: [UInt8], asServer: Bool, chunk: Int) throws -> Outcome {
         let context = try sharedContext.get()
         let box = OutcomeBox()
         let done = DispatchSemaphore(value: 0)

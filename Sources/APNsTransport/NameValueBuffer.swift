@@ -1,4 +1,4 @@
-import CNGHTTP2
+package import CNGHTTP2
 
 /// An `nghttp2_nv` array and the bytes it points into, refilled for every message.
 ///

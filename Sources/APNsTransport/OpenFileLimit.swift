@@ -6,9 +6,9 @@ import Darwin
 
 /// The process's open-file limit (`ulimit -n`): every connection a server holds is a file
 /// descriptor, so this, not the server's own connection limit, may be what binds first.
-public enum OpenFileLimit {
+package enum OpenFileLimit {
     /// The soft limit now in force.
-    public static var current: Int {
+    package static var current: Int {
         var limit = rlimit()
         getrlimit(resource, &limit)
         return Int(clamping: limit.rlim_cur)
@@ -18,7 +18,7 @@ public enum OpenFileLimit {
     /// (only root may raise that; many systems start processes at 1024 soft with a much higher
     /// hard limit), and returns the soft limit then in force.
     @discardableResult
-    public static func raise(toAtLeast wanted: Int) -> Int {
+    package static func raise(toAtLeast wanted: Int) -> Int {
         var limit = rlimit()
         guard getrlimit(resource, &limit) == 0 else { return current }
         let target = min(rlim_t(max(wanted, 0)), limit.rlim_max)

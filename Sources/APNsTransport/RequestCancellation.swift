@@ -9,7 +9,7 @@ import Foundation
 /// from nghttp2's before-frame-send callback) or the caller's `cancel()`. A request cancelled
 /// first is never written (the session drops its HEADERS frame); one written first is reset
 /// (RST_STREAM CANCEL) so the server frees its stream slot, and its late answer is dropped.
-public final class RequestCancellation: @unchecked Sendable {
+package final class RequestCancellation: @unchecked Sendable {
     // @unchecked: every field is read and written under `lock` only.
     private let lock = NSLock()
     private var written = false
@@ -17,17 +17,17 @@ public final class RequestCancellation: @unchecked Sendable {
     /// Set on the loop thread once the request has a stream.
     private var reset: (@Sendable () -> Void)?
 
-    public init() {}
+    package init() {}
 
-    public var isCancelled: Bool { lock.withLock { cancelled } }
+    package var isCancelled: Bool { lock.withLock { cancelled } }
 
     /// Whether the request's HEADERS frame went out (or was handed to the connection's output).
-    public var wasWritten: Bool { lock.withLock { written } }
+    package var wasWritten: Bool { lock.withLock { written } }
 
     /// Gives the request up. Returns whether it had been written: false means the server can
     /// never see it. Calling again returns the same answer and does nothing more.
     @discardableResult
-    public func cancel() -> Bool {
+    package func cancel() -> Bool {
         let (wasWritten, reset): (Bool, (@Sendable () -> Void)?) = lock.withLock {
             guard !cancelled else { return (written, nil) }
             cancelled = true
@@ -52,7 +52,7 @@ public final class RequestCancellation: @unchecked Sendable {
     /// loop thread, as its HEADERS frame is serialized; by any other connection as it takes the
     /// request): true means "write it" (from now on a cancel reports it written), false that
     /// it was cancelled first and must not be written.
-    public func markWritten() -> Bool {
+    package func markWritten() -> Bool {
         lock.withLock {
             guard !cancelled else { return false }
             written = true

@@ -24,10 +24,10 @@ enum Resolver {
 extension Endpoint {
     /// The addresses `host` resolves to, as text ("127.0.0.1", "[::1]"), resolved off the
     /// calling thread. For reports (`verify`'s dns step); connecting resolves by itself.
-    public func resolvedAddresses() async throws -> [String] {
+    package func resolvedAddresses() async throws -> [String] {
         try await Resolver.resolve(self).map(\.description)
     }
 
     /// "10 seconds", "0.5 seconds": how durations read in transport sentences.
-    public static func seconds(_ value: Double) -> String { HTTP2Session.seconds(value) }
+    package static func seconds(_ value: Double) -> String { HTTP2Session.seconds(value) }
 }

@@ -1,6 +1,6 @@
 import APNsCredentials
-import CAPNsShims
-import COpenSSL
+package import CAPNsShims
+package import COpenSSL
 
 /// Owns one `SSL_CTX*`: the configuration shared by all connections of one role.
 ///

@@ -1,11 +1,11 @@
-import COpenSSL
+package import COpenSSL
 
 /// Why a client does not trust the server it reached: the chain does not verify against the
 /// trust store, or the leaf is for another host name. Built from the same handshake facts
 /// whether verification aborted the handshake (`.full`) or only recorded them (`.reportOnly`),
 /// so every caller words the same failure the same way.
-public struct ServerTrustFailure: Sendable, Equatable {
-    public enum Problem: Sendable, Equatable {
+package struct ServerTrustFailure: Sendable, Equatable {
+    package enum Problem: Sendable, Equatable {
         /// The chain did not verify: OpenSSL's text ("unable to get local issuer certificate")
         /// and, when the chain could not be anchored, the CA the trust store lacks.
         case chain(verifyError: String, missingIssuer: String?)
@@ -13,11 +13,11 @@ public struct ServerTrustFailure: Sendable, Equatable {
         case hostname(certificateName: String?)
     }
 
-    public let problem: Problem
+    package let problem: Problem
     /// The host name or IP address we connected to.
-    public let host: String
+    package let host: String
 
-    public init(_ problem: Problem, host: String) {
+    package init(_ problem: Problem, host: String) {
         self.problem = problem
         self.host = host
     }
@@ -28,7 +28,7 @@ extension TLSHandshakeInfo {
     static let nameMismatchResults = [Int(X509_V_ERR_HOSTNAME_MISMATCH), Int(X509_V_ERR_IP_ADDRESS_MISMATCH)]
 
     /// Why the server is not trusted, or nil when chain and host name are fine (client side).
-    public func trustFailure(host: String) -> ServerTrustFailure? {
+    package func trustFailure(host: String) -> ServerTrustFailure? {
         // Full verification checks the name inside the chain verification, so a name mismatch
         // shows up as the verify result; report-only checks it separately (`hostnameMatches`).
         let nameMismatch = Self.nameMismatchResults.contains(verifyResult)

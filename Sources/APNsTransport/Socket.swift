@@ -6,17 +6,17 @@ import Darwin
 #endif
 
 /// A host and port to connect to, e.g. `api.sandbox.push.apple.com:443`.
-public struct Endpoint: Sendable, Equatable, CustomStringConvertible {
-    public let host: String
-    public let port: Int
+package struct Endpoint: Sendable, Equatable, CustomStringConvertible {
+    package let host: String
+    package let port: Int
 
-    public init(host: String, port: Int) {
+    package init(host: String, port: Int) {
         self.host = host
         self.port = port
     }
 
     /// Parses `host:port` or `[v6]:port`.
-    public init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         let bad = TransportError(.configuration, "\"\(text)\" is not HOST:PORT (for example 127.0.0.1:8443).")
         var hostPart: Substring
         var portPart: Substring
@@ -34,11 +34,11 @@ public struct Endpoint: Sendable, Equatable, CustomStringConvertible {
         self.init(host: String(hostPart), port: port)
     }
 
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     /// Whether `host` is a literal IPv4/IPv6 address (then it is checked against the
     /// certificate's IP SANs, and no SNI is sent).
-    public var hostIsIPAddress: Bool {
+    package var hostIsIPAddress: Bool {
         var v4 = in_addr()
         var v6 = in6_addr()
         return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1

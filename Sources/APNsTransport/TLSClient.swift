@@ -5,9 +5,9 @@ import Foundation
 /// feedback service speak raw bytes over TLS.
 ///
 /// `@unchecked Sendable`: the stream state is loop-confined, touched only in `loop.execute`.
-public final class TLSClient: @unchecked Sendable {
-    public let endpoint: Endpoint
-    public let handshake: TLSHandshakeInfo
+package final class TLSClient: @unchecked Sendable {
+    package let endpoint: Endpoint
+    package let handshake: TLSHandshakeInfo
     private let loop: EventLoop
     private let stream: RawStream
 
@@ -23,7 +23,7 @@ public final class TLSClient: @unchecked Sendable {
         loop.execute { stream.connection.close(error: nil) }
     }
 
-    public static func connect(to endpoint: Endpoint, tls: TLSConfiguration, timeout: Double = 10,
+    package static func connect(to endpoint: Endpoint, tls: TLSConfiguration, timeout: Double = 10,
                                loop: EventLoop = .shared) async throws -> TLSClient {
         var tls = tls
         tls.applicationProtocols = []
@@ -51,7 +51,7 @@ public final class TLSClient: @unchecked Sendable {
     }
 
     /// Queues `bytes` for sending.
-    public func write(_ bytes: [UInt8]) {
+    package func write(_ bytes: [UInt8]) {
         let stream = self.stream
         loop.execute {
             stream.connection.enqueue(bytes)
@@ -61,7 +61,7 @@ public final class TLSClient: @unchecked Sendable {
 
     /// The next bytes the server sends; nil when it closed the connection cleanly. Throws
     /// `.timeout` after `timeout` seconds of silence, `.tlsAlert` when the server sent an alert.
-    public func read(timeout: Double) async throws -> [UInt8]? {
+    package func read(timeout: Double) async throws -> [UInt8]? {
         let stream = self.stream
         let loop = self.loop
         return try await withCheckedThrowingContinuation { continuation in
@@ -71,7 +71,7 @@ public final class TLSClient: @unchecked Sendable {
 
     /// Waits until the bytes queued by `write` are mostly on the wire (or the connection
     /// ended): a writer that awaits this between batches of frames keeps memory bounded.
-    public func waitUntilWritable() async {
+    package func waitUntilWritable() async {
         let stream = self.stream
         let loop = self.loop
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -79,7 +79,7 @@ public final class TLSClient: @unchecked Sendable {
         }
     }
 
-    public func close() {
+    package func close() {
         let stream = self.stream
         loop.execute { stream.connection.close(error: nil) }
     }

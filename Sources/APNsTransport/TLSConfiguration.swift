@@ -3,9 +3,9 @@ import APNsCredentials
 /// What a TLS endpoint (client or server) presents and what it accepts.
 ///
 /// Defaults (docs/apns-protocol.md §1, §3): verification on (chain + host name), TLS 1.2 minimum, ALPN h2.
-public struct TLSConfiguration: Sendable {
+package struct TLSConfiguration: Sendable {
     /// Where the certificates that anchor trust come from.
-    public enum Trust: Sendable, Equatable {
+    package enum Trust: Sendable, Equatable {
         /// OpenSSL's default verify paths (the system trust store, /etc/ssl/certs).
         case system
         /// PEM file(s) with CA certificates, e.g. `--ca-file` or the mock gateway's CA.
@@ -13,7 +13,7 @@ public struct TLSConfiguration: Sendable {
     }
 
     /// How the peer's certificate is checked.
-    public enum Verification: Sendable, Equatable {
+    package enum Verification: Sendable, Equatable {
         /// Chain and host name are checked in the handshake; a failure aborts it.
         case full
         /// The handshake always proceeds; the outcome is recorded in `TLSHandshakeInfo` so a
@@ -23,7 +23,7 @@ public struct TLSConfiguration: Sendable {
         case none
     }
 
-    public enum Version: Sendable, Comparable {
+    package enum Version: Sendable, Comparable {
         case tls1_0, tls1_1, tls1_2, tls1_3
 
         var openssl: Int32 {
@@ -36,22 +36,22 @@ public struct TLSConfiguration: Sendable {
         }
     }
 
-    public var trust: Trust
-    public var verification: Verification
+    package var trust: Trust
+    package var verification: Verification
     /// The certificate (and chain) we present: the APNs provider certificate on a client, the
     /// server certificate on a server.
-    public var identity: APNsIdentity?
-    public var minimumVersion: Version
-    public var maximumVersion: Version?
+    package var identity: APNsIdentity?
+    package var minimumVersion: Version
+    package var maximumVersion: Version?
     /// ALPN protocols a client offers, most preferred first. Servers select `h2` when offered.
-    public var applicationProtocols: [String]
+    package var applicationProtocols: [String]
     /// Server only: require and verify a client certificate against `trust`.
-    public var requireClientCertificate: Bool
+    package var requireClientCertificate: Bool
     /// Server only: ask for a client certificate and verify it against `trust` if one is sent,
     /// but let clients without one in (the provider API takes certificates or tokens).
-    public var requestClientCertificate = false
+    package var requestClientCertificate = false
 
-    public init(trust: Trust = .system, verification: Verification = .full, identity: APNsIdentity? = nil,
+    package init(trust: Trust = .system, verification: Verification = .full, identity: APNsIdentity? = nil,
                 minimumVersion: Version = .tls1_2, maximumVersion: Version? = nil,
                 applicationProtocols: [String] = ["h2"], requireClientCertificate: Bool = false) {
         self.trust = trust
@@ -64,13 +64,13 @@ public struct TLSConfiguration: Sendable {
     }
 
     /// A client that presents `identity` and trusts `trust`, speaking h2.
-    public static func client(identity: APNsIdentity?, trust: Trust = .system, verification: Verification = .full) -> TLSConfiguration {
+    package static func client(identity: APNsIdentity?, trust: Trust = .system, verification: Verification = .full) -> TLSConfiguration {
         TLSConfiguration(trust: trust, verification: verification, identity: identity)
     }
 
     /// A server presenting `identity`; with `clientCA` it requires client certificates issued
     /// by that CA.
-    public static func server(identity: APNsIdentity, clientCA: String? = nil) -> TLSConfiguration {
+    package static func server(identity: APNsIdentity, clientCA: String? = nil) -> TLSConfiguration {
         TLSConfiguration(trust: clientCA.map { .caFile($0) } ?? .system, verification: clientCA == nil ? .none : .full,
                          identity: identity, requireClientCertificate: clientCA != nil)
     }

@@ -1,35 +1,35 @@
 import APNsCredentials
-import CAPNsShims
-import COpenSSL
+package import CAPNsShims
+package import COpenSSL
 import Foundation
 
 /// What a finished TLS handshake established, as `apnskit verify` reports it.
-public struct TLSHandshakeInfo: Sendable {
+package struct TLSHandshakeInfo: Sendable {
     /// The numeric address actually connected to, e.g. `127.0.0.1:2197`.
-    public let remoteAddress: String
+    package let remoteAddress: String
     /// `TLSv1.2`, `TLSv1.3`.
-    public let protocolVersion: String
+    package let protocolVersion: String
     /// OpenSSL's cipher name, e.g. `TLS_AES_256_GCM_SHA384`.
-    public let cipher: String
+    package let cipher: String
     /// The ALPN protocol the server chose (`h2`), or nil when it chose none.
-    public let alpn: String?
+    package let alpn: String?
     /// The certificates the peer sent, leaf first.
-    public let peerChain: [Certificate]
+    package let peerChain: [Certificate]
     /// Whether the chain verified against the trust store (independent of the host name).
-    public let chainVerified: Bool
+    package let chainVerified: Bool
     /// OpenSSL's X509_V_* result code (0 = ok).
-    public let verifyResult: Int
+    package let verifyResult: Int
     /// OpenSSL's text for `verifyResult` when it is not ok ("certificate has expired").
-    public let verifyError: String?
+    package let verifyError: String?
     /// The CA our trust store lacks, when the chain could not be anchored: the issuer of the
     /// last certificate the server sent (or that certificate, when it is a self-signed root).
-    public let missingIssuer: String?
+    package let missingIssuer: String?
     /// Whether the leaf matches the host name (or IP address) we connected to; nil on servers.
-    public let hostnameMatches: Bool?
+    package let hostnameMatches: Bool?
     /// Client side: the server sent a CertificateRequest.
-    public let clientCertificateRequested: Bool
+    package let clientCertificateRequested: Bool
     /// Client side: we had a certificate to present when asked.
-    public let clientCertificateSent: Bool
+    package let clientCertificateSent: Bool
 
     /// Reads everything from a connected `ssl`. `host` is what we connected to (client side).
     init(ssl: OpaquePointer, observations: apns_tls_observations, host: String?, remoteAddress: String, presentedIdentity: Bool) {

@@ -6,10 +6,10 @@ import Foundation
 /// `handler` as a `TLSServerConnection` running in a task of its own.
 ///
 /// `@unchecked Sendable`: the listener is loop-confined, touched only in `loop.execute`.
-public final class TLSServer: @unchecked Sendable {
-    public typealias Handler = @Sendable (TLSServerConnection) async -> Void
+package final class TLSServer: @unchecked Sendable {
+    package typealias Handler = @Sendable (TLSServerConnection) async -> Void
 
-    public let port: Int
+    package let port: Int
     private let loop: EventLoop
     private let listener: Listener
 
@@ -21,7 +21,7 @@ public final class TLSServer: @unchecked Sendable {
 
     /// `limit` caps the connections open at once; `log` hears of refused connections and
     /// accept() failures (out of file descriptors).
-    public static func start(host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration, loop: EventLoop = .shared,
+    package static func start(host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration, loop: EventLoop = .shared,
                              limit: ConnectionLimit? = nil, log: @escaping @Sendable (String) -> Void = { _ in },
                              handler: @escaping Handler) throws -> TLSServer {
         guard tls.identity != nil else {
@@ -45,7 +45,7 @@ public final class TLSServer: @unchecked Sendable {
     }
 
     /// Stops accepting; connections already handed to the handler stay until it closes them.
-    public func stop() {
+    package func stop() {
         let listener = self.listener
         let loop = self.loop
         loop.execute {
@@ -60,8 +60,8 @@ public final class TLSServer: @unchecked Sendable {
 /// One accepted TLS connection of a `TLSServer`.
 ///
 /// `@unchecked Sendable`: the stream is loop-confined, touched only in `loop.execute`.
-public final class TLSServerConnection: @unchecked Sendable {
-    public let handshake: TLSHandshakeInfo
+package final class TLSServerConnection: @unchecked Sendable {
+    package let handshake: TLSHandshakeInfo
     private let loop: EventLoop
     private let stream: RawStream
 
@@ -80,17 +80,17 @@ public final class TLSServerConnection: @unchecked Sendable {
     }
 
     /// The certificate the client presented, if any (verified when the server requires one).
-    public var clientCertificate: Certificate? { handshake.peerChain.first }
+    package var clientCertificate: Certificate? { handshake.peerChain.first }
 
     /// The next bytes from the client; nil when it closed the connection.
-    public func read(timeout: Double) async throws -> [UInt8]? {
+    package func read(timeout: Double) async throws -> [UInt8]? {
         let stream = self.stream
         return try await withCheckedThrowingContinuation { continuation in
             loop.execute { stream.read(timeout: timeout, continuation) }
         }
     }
 
-    public func write(_ bytes: [UInt8]) {
+    package func write(_ bytes: [UInt8]) {
         let stream = self.stream
         loop.execute {
             stream.connection.enqueue(bytes)
@@ -102,13 +102,13 @@ public final class TLSServerConnection: @unchecked Sendable {
     /// (nothing of it is kept) until it closes or `timeout` seconds pass. For a server that
     /// has said its last word (the legacy gateway's error response): closing with unread
     /// input would make the kernel send RST, which can destroy that answer unread.
-    public func closeAfterPeer(timeout: Double) {
+    package func closeAfterPeer(timeout: Double) {
         let stream = self.stream
         loop.execute { stream.connection.closeAfterPeer(timeout: timeout) }
     }
 
     /// Sends what is queued (best effort) and closes.
-    public func close() {
+    package func close() {
         let stream = self.stream
         loop.execute { stream.connection.close(error: nil) }
     }

@@ -5,8 +5,8 @@ import APNsCredentials
 /// `kind` lets callers (the CLI's exit codes, the sender's retry logic) decide without parsing
 /// text; `message` is one sentence naming what failed; `details` carries OpenSSL's error queue
 /// for `--verbose`.
-public struct TransportError: Error, CustomStringConvertible, Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
+package struct TransportError: Error, CustomStringConvertible, Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// The host name did not resolve.
         case dns
         /// TCP connect failed (refused, unreachable).
@@ -39,11 +39,11 @@ public struct TransportError: Error, CustomStringConvertible, Sendable, Equatabl
         case internalFailure
     }
 
-    public let kind: Kind
-    public let message: String
-    public let details: [String]
+    package let kind: Kind
+    package let message: String
+    package let details: [String]
 
-    public init(_ kind: Kind, _ message: String, details: [String] = []) {
+    package init(_ kind: Kind, _ message: String, details: [String] = []) {
         self.kind = kind
         self.message = message
         self.details = details
@@ -54,28 +54,28 @@ public struct TransportError: Error, CustomStringConvertible, Sendable, Equatabl
         TransportError(kind, message, details: OpenSSLErrorQueue.drain())
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// A TLS alert by its registered name (RFC 8446 section 6), for messages such as
 /// "the server rejected the client certificate with alert bad_certificate".
-public struct TLSAlert: Sendable, Equatable, CustomStringConvertible {
-    public let code: Int
+package struct TLSAlert: Sendable, Equatable, CustomStringConvertible {
+    package let code: Int
 
-    public init(code: Int) { self.code = code }
+    package init(code: Int) { self.code = code }
 
-    public static let badCertificate = TLSAlert(code: 42)
-    public static let certificateExpired = TLSAlert(code: 45)
-    public static let unknownCA = TLSAlert(code: 48)
-    public static let certificateRequired = TLSAlert(code: 116)
+    package static let badCertificate = TLSAlert(code: 42)
+    package static let certificateExpired = TLSAlert(code: 45)
+    package static let unknownCA = TLSAlert(code: 48)
+    package static let certificateRequired = TLSAlert(code: 116)
 
     /// Whether this alert says the peer did not accept our certificate (as opposed to a
     /// version or cipher problem).
-    public var isAboutClientCertificate: Bool {
+    package var isAboutClientCertificate: Bool {
         [42, 43, 44, 45, 46, 48, 49, 116].contains(code)
     }
 
-    public var name: String {
+    package var name: String {
         switch code {
         case 0: return "close_notify"
         case 10: return "unexpected_message"
@@ -106,5 +106,5 @@ public struct TLSAlert: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String { name }
+    package var description: String { name }
 }

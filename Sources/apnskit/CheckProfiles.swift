@@ -14,10 +14,10 @@ struct CheckProfiles {
         explicit = try pushCredentials.map { path in
             let report = CredentialInspector.inspect(path, passphrases: passphrases)
             if report.kind == .unreadable {
-                throw CredentialError(.unreadable, "--push-credential: \(report.error ?? "\(displayName(path)) is unreadable.")")
+                throw APNsCredentialError(.unreadable, "--push-credential: \(report.error ?? "\(displayName(path)) is unreadable.")")
             }
             guard let facts = PushCredentialFacts(report) else {
-                throw CredentialError(.wrongKind, "--push-credential \(displayName(path)) is \(report.summary), not a push certificate or .p8 key; give the credential your server sends with.")
+                throw APNsCredentialError(.wrongKind, "--push-credential \(displayName(path)) is \(report.summary), not a push certificate or .p8 key; give the credential your server sends with.")
             }
             return facts
         }

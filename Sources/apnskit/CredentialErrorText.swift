@@ -1,23 +1,23 @@
 import APNsCredentials
 
 /// The CLI's wording of a library error: the library's sentence (which file, what is wrong)
-/// plus the flag that fixes it, which only the CLI knows (`CredentialError.remedy`/`option`).
+/// plus the flag that fixes it, which only the CLI knows (`APNsCredentialError.remedy`/`option`).
 enum CredentialErrorText {
-    static func sentence(_ error: CredentialError) -> String {
+    static func sentence(_ error: APNsCredentialError) -> String {
         guard let hint = hint(error) else { return error.message }
         return error.message + " " + hint
     }
 
     /// The hint for an inspect/check report's error (which carries the error's kind only).
     static func sentence(report error: String, kind: String?) -> String {
-        switch kind.flatMap(CredentialError.Kind.init(rawValue:)) {
+        switch kind.flatMap(APNsCredentialError.Kind.init(rawValue:)) {
         case .wrongPassphrase?: return error + " Check the value given to --passin."
         case .missingPassphrase?: return error + " Pass --passin env:VAR, file:PATH, fd:N, stdin or pass:TEXT."
         default: return error
         }
     }
 
-    static func hint(_ error: CredentialError) -> String? {
+    static func hint(_ error: APNsCredentialError) -> String? {
         switch error.remedy {
         case .passphrase?:
             let option = error.option ?? "--passin"

@@ -12,7 +12,7 @@ enum ExitStatus {
     /// Network or TLS failure.
     static let network: Int32 = 4
 
-    static func code(for kind: CredentialError.Kind) -> Int32 {
+    static func code(for kind: APNsCredentialError.Kind) -> Int32 {
         switch kind {
         case .keyMismatch: return problem
         case .outputExists, .outputFailed, .invalidArgument: return usage

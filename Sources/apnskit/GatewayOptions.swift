@@ -14,7 +14,7 @@ enum GatewayService {
     case channels
 
     /// apns-protocol.md §1, §4 and §5.
-    func host(in environment: APNsClient.Environment) -> String {
+    func host(in environment: APNsEnvironment) -> String {
         switch self {
         case .provider: return environment.host
         case .legacy: return environment.legacyHost
@@ -42,7 +42,7 @@ enum GatewayService {
 /// input gets one answer (the same sentence, the same exit code) in all three.
 struct GatewayOptions: ParsableArguments {
     @Option(help: "APNs environment: sandbox or production.")
-    var environment: APNsClient.Environment = .sandbox
+    var environment: APNsEnvironment = .sandbox
 
     @Option(help: ArgumentHelp("Any other endpoint, e.g. a local mock gateway.", valueName: "HOST:PORT"))
     var gateway: String?
@@ -105,5 +105,5 @@ struct OutputOptions: ParsableArguments {
     func apply() { Output.verbose = verbose }
 }
 
-extension APNsClient.Environment: ExpressibleByArgument {}
+extension APNsEnvironment: ExpressibleByArgument {}
 extension OutputFormat: ExpressibleByArgument {}

@@ -41,7 +41,7 @@ enum MockAuthKey {
         do {
             try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         } catch {
-            throw CredentialError(.outputFailed, "Cannot create the folder \(out) for AuthKey_\(keyID).p8: \(error.localizedDescription); check the parent folder is writable, or give -o a path ending in .p8.")
+            throw APNsCredentialError(.outputFailed, "Cannot create the folder \(out) for AuthKey_\(keyID).p8: \(error.localizedDescription); check the parent folder is writable, or give -o a path ending in .p8.")
         }
         return "\(out)/AuthKey_\(keyID).p8"
     }

@@ -156,7 +156,7 @@ struct MockServeCommand: AsyncParsableCommand {
             gateway = try MockGateway(ca: authority, caFolder: ca, configuration: configuration,
                                       log: { line in if !quiet { Output.note(line) } },
                                       warn: { line in Output.note(line) })
-        } catch let error as CredentialError {
+        } catch let error as APNsCredentialError {
             await webInbox?.server.stop()
             throw error
         } catch {

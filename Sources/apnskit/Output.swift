@@ -20,7 +20,7 @@ enum Output {
     /// Prints one sentence for `error` and exits with its code.
     static func fail(_ error: Error) -> Never {
         switch error {
-        case let error as CredentialError:
+        case let error as APNsCredentialError:
             note("apnskit: \(CredentialErrorText.sentence(error))")
             if verbose { for line in error.details { note("  openssl: \(line)") } }
             exit(ExitStatus.code(for: error.kind))

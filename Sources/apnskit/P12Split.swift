@@ -60,15 +60,15 @@ struct P12Split: ParsableCommand {
         guard PKCS12.isPKCS12(bytes) else {
             let contents = try? CredentialFile.load(bytes: bytes, label: label, passphrases: .none)
             let what = contents.map { "holds \($0.summary)" } ?? "is not a PKCS#12 file"
-            throw CredentialError(.wrongKind, "\(label) \(what), not a PKCS#12 (.p12) archive; use import-cer or combine for PEM/DER files.")
+            throw APNsCredentialError(.wrongKind, "\(label) \(what), not a PKCS#12 (.p12) archive; use import-cer or combine for PEM/DER files.")
         }
         let contents = try PKCS12.parse(bytes, label: label, passphrases: passin.supplier())
             .select(choice.selector, label: label)
         if keyOut != nil && contents.privateKey == nil {
-            throw CredentialError(.wrongKind, "\(label) holds no private key (it was exported as a certificate only); export the key from Keychain too, or drop --key-out.")
+            throw APNsCredentialError(.wrongKind, "\(label) holds no private key (it was exported as a certificate only); export the key from Keychain too, or drop --key-out.")
         }
         if certOut != nil && contents.certificate == nil {
-            throw CredentialError(.wrongKind, "\(label) holds no certificate (it was exported as a key only); export the certificate too, or drop --cert-out.")
+            throw APNsCredentialError(.wrongKind, "\(label) holds no certificate (it was exported as a key only); export the certificate too, or drop --cert-out.")
         }
         var keyPEM: [UInt8]?
         if let key = contents.privateKey, let keyOut {

@@ -19,7 +19,7 @@ struct PEMScannerTests {
     @Test("A block cut off before its END line is reported as truncated, with its line")
     func truncated() {
         let text = certificateBlock + "-----BEGIN PRIVATE KEY-----\nMIIE\n"
-        let error = #expect(throws: CredentialError.self) { try PEMScanner.blocks(in: Array(text.utf8), label: "apns.pem") }
+        let error = #expect(throws: APNsCredentialError.self) { try PEMScanner.blocks(in: Array(text.utf8), label: "apns.pem") }
         #expect(error?.kind == .unreadable)
         #expect(error?.message == "apns.pem is truncated: the PEM block 'PRIVATE KEY' that starts at line 4 has no END line; download or export the file again.")
     }
@@ -27,9 +27,9 @@ struct PEMScannerTests {
     @Test("Mismatched END label and empty body are damage")
     func damaged() {
         let mismatched = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END PRIVATE KEY-----\n"
-        #expect(throws: CredentialError.self) { try PEMScanner.blocks(in: Array(mismatched.utf8), label: "x") }
+        #expect(throws: APNsCredentialError.self) { try PEMScanner.blocks(in: Array(mismatched.utf8), label: "x") }
         let empty = "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n"
-        #expect(throws: CredentialError.self) { try PEMScanner.blocks(in: Array(empty.utf8), label: "x") }
+        #expect(throws: APNsCredentialError.self) { try PEMScanner.blocks(in: Array(empty.utf8), label: "x") }
     }
 
     @Test("CRLF line endings are accepted")

@@ -86,13 +86,13 @@ struct PKCS12Tests {
         let f = try fixture()
         let path = try export(f, "legacy.p12", ["-legacy"])
         let bytes = try f.dir.read("legacy.p12")
-        let wrong = #expect(throws: CredentialError.self) {
+        let wrong = #expect(throws: APNsCredentialError.self) {
             try PKCS12.parse(bytes, label: path, passphrases: PassphraseSupplier(source: .literal("wrong"), allowPrompt: false))
         }
         #expect(wrong?.kind == .wrongPassphrase)
-        let missing = #expect(throws: CredentialError.self) { try PKCS12.parse(bytes, label: path, passphrases: .none) }
+        let missing = #expect(throws: APNsCredentialError.self) { try PKCS12.parse(bytes, label: path, passphrases: .none) }
         #expect(missing?.kind == .missingPassphrase)
-        let truncated = #expect(throws: CredentialError.self) {
+        let truncated = #expect(throws: APNsCredentialError.self) {
             try CredentialFile.load(bytes: Array(bytes.prefix(bytes.count / 2)), label: "cut.p12", passphrases: .none)
         }
         #expect(truncated?.kind == .unreadable)

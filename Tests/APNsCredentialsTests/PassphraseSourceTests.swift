@@ -15,7 +15,7 @@ struct PassphraseSourceTests {
         #expect(try PassphraseSource(parsing: "empty") == .empty)
         #expect(try PassphraseSource(parsing: "pass:x").isVisibleToOtherProcesses)
         for bad in ["secret", "env:", "fd:x", "file:", "foo:bar"] {
-            let error = #expect(throws: CredentialError.self) { try PassphraseSource(parsing: bad) }
+            let error = #expect(throws: APNsCredentialError.self) { try PassphraseSource(parsing: bad) }
             #expect(error?.kind == .invalidArgument)
         }
     }
@@ -29,7 +29,7 @@ struct PassphraseSourceTests {
 
     @Test("An unset environment variable is a missing passphrase naming the variable")
     func unsetEnvironment() {
-        let error = #expect(throws: CredentialError.self) { try PassphraseSource.environment("APNSKIT_TEST_UNSET_VAR").read() }
+        let error = #expect(throws: APNsCredentialError.self) { try PassphraseSource.environment("APNSKIT_TEST_UNSET_VAR").read() }
         #expect(error?.kind == .missingPassphrase)
         #expect(error?.message.contains("APNSKIT_TEST_UNSET_VAR") == true)
     }

@@ -82,12 +82,12 @@ struct PrivateKeyTests {
         #expect(try key.publicKeyDER() == original.publicKeyDER())
 
         if variant.encrypted {
-            let missing = #expect(throws: CredentialError.self) { try CredentialFile.load(out, passphrases: .none) }
+            let missing = #expect(throws: APNsCredentialError.self) { try CredentialFile.load(out, passphrases: .none) }
             #expect(missing?.kind == .missingPassphrase)
             // The library says what is missing; the flag is the CLI's to name (CredentialErrorText).
             #expect(missing?.message.contains("--passin") == false)
             #expect(missing?.remedy == .passphrase)
-            let wrong = #expect(throws: CredentialError.self) {
+            let wrong = #expect(throws: APNsCredentialError.self) {
                 try CredentialFile.load(out, passphrases: PassphraseSupplier(source: .literal("nope"), allowPrompt: false))
             }
             #expect(wrong?.kind == .wrongPassphrase)
@@ -111,7 +111,7 @@ struct PrivateKeyTests {
 
     @Test("Refuses to encrypt with an empty passphrase")
     func emptyPassphraseRefused() throws {
-        let error = #expect(throws: CredentialError.self) { try PrivateKey.generate(.ec256).pkcs8PEM(encryptedWith: .empty) }
+        let error = #expect(throws: APNsCredentialError.self) { try PrivateKey.generate(.ec256).pkcs8PEM(encryptedWith: .empty) }
         #expect(error?.kind == .invalidArgument)
     }
 }

@@ -51,8 +51,8 @@ struct ProviderTokenTests {
 
     @Test("Refuses RSA keys, bad ids; reads the key id from AuthKey_<KEYID>.p8")
     func validation() throws {
-        #expect(throws: CredentialError.self) { try APNsTokenSigner(key: try PrivateKey.generate(.rsa2048), keyID: "ABC123DEFG", teamID: "TEAM123456") }
-        #expect(throws: CredentialError.self) { try APNsTokenSigner(key: try PrivateKey.generate(.ec256), keyID: "short", teamID: "TEAM123456") }
+        #expect(throws: APNsCredentialError.self) { try APNsTokenSigner(key: try PrivateKey.generate(.rsa2048), keyID: "ABC123DEFG", teamID: "TEAM123456") }
+        #expect(throws: APNsCredentialError.self) { try APNsTokenSigner(key: try PrivateKey.generate(.ec256), keyID: "short", teamID: "TEAM123456") }
         #expect(APNsTokenSigner.keyIDFromFileName("/x/AuthKey_ABC123DEFG.p8") == "ABC123DEFG")
         #expect(APNsTokenSigner.keyIDFromFileName("key.p8") == nil)
     }

@@ -19,7 +19,7 @@ struct SecureFileWriterTests {
     func overwrite() throws {
         let dir = try TemporaryDirectory()
         let path = try dir.write("out.pem", text: "old")
-        let error = #expect(throws: CredentialError.self) {
+        let error = #expect(throws: APNsCredentialError.self) {
             try SecureFileWriter.write(Array("new".utf8), to: path, sensitivity: .secret, force: false)
         }
         #expect(error?.kind == .outputExists)
@@ -35,14 +35,14 @@ struct SecureFileWriterTests {
     @Test("A missing or unwritable folder is a clear error before anything is written")
     func badFolders() throws {
         let dir = try TemporaryDirectory()
-        let missing = #expect(throws: CredentialError.self) {
+        let missing = #expect(throws: APNsCredentialError.self) {
             try SecureFileWriter.write([1], to: dir.file("nope/out.pem"), sensitivity: .secret, force: false)
         }
         #expect(missing?.kind == .outputFailed)
         #expect(missing?.message.contains("does not exist") == true)
         if getuid() != 0 {
             try FileManager.default.createDirectory(atPath: dir.file("ro"), withIntermediateDirectories: false, attributes: [.posixPermissions: 0o500])
-            #expect(throws: CredentialError.self) { try SecureFileWriter.write([1], to: dir.file("ro/out.pem"), sensitivity: .secret, force: false) }
+            #expect(throws: APNsCredentialError.self) { try SecureFileWriter.write([1], to: dir.file("ro/out.pem"), sensitivity: .secret, force: false) }
         }
     }
 }

@@ -137,7 +137,7 @@ import Testing
         #expect {
             _ = try ca.issue(tampered, PortalRequest(bundleID: "b"), label: "bad.csr")
         } throws: { error in
-            (error as? CredentialError)?.kind == .unreadable && "\(error)".contains("bad.csr")
+            (error as? APNsCredentialError)?.kind == .unreadable && "\(error)".contains("bad.csr")
         }
     }
 
@@ -151,7 +151,7 @@ import Testing
             let attributes = try FileManager.default.attributesOfItem(atPath: folder + "/ca/" + name)
             #expect((attributes[.posixPermissions] as? Int) == mode, "\(name)")
         }
-        #expect(throws: CredentialError.self) { try ca.write(to: folder + "/ca", force: false) }
+        #expect(throws: APNsCredentialError.self) { try ca.write(to: folder + "/ca", force: false) }
         let loaded = try MockCA.load(from: folder + "/ca")
         #expect(loaded.intermediate.fingerprint(.sha256) == ca.intermediate.fingerprint(.sha256))
 

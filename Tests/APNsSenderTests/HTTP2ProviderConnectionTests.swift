@@ -61,7 +61,7 @@ struct HTTP2ProviderConnectionTests {
             return HTTP2Response(status: 200, headers: [("apns-id", request.header("apns-id") ?? "")])
         }
         defer { server.stop() }
-        let client = APNsClient(endpoint: Endpoint(host: "127.0.0.1", port: server.port), caFile: material.serverCert,
+        let client = APNsClient(endpoint: Endpoint(host: "127.0.0.1", port: server.port), trust: .caFile(material.serverCert),
                                 authentication: .token(try material.signer()))
         let payload = Array(#"{"aps":{"alert":"hi"}}"#.utf8)
         let good = await client.send(APNsNotification(token: try APNsDeviceToken(parsing: String(repeating: "ab", count: 32)), payload: payload, topic: "com.example.app"))

@@ -24,7 +24,7 @@ extension Hardening {
             let path = dir.file("huge.pem")
             #expect(FileManager.default.createFile(atPath: path, contents: Data("-----BEGIN CERTIFICATE-----\n".utf8)))
             #expect(truncate(path, 100 * 1_048_576) == 0)
-            #expect(throws: CredentialError.self) { try CredentialFile.readBytes(path) }
+            #expect(throws: APNsCredentialError.self) { try CredentialFile.readBytes(path) }
             let time = "/usr/bin/time -f maxrss=%M"
             let (file, fileRSS) = try Self.measured("\(time) '\(Binaries.apnskit)' inspect huge.pem", in: dir.path)
             #expect(file.status == 3 && file.stdout.contains("larger than 16 MiB"), "\(file)")

@@ -57,7 +57,7 @@ struct ProfileFixtures: Sendable {
 
     static func require(_ result: Run, _ what: String) throws {
         guard result.status == 0 else {
-            throw CredentialError(.internalFailure, "\(what) failed (exit \(result.status)): \(result.err) \(result.out); scripts/setup.sh installs openssl and python3.")
+            throw APNsCredentialError(.internalFailure, "\(what) failed (exit \(result.status)): \(result.err) \(result.out); scripts/setup.sh installs openssl and python3.")
         }
     }
 

@@ -111,13 +111,13 @@ struct Fixtures: Sendable {
 
         let p12 = try run(["openssl", "pkcs12", "-export", "-in", folder + "/universal-cert.pem", "-inkey", folder + "/key.pem",
                            "-passout", "pass:secret", "-out", folder + "/universal.p12"])
-        guard p12.status == 0 else { throw CredentialError(.internalFailure, "openssl pkcs12 failed: \(p12.err)") }
+        guard p12.status == 0 else { throw APNsCredentialError(.internalFailure, "openssl pkcs12 failed: \(p12.err)") }
         let p8 = try run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
                           "-out", folder + "/AuthKey_ABC123DEFG.p8"])
-        guard p8.status == 0 else { throw CredentialError(.internalFailure, "openssl genpkey failed: \(p8.err)") }
+        guard p8.status == 0 else { throw APNsCredentialError(.internalFailure, "openssl genpkey failed: \(p8.err)") }
         let csr = try run(["openssl", "req", "-new", "-key", folder + "/key.pem", "-subj", "/emailAddress=dev@example.com/CN=Dev/C=US",
                            "-out", folder + "/request.csr"])
-        guard csr.status == 0 else { throw CredentialError(.internalFailure, "openssl req failed: \(csr.err)") }
+        guard csr.status == 0 else { throw APNsCredentialError(.internalFailure, "openssl req failed: \(csr.err)") }
         // Removed when the test process exits (the fixtures live for the whole run).
         atexit {
             if case .success(let fixtures) = Fixtures.shared { try? FileManager.default.removeItem(atPath: fixtures.folder) }

@@ -1,4 +1,4 @@
-import COpenSSL
+package import COpenSSL
 import Foundation
 
 /// An APNs reading of one certificate: who it is for (bundle id, team), what it may do
@@ -8,9 +8,9 @@ import Foundation
 /// and JSON output is just its encoding (docs/inspect-json.md). Reading never throws: a
 /// malformed Apple extension becomes a finding, because a half-broken certificate is exactly
 /// what a user runs `inspect` on.
-public struct APNsCertificateInfo: Sendable, Codable {
+package struct APNsCertificateInfo: Sendable, Codable {
     /// Where `environments` came from.
-    public enum EnvironmentSource: String, Sendable, Codable {
+    package enum EnvironmentSource: String, Sendable, Codable {
         /// Apple's 1.2.840.113635.100.6.3.1 / .2 extensions.
         case `extension`
         /// No extensions: implied by the common name prefix (older certificates).
@@ -19,45 +19,45 @@ public struct APNsCertificateInfo: Sendable, Codable {
         case none
     }
 
-    public let subject: String
-    public let issuer: String
-    public let commonName: String?
+    package let subject: String
+    package let issuer: String
+    package let commonName: String?
     /// Subject UID: the app's bundle id (or pass type id, website push id).
-    public let bundleID: String?
+    package let bundleID: String?
     /// Subject OU: the 10-character team id.
-    public let teamID: String?
-    public let organization: String?
-    public let country: String?
-    public let type: APNsCertificateType
-    public let typeDescription: String
+    package let teamID: String?
+    package let organization: String?
+    package let country: String?
+    package let type: APNsCertificateType
+    package let typeDescription: String
     /// Whether this looks like an Apple push certificate at all (name prefix or extensions).
-    public let isAPNs: Bool
-    public let environments: [APNsEnvironment]
-    public let environmentSource: EnvironmentSource
+    package let isAPNs: Bool
+    package let environments: [APNsEnvironment]
+    package let environmentSource: EnvironmentSource
     /// Topics from the topics extension; nil when the certificate has none or it is malformed.
-    public let topics: [APNsTopic]?
+    package let topics: [APNsTopic]?
     /// Why the topics extension could not be read, when it could not.
-    public let topicsError: String?
-    public let notBefore: Date
-    public let notAfter: Date
-    public let daysLeft: Int
-    public let serialNumber: String
-    public let sha1Fingerprint: String
-    public let sha256Fingerprint: String
+    package let topicsError: String?
+    package let notBefore: Date
+    package let notAfter: Date
+    package let daysLeft: Int
+    package let serialNumber: String
+    package let sha1Fingerprint: String
+    package let sha256Fingerprint: String
     /// `RSA`, `EC`, ...
-    public let keyAlgorithm: String
-    public let keyBits: Int
+    package let keyAlgorithm: String
+    package let keyBits: Int
     /// `RSA-2048`, `EC P-256`.
-    public let keySummary: String
-    public let isCA: Bool
+    package let keySummary: String
+    package let isCA: Bool
     /// Whether the given private key is this certificate's; nil when no key was given.
-    public let keyMatches: Bool?
-    public let findings: [Finding]
+    package let keyMatches: Bool?
+    package let findings: [Finding]
 
     /// Days before expiry at which `inspect` starts warning.
-    public static let defaultExpiryWarningDays = 30
+    package static let defaultExpiryWarningDays = 30
 
-    public init(_ certificate: Certificate, key: PrivateKey? = nil, now: Date = Date(),
+    package init(_ certificate: Certificate, key: PrivateKey? = nil, now: Date = Date(),
                 expiryWarningDays: Int = APNsCertificateInfo.defaultExpiryWarningDays) {
         let subjectName = certificate.subject
         subject = subjectName.description
@@ -115,7 +115,7 @@ public struct APNsCertificateInfo: Sendable, Codable {
     /// Whether pushing to `topic` is allowed: the topics extension when present, otherwise the
     /// bundle id (plus `.voip` for VoIP certificates), which is what APNs accepts for
     /// single-topic certificates. Nil when the topics extension is malformed.
-    public func covers(topic: String) -> Bool? {
+    package func covers(topic: String) -> Bool? {
         if topicsError != nil { return nil }
         if let topics { return topics.contains { $0.topic == topic } }
         guard let bundleID else { return false }
@@ -123,14 +123,14 @@ public struct APNsCertificateInfo: Sendable, Codable {
     }
 
     /// The topics a user can push to, for display: from the extension, else the bundle id.
-    public var effectiveTopics: [String] {
+    package var effectiveTopics: [String] {
         if let topics { return topics.map(\.topic) }
         if let bundleID, isAPNs { return [bundleID] }
         return []
     }
 
     /// The name messages use for this certificate: its common name, else its subject.
-    public var displayName: String { commonName ?? subject }
+    package var displayName: String { commonName ?? subject }
 
     static func day(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
@@ -180,7 +180,7 @@ extension Certificate {
     }
 
     /// The APNs view of this certificate.
-    public func apnsInfo(key: PrivateKey? = nil, now: Date = Date()) -> APNsCertificateInfo {
+    package func apnsInfo(key: PrivateKey? = nil, now: Date = Date()) -> APNsCertificateInfo {
         APNsCertificateInfo(self, key: key, now: now)
     }
 }

@@ -1,6 +1,6 @@
 /// What kind of Apple push certificate a certificate is, read from its common name prefix
 /// (apns-protocol.md §2). The portal encodes the type only there; the environments are in extensions.
-public enum APNsCertificateType: String, Sendable, Codable, CaseIterable {
+package enum APNsCertificateType: String, Sendable, Codable, CaseIterable {
     case development
     case production
     case universal
@@ -12,7 +12,7 @@ public enum APNsCertificateType: String, Sendable, Codable, CaseIterable {
     case other
 
     /// Common name prefixes, most specific first, with the type and a human name.
-    public static let prefixes: [(prefix: String, type: APNsCertificateType, name: String)] = [
+    package static let prefixes: [(prefix: String, type: APNsCertificateType, name: String)] = [
         ("Apple Development IOS Push Services: ", .development, "Apple Development iOS Push Services"),
         ("Apple Production IOS Push Services: ", .production, "Apple Production iOS Push Services"),
         ("Apple Development Mac Push Services: ", .development, "Apple Development Mac Push Services"),
@@ -26,15 +26,15 @@ public enum APNsCertificateType: String, Sendable, Codable, CaseIterable {
 
     /// `typeDescription` of a certificate that carries Apple's push extensions under a common
     /// name with none of the prefixes above (apns-protocol.md §2: the extensions decide).
-    public static let unnamedPushDescription = "Apple push certificate (its common name names no known type)"
+    package static let unnamedPushDescription = "Apple push certificate (its common name names no known type)"
 
     /// The prefix `apnskit mock issue` and Apple's portal write for this type.
-    public var commonNamePrefix: String? {
+    package var commonNamePrefix: String? {
         Self.prefixes.first { $0.type == self }?.prefix
     }
 
     /// The type, the human name, and the identifier after the prefix, for a common name.
-    public static func classify(commonName: String?) -> (type: APNsCertificateType, name: String, identifier: String?) {
+    package static func classify(commonName: String?) -> (type: APNsCertificateType, name: String, identifier: String?) {
         guard let commonName else { return (.other, "not an Apple push certificate", nil) }
         for entry in prefixes where commonName.hasPrefix(entry.prefix) {
             return (entry.type, entry.name, String(commonName.dropFirst(entry.prefix.count)))
@@ -44,7 +44,7 @@ public enum APNsCertificateType: String, Sendable, Codable, CaseIterable {
 
     /// The environments a type implies, used only when a certificate lacks Apple's
     /// environment extensions (certificates issued before they existed).
-    public var impliedEnvironments: [APNsEnvironment] {
+    package var impliedEnvironments: [APNsEnvironment] {
         switch self {
         case .development: return [.sandbox]
         case .production, .passTypeID, .website: return [.production]
@@ -60,7 +60,7 @@ public enum APNsEnvironment: String, Sendable, Codable, CaseIterable {
     case production
 
     /// The certificate extension that allows this environment (value DER NULL).
-    public var extensionOID: String {
+    package var extensionOID: String {
         switch self {
         case .sandbox: return "1.2.840.113635.100.6.3.1"
         case .production: return "1.2.840.113635.100.6.3.2"

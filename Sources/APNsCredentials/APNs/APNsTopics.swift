@@ -4,23 +4,23 @@
 /// Its value is a flat alternation, not a list of pairs:
 /// `SEQUENCE { UTF8String topic, SEQUENCE { UTF8String kind... }, UTF8String topic, ... }`,
 /// e.g. `"com.x.app" {"app"}, "com.x.app.voip" {"voip"}`.
-public struct APNsTopic: Sendable, Equatable, Codable {
-    public let topic: String
+package struct APNsTopic: Sendable, Equatable, Codable {
+    package let topic: String
     /// `app`, `voip`, `complication`, ... as Apple writes them.
-    public let kinds: [String]
+    package let kinds: [String]
 
-    public init(topic: String, kinds: [String]) {
+    package init(topic: String, kinds: [String]) {
         self.topic = topic
         self.kinds = kinds
     }
 }
 
-public enum APNsTopics {
-    public static let oid = "1.2.840.113635.100.6.3.6"
+package enum APNsTopics {
+    package static let oid = "1.2.840.113635.100.6.3.6"
 
     /// Parses the extension value; a malformed value throws a `DERReader.DERError` whose
     /// description says what is wrong and where.
-    public static func parse(_ value: [UInt8]) throws -> [APNsTopic] {
+    package static func parse(_ value: [UInt8]) throws -> [APNsTopic] {
         var outer = DERReader(value)
         let sequence = try outer.next(DERReader.sequence, "the topics SEQUENCE")
         guard outer.isAtEnd else {
@@ -45,7 +45,7 @@ public enum APNsTopics {
     }
 
     /// The DER value for `topics`, as Apple's portal writes it.
-    public static func encode(_ topics: [APNsTopic]) -> [UInt8] {
+    package static func encode(_ topics: [APNsTopic]) -> [UInt8] {
         DERWriter.sequence(topics.flatMap { topic in
             [DERWriter.utf8String(topic.topic), DERWriter.sequence(topic.kinds.map(DERWriter.utf8String))]
         })

@@ -3,20 +3,20 @@ import Foundation
 /// One certificate of a checked file, as monitoring needs it: who it is for and when it
 /// stops working. A slim copy of `APNsCertificateInfo`, so `check --format json` stays short
 /// and per-certificate reports (Prometheus gauges) need not re-read the file.
-public struct CheckedCertificate: Sendable, Codable, Equatable {
-    public let commonName: String?
-    public let bundleID: String?
-    public let teamID: String?
-    public let type: APNsCertificateType
-    public let environments: [APNsEnvironment]
-    public let notBefore: Date
-    public let notAfter: Date
-    public let serialNumber: String
-    public let sha256Fingerprint: String
+package struct CheckedCertificate: Sendable, Codable, Equatable {
+    package let commonName: String?
+    package let bundleID: String?
+    package let teamID: String?
+    package let type: APNsCertificateType
+    package let environments: [APNsEnvironment]
+    package let notBefore: Date
+    package let notAfter: Date
+    package let serialNumber: String
+    package let sha256Fingerprint: String
     /// The certificate the file is about (the others are its chain).
-    public let isLeaf: Bool
+    package let isLeaf: Bool
     /// Within its validity period at the time of the check.
-    public let isCurrentlyValid: Bool
+    package let isCurrentlyValid: Bool
 
     init(_ info: APNsCertificateInfo, isLeaf: Bool, now: Date) {
         commonName = info.commonName

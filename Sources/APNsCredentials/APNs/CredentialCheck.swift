@@ -1,27 +1,27 @@
 import Foundation
 
 /// What `apnskit check` demands of every file (its flags).
-public struct CheckPolicy: Sendable {
+package struct CheckPolicy: Sendable {
     /// A certificate expiring within this many days fails.
-    public var minimumDays: Int
-    public var environment: APNsEnvironment?
-    public var topic: String?
+    package var minimumDays: Int
+    package var environment: APNsEnvironment?
+    package var topic: String?
     /// Certificates must come with their private key (combined PEM, p12).
-    public var requireKey: Bool
+    package var requireKey: Bool
     /// Chains are verified against this; without it every certificate gets a warning.
-    public var trust: TrustStore?
-    public var trustLabel: String?
+    package var trust: TrustStore?
+    package var trustLabel: String?
     /// A certificate with less than this percentage of its lifetime left fails (`--min-remaining`).
-    public var minimumRemainingPercent: Double? = nil
+    package var minimumRemainingPercent: Double? = nil
     /// The key id of token-auth keys whose name does not carry one (`--key-id`).
-    public var keyID: String? = nil
+    package var keyID: String? = nil
     /// How inputs are wrapped (`--base64`).
-    public var decoding: CredentialDecoding = .automatic
+    package var decoding: CredentialDecoding = .automatic
     /// How reasons name the rule that produced them: the CLI maps these to its flags
     /// (`--min-days`, ...); the library itself never names a flag.
-    public var ruleNames: [Rule: String] = [:]
+    package var ruleNames: [Rule: String] = [:]
 
-    public enum Rule: Sendable, Hashable {
+    package enum Rule: Sendable, Hashable {
         case minimumDays, requireKey, caFile, minimumRemaining, keyID
     }
 
@@ -36,7 +36,7 @@ public struct CheckPolicy: Sendable {
         }
     }
 
-    public init(minimumDays: Int = 30, environment: APNsEnvironment? = nil, topic: String? = nil,
+    package init(minimumDays: Int = 30, environment: APNsEnvironment? = nil, topic: String? = nil,
                 requireKey: Bool = false, trust: TrustStore? = nil, trustLabel: String? = nil) {
         self.minimumDays = minimumDays
         self.environment = environment
@@ -48,30 +48,30 @@ public struct CheckPolicy: Sendable {
 }
 
 /// One line of `check` output: a file's verdict and why.
-public struct CheckResult: Sendable, Codable {
-    public enum Status: String, Sendable, Codable {
+package struct CheckResult: Sendable, Codable {
+    package enum Status: String, Sendable, Codable {
         case ok = "OK", warn = "WARN", fail = "FAIL", unreadable = "UNREADABLE"
     }
 
-    public let path: String
-    public let status: Status
+    package let path: String
+    package let status: Status
     /// What the file is (the inspect summary, with the leaf's identity).
-    public let summary: String
+    package let summary: String
     /// Why it is not OK, most important first; empty for OK.
-    public let reasons: [String]
+    package let reasons: [String]
     /// Leaf certificate facts, when there is one.
-    public let bundleID: String?
-    public let type: APNsCertificateType?
-    public let environments: [APNsEnvironment]?
-    public let notAfter: Date?
-    public let daysLeft: Int?
+    package let bundleID: String?
+    package let type: APNsCertificateType?
+    package let environments: [APNsEnvironment]?
+    package let notAfter: Date?
+    package let daysLeft: Int?
     /// Every certificate in the file, leaf first as the file orders them (for per-certificate
     /// reports such as `--format prometheus`).
-    public var certificates: [CheckedCertificate] = []
+    package var certificates: [CheckedCertificate] = []
     /// A token-auth key's id (from the file name or `--key-id`).
-    public var keyID: String? = nil
+    package var keyID: String? = nil
     /// Only for provisioning profiles: what the profile says (as in `inspect`).
-    public internal(set) var profile: ProvisioningProfileInfo? = nil
+    package internal(set) var profile: ProvisioningProfileInfo? = nil
 
     /// The same file with another verdict (the profile cross-check adds its failures).
     func replacing(status: Status, reasons: [String]) -> CheckResult {
@@ -85,8 +85,8 @@ public struct CheckResult: Sendable, Codable {
 }
 
 /// The CI gate: turns each file's inspection into OK / WARN / FAIL / UNREADABLE under a policy.
-public enum CredentialChecker {
-    public static func check(_ path: String, policy: CheckPolicy, passphrases: PassphraseSupplier, now: Date = Date()) -> CheckResult {
+package enum CredentialChecker {
+    package static func check(_ path: String, policy: CheckPolicy, passphrases: PassphraseSupplier, now: Date = Date()) -> CheckResult {
         let (report, contents) = CredentialInspector.inspectLoaded(path, passphrases: passphrases, extraKey: nil, now: now,
                                                                    expiryWarningDays: policy.minimumDays, decoding: policy.decoding,
                                                                    profileTrust: policy.trust)
@@ -214,11 +214,11 @@ public enum CredentialChecker {
     }
 
     /// The file extensions a folder walk picks up.
-    public static let credentialExtensions: Set<String> = Set(["pem", "cer", "crt", "p12", "pfx", "p8"]).union(ProvisioningProfileFile.extensions)
+    package static let credentialExtensions: Set<String> = Set(["pem", "cer", "crt", "p12", "pfx", "p8"]).union(ProvisioningProfileFile.extensions)
 
     /// Expands folders (recursively, sorted, credential extensions only); files given by name
     /// are kept whatever their extension. Missing paths are kept so they report as unreadable.
-    public static func expand(_ paths: [String]) -> [String] {
+    package static func expand(_ paths: [String]) -> [String] {
         var result: [String] = []
         for path in paths {
             var isDirectory: ObjCBool = false

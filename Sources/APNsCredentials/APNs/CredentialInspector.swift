@@ -4,11 +4,11 @@ import Foundation
 ///
 /// Never throws: an unreadable file becomes a report of kind `unreadable` carrying the one
 /// sentence error, so `inspect` and `check` can go on to the next file.
-public enum CredentialInspector {
+package enum CredentialInspector {
     /// - Parameters:
     ///   - extraKey: a key from `--key`, matched against the file's certificate and CSR.
     ///   - profileTrust: `--ca-file`, which a provisioning profile's signer must chain to.
-    public static func inspect(_ path: String, passphrases: PassphraseSupplier, extraKey: PrivateKey? = nil,
+    package static func inspect(_ path: String, passphrases: PassphraseSupplier, extraKey: PrivateKey? = nil,
                                now: Date = Date(), expiryWarningDays: Int = APNsCertificateInfo.defaultExpiryWarningDays,
                                profileTrust: TrustStore? = nil) -> CredentialReport {
         inspectLoaded(path, passphrases: passphrases, extraKey: extraKey, now: now, expiryWarningDays: expiryWarningDays,

@@ -4,38 +4,38 @@
 /// OpenSSL has no template for Apple's private extensions, so their values are parsed here.
 /// Every read checks the remaining length first; bad input becomes a `DERError` that says
 /// what was wrong at which byte offset, never a trap.
-public struct DERReader: Sendable {
+package struct DERReader: Sendable {
     /// One decoded TLV.
-    public struct Element: Sendable, Equatable {
-        public let tag: UInt8
+    package struct Element: Sendable, Equatable {
+        package let tag: UInt8
         /// The value bytes (without tag and length).
-        public let value: ArraySlice<UInt8>
+        package let value: ArraySlice<UInt8>
         /// Offset of the tag byte in the outermost input, for messages.
-        public let offset: Int
+        package let offset: Int
     }
 
-    public struct DERError: Error, Sendable, Equatable, CustomStringConvertible {
-        public let description: String
+    package struct DERError: Error, Sendable, Equatable, CustomStringConvertible {
+        package let description: String
     }
 
-    public static let sequence: UInt8 = 0x30
-    public static let utf8String: UInt8 = 0x0C
-    public static let null: UInt8 = 0x05
+    package static let sequence: UInt8 = 0x30
+    package static let utf8String: UInt8 = 0x0C
+    package static let null: UInt8 = 0x05
 
     private let bytes: ArraySlice<UInt8>
     private var position: Int
 
-    public init(_ bytes: ArraySlice<UInt8>) {
+    package init(_ bytes: ArraySlice<UInt8>) {
         self.bytes = bytes
         position = bytes.startIndex
     }
 
-    public init(_ bytes: [UInt8]) { self.init(bytes[...]) }
+    package init(_ bytes: [UInt8]) { self.init(bytes[...]) }
 
-    public var isAtEnd: Bool { position >= bytes.endIndex }
+    package var isAtEnd: Bool { position >= bytes.endIndex }
 
     /// Reads the next element; throws on a truncated or non-DER header.
-    public mutating func next() throws -> Element {
+    package mutating func next() throws -> Element {
         let start = position
         guard position < bytes.endIndex else { throw DERError(description: "unexpected end of data at byte \(start)") }
         let tag = bytes[position]
@@ -66,7 +66,7 @@ public struct DERReader: Sendable {
     }
 
     /// Reads the next element and requires `tag`; `what` names it in the message.
-    public mutating func next(_ tag: UInt8, _ what: String) throws -> Element {
+    package mutating func next(_ tag: UInt8, _ what: String) throws -> Element {
         let element = try next()
         guard element.tag == tag else {
             throw DERError(description: "expected \(what) (tag 0x\(Self.hex(tag))) at byte \(element.offset), found tag 0x\(Self.hex(element.tag))")
@@ -75,7 +75,7 @@ public struct DERReader: Sendable {
     }
 
     /// Reads a UTF8String and checks that it is valid UTF-8.
-    public mutating func utf8String(_ what: String) throws -> String {
+    package mutating func utf8String(_ what: String) throws -> String {
         let element = try next(Self.utf8String, what)
         guard let text = String(validating: element.value, as: UTF8.self) else {
             throw DERError(description: "\(what) at byte \(element.offset) is not valid UTF-8")
@@ -90,21 +90,21 @@ public struct DERReader: Sendable {
 }
 
 /// Builds DER for the few shapes apnskit writes (Apple's topics extension, NULL values).
-public enum DERWriter {
-    public static func element(_ tag: UInt8, _ value: [UInt8]) -> [UInt8] {
+package enum DERWriter {
+    package static func element(_ tag: UInt8, _ value: [UInt8]) -> [UInt8] {
         [tag] + length(value.count) + value
     }
 
-    public static func sequence(_ children: [[UInt8]]) -> [UInt8] {
+    package static func sequence(_ children: [[UInt8]]) -> [UInt8] {
         element(DERReader.sequence, children.flatMap { $0 })
     }
 
-    public static func utf8String(_ text: String) -> [UInt8] {
+    package static func utf8String(_ text: String) -> [UInt8] {
         element(DERReader.utf8String, Array(text.utf8))
     }
 
     /// `05 00`: the value of Apple's environment extensions.
-    public static let null: [UInt8] = [DERReader.null, 0x00]
+    package static let null: [UInt8] = [DERReader.null, 0x00]
 
     static func length(_ count: Int) -> [UInt8] {
         if count < 0x80 { return [UInt8(count)] }

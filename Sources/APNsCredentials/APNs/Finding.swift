@@ -3,19 +3,19 @@
 ///
 /// `code` is stable (scripts match on it, docs/inspect-json.md lists them); `message` is a
 /// sentence for people and may change.
-public struct Finding: Sendable, Equatable, Codable {
-    public enum Severity: String, Sendable, Codable, Comparable {
+package struct Finding: Sendable, Equatable, Codable {
+    package enum Severity: String, Sendable, Codable, Comparable {
         case info, warning, error
 
         private var rank: Int { self == .info ? 0 : self == .warning ? 1 : 2 }
-        public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
+        package static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
     }
 
-    public let severity: Severity
-    public let code: String
-    public let message: String
+    package let severity: Severity
+    package let code: String
+    package let message: String
 
-    public init(_ severity: Severity, _ code: String, _ message: String) {
+    package init(_ severity: Severity, _ code: String, _ message: String) {
         self.severity = severity
         self.code = code
         self.message = message

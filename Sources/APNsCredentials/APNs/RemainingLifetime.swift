@@ -15,9 +15,9 @@ extension CheckPolicy {
 }
 
 /// `--min-remaining` arithmetic and spelling.
-public enum RemainingLifetime {
+package enum RemainingLifetime {
     /// Percentage of the validity period still ahead at `now`, 0 to 100.
-    public static func percentLeft(notBefore: Date, notAfter: Date, now: Date) -> Double {
+    package static func percentLeft(notBefore: Date, notAfter: Date, now: Date) -> Double {
         let lifetime = notAfter.timeIntervalSince(notBefore)
         guard lifetime > 0 else { return 0 }
         return min(100, max(0, notAfter.timeIntervalSince(now) / lifetime * 100))
@@ -25,7 +25,7 @@ public enum RemainingLifetime {
 
     /// Parses `10%` (the sign is required, so the value cannot be mistaken for days): a
     /// number from 0 to 100. Nil for anything else.
-    public static func parsePercent(_ text: String) -> Double? {
+    package static func parsePercent(_ text: String) -> Double? {
         guard text.hasSuffix("%"), let value = Double(text.dropLast()), value.isFinite, (0...100).contains(value) else { return nil }
         return value
     }

@@ -1,5 +1,5 @@
-import CAPNsShims
-import COpenSSL
+package import CAPNsShims
+package import COpenSSL
 
 /// A set of trusted CA certificates (`--ca-file`): owns one `X509_STORE` and frees it.
 ///
@@ -7,23 +7,23 @@ import COpenSSL
 /// certificates costs a thousand signature checks, not a thousand bundle loads. Partial
 /// chains are accepted (trusting only Apple's WWDR intermediate is enough), and time is not
 /// checked here: expiry has its own, clearer check.
-public final class TrustStore: @unchecked Sendable {
+package final class TrustStore: @unchecked Sendable {
     private let store: OpaquePointer
-    public let certificateCount: Int
+    package let certificateCount: Int
 
     /// Loads every certificate in `caFile` (PEM bundle, DER, or p12 without a passphrase).
-    public convenience init(caFile: String) throws {
+    package convenience init(caFile: String) throws {
         let contents = try CredentialFile.load(caFile, passphrases: .none)
         guard !contents.certificates.isEmpty else {
-            throw CredentialError(.wrongKind, "\(displayName(caFile)) holds \(contents.summary), not CA certificates; give the CA bundle (PEM).")
+            throw APNsCredentialError(.wrongKind, "\(displayName(caFile)) holds \(contents.summary), not CA certificates; give the CA bundle (PEM).")
         }
         try self.init(certificates: contents.certificates)
     }
 
-    public init(certificates: [Certificate]) throws {
+    package init(certificates: [Certificate]) throws {
         OpenSSLErrorQueue.clear()
         guard let store = X509_STORE_new() else {
-            throw CredentialError.openssl(.internalFailure, "OpenSSL could not allocate a certificate store.")
+            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not allocate a certificate store.")
         }
         self.store = store
         certificateCount = certificates.count
@@ -39,7 +39,7 @@ public final class TrustStore: @unchecked Sendable {
 
     /// Nil when `leaf` chains to a trusted certificate (using `intermediates` as untrusted
     /// helpers); otherwise OpenSSL's reason, e.g. "unable to get local issuer certificate".
-    public func verificationFailure(_ leaf: Certificate, intermediates: [Certificate] = []) -> String? {
+    package func verificationFailure(_ leaf: Certificate, intermediates: [Certificate] = []) -> String? {
         OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }
         guard let context = StoreContext(), let untrusted = CertificateStack(intermediates) else {

@@ -1,5 +1,5 @@
-import CAPNsShims
-import COpenSSL
+package import CAPNsShims
+package import COpenSSL
 import Foundation
 
 /// A CMS SignedData with its content embedded (PKCS#7 `signedData`, RFC 5652): the envelope
@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Reading is split from verifying on purpose: `inspect` shows a profile whose signature is
 /// broken (that is what a user needs to see), and says so, instead of refusing to read it.
-public final class CMSSignedData: @unchecked Sendable {
+package final class CMSSignedData: @unchecked Sendable {
     private let pointer: OpaquePointer
 
     private init(taking pointer: OpaquePointer) { self.pointer = pointer }
@@ -17,7 +17,7 @@ public final class CMSSignedData: @unchecked Sendable {
 
     /// Whether `bytes` start like a DER ContentInfo of type signedData:
     /// `SEQUENCE { OBJECT IDENTIFIER 1.2.840.113549.1.7.2, ...`. Cheap, for file sniffing.
-    public static func looksLikeSignedData(_ bytes: [UInt8]) -> Bool {
+    package static func looksLikeSignedData(_ bytes: [UInt8]) -> Bool {
         guard bytes.count > 16, bytes[0] == 0x30 else { return false }
         var offset = 2
         if bytes[1] & 0x80 != 0 { offset += Int(bytes[1] & 0x7F) }
@@ -27,7 +27,7 @@ public final class CMSSignedData: @unchecked Sendable {
     }
 
     /// Decodes exactly one DER ContentInfo holding SignedData with embedded content.
-    public convenience init(der: [UInt8], label: String) throws {
+    package convenience init(der: [UInt8], label: String) throws {
         OpenSSLErrorQueue.clear()
         let decoded: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
@@ -39,20 +39,20 @@ public final class CMSSignedData: @unchecked Sendable {
             return result
         }
         guard let decoded else {
-            throw CredentialError.openssl(.unreadable, "\(label) is not a readable CMS signed message (corrupt, truncated or trailing bytes); download the profile again.")
+            throw APNsCredentialError.openssl(.unreadable, "\(label) is not a readable CMS signed message (corrupt, truncated or trailing bytes); download the profile again.")
         }
         self.init(taking: decoded)
         guard let type = CMS_get0_type(pointer), OBJ_obj2nid(type) == NID_pkcs7_signed else {
-            throw CredentialError(.unreadable, "\(label) is a CMS message but not a signed one; a provisioning profile is CMS SignedData.")
+            throw APNsCredentialError(.unreadable, "\(label) is a CMS message but not a signed one; a provisioning profile is CMS SignedData.")
         }
         guard content != nil else {
-            throw CredentialError(.unreadable, "\(label) is a CMS signed message without embedded content (a .p7b certificate bundle or a detached signature), not a provisioning profile, which embeds its property list.")
+            throw APNsCredentialError(.unreadable, "\(label) is a CMS signed message without embedded content (a .p7b certificate bundle or a detached signature), not a provisioning profile, which embeds its property list.")
         }
         OpenSSLErrorQueue.clear()
     }
 
     /// The embedded content (for a profile: the XML property list).
-    public var content: [UInt8]? {
+    package var content: [UInt8]? {
         var data: UnsafePointer<UInt8>? = nil
         let length = apns_cms_content(pointer, &data)
         guard length >= 0 else { return nil }
@@ -61,7 +61,7 @@ public final class CMSSignedData: @unchecked Sendable {
     }
 
     /// Every certificate the envelope carries (signer and chain), in envelope order.
-    public var certificates: [Certificate] {
+    package var certificates: [Certificate] {
         guard let stack = CMS_get1_certs(pointer) else { OpenSSLErrorQueue.clear(); return [] }
         defer { apns_sk_X509_pop_free(stack) }
         return (0..<apns_sk_X509_num(stack)).compactMap { index in
@@ -69,10 +69,10 @@ public final class CMSSignedData: @unchecked Sendable {
         }
     }
 
-    public var signerCount: Int { Int(apns_cms_signer_count(pointer)) }
+    package var signerCount: Int { Int(apns_cms_signer_count(pointer)) }
 
     /// The embedded certificate the first signer names, if the envelope carries it.
-    public var signerCertificate: Certificate? {
+    package var signerCertificate: Certificate? {
         defer { OpenSSLErrorQueue.clear() }
         return apns_cms_signer_certificate(pointer).map { Certificate(taking: $0) }
     }
@@ -80,7 +80,7 @@ public final class CMSSignedData: @unchecked Sendable {
     /// Nil when every signature verifies over the content with the embedded signer
     /// certificates (no chain check: `TrustStore` does that, with `check`'s rules);
     /// otherwise OpenSSL's reason.
-    public func signatureFailure() -> String? {
+    package func signatureFailure() -> String? {
         OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }
         guard signerCount > 0 else { return "the envelope has no signer" }
@@ -95,7 +95,7 @@ public final class CMSSignedData: @unchecked Sendable {
     }
 
     /// The DER encoding.
-    public var der: [UInt8] { derEncode { i2d_CMS_ContentInfo(pointer, $0) } ?? [] }
+    package var der: [UInt8] { derEncode { i2d_CMS_ContentInfo(pointer, $0) } ?? [] }
 
     /// Signs `content` as SignedData with SHA-256, embedding it, the signer and `chain`
     /// (the mock CA's profile signing; Apple signs profiles the same way).
@@ -103,11 +103,11 @@ public final class CMSSignedData: @unchecked Sendable {
         OpenSSLErrorQueue.clear()
         let data = try MemoryBIO(content)
         guard let extra = CertificateStack(chain) else {
-            throw CredentialError.openssl(.internalFailure, "OpenSSL could not allocate a certificate stack.")
+            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not allocate a certificate stack.")
         }
         let flags = UInt32(CMS_BINARY | CMS_NOSMIMECAP)
         guard let signed = CMS_sign(signer.pointer, key.pointer, extra.pointer, data.pointer, flags) else {
-            throw CredentialError.openssl(.internalFailure, "OpenSSL could not sign the profile (CMS_sign).")
+            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not sign the profile (CMS_sign).")
         }
         return CMSSignedData(taking: signed)
     }

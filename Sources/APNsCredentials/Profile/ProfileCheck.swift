@@ -2,7 +2,7 @@ import Foundation
 
 /// `apnskit check` over provisioning profiles: the profile on its own under the run's policy,
 /// and cross-checked against the push credentials of the same run (apns-protocol.md §9).
-public enum ProfileCheck {
+package enum ProfileCheck {
     /// Failures and warnings of a profile on its own: expiry horizon, signature, `--environment`
     /// and `--topic` against its entitlements.
     static func reasons(_ profile: ProvisioningProfileInfo, policy: CheckPolicy, now: Date) -> (failures: [String], warnings: [String]) {
@@ -54,7 +54,7 @@ public enum ProfileCheck {
     /// Why `profile` and the run's push credentials do not work together; empty when they do
     /// (or when there are none). Certificates for other bundle ids are other apps' when at
     /// least one certificate matches the app id; when none does, each mismatch is reported.
-    public static func crossCheck(_ profile: ProvisioningProfileInfo, against credentials: [PushCredentialFacts]) -> [String] {
+    package static func crossCheck(_ profile: ProvisioningProfileInfo, against credentials: [PushCredentialFacts]) -> [String] {
         guard !credentials.isEmpty else { return [] }
         guard let apsEnvironment = profile.apsEnvironment, let pushEnvironment = profile.pushEnvironment else {
             let names = credentials.map(\.label).joined(separator: ", ")
@@ -94,7 +94,7 @@ public enum ProfileCheck {
 
     /// `result` with the cross-check failures added (FAIL when there are any). The profile's
     /// own "push not enabled" warning goes: the cross-check's failure says it with the credential.
-    public static func applying(_ failures: [String], to result: CheckResult) -> CheckResult {
+    package static func applying(_ failures: [String], to result: CheckResult) -> CheckResult {
         guard !failures.isEmpty, let profile = result.profile else { return result }
         let superseded = profile.findings().filter { $0.code == "noApsEnvironment" }.map(\.message)
         var changed = result.replacing(status: .fail, reasons: failures + result.reasons.filter { !superseded.contains($0) })

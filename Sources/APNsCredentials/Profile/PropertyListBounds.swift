@@ -6,26 +6,26 @@
 /// overflow the main thread's 8 MB stack (SIGSEGV in `XMLPlistScanner.scanArray`), and far
 /// fewer a secondary thread's. It also reads binary and OpenStep lists, which no profile uses.
 /// Refusing those here keeps the parser on inputs shaped like profiles.
-public enum PropertyListBounds {
+package enum PropertyListBounds {
     /// Larger property lists are refused (Apple's largest, with 100s of devices and dozens of
     /// developer certificates, stay well under a megabyte).
-    public static let maximumSize = 4 * 1024 * 1024
+    package static let maximumSize = 4 * 1024 * 1024
     /// Deeper nesting of `<dict>`/`<array>` is refused.
-    public static let maximumDepth = 32
+    package static let maximumDepth = 32
 
-    public static func check(_ bytes: [UInt8], label: String) throws {
+    package static func check(_ bytes: [UInt8], label: String) throws {
         guard bytes.count <= maximumSize else {
-            throw CredentialError(.unreadable, "\(label) holds a property list of \(bytes.count) bytes, more than the \(maximumSize / 1_048_576) MiB apnskit reads; it is not a provisioning profile.")
+            throw APNsCredentialError(.unreadable, "\(label) holds a property list of \(bytes.count) bytes, more than the \(maximumSize / 1_048_576) MiB apnskit reads; it is not a provisioning profile.")
         }
         let start = bytes.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
         guard start.starts(with: Array("<?xml".utf8)) || start.starts(with: Array("<plist".utf8)) || start.starts(with: Array("<!DOCTYPE".utf8)) else {
-            throw CredentialError(.unreadable, "\(label) does not hold an XML property list; a provisioning profile's content is XML.")
+            throw APNsCredentialError(.unreadable, "\(label) does not hold an XML property list; a provisioning profile's content is XML.")
         }
         if index(after: Array("<!ENTITY".utf8), in: bytes, from: 0) != nil {
-            throw CredentialError(.unreadable, "\(label) holds a property list that declares XML entities, which no provisioning profile does; it is not one.")
+            throw APNsCredentialError(.unreadable, "\(label) holds a property list that declares XML entities, which no provisioning profile does; it is not one.")
         }
         if let depth = nestingBeyondLimit(bytes) {
-            throw CredentialError(.unreadable, "\(label) holds a property list nested \(depth) levels deep, more than the \(maximumDepth) apnskit reads; it is not a provisioning profile.")
+            throw APNsCredentialError(.unreadable, "\(label) holds a property list nested \(depth) levels deep, more than the \(maximumDepth) apnskit reads; it is not a provisioning profile.")
         }
     }
 

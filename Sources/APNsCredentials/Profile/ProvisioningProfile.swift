@@ -7,28 +7,28 @@ import Foundation
 ///
 /// Parsing uses Foundation's property-list parser after `PropertyListBounds` has checked the
 /// text, so a hostile profile is refused with a sentence before the parser sees it.
-public struct ProvisioningProfile: Sendable {
-    public var name: String
-    public var uuid: String
-    public var platforms: [String]
-    public var appIDName: String?
+package struct ProvisioningProfile: Sendable {
+    package var name: String
+    package var uuid: String
+    package var platforms: [String]
+    package var appIDName: String?
     /// `TEAMID.com.example.app`, `TEAMID.com.example.*` or `TEAMID.*`.
-    public var applicationIdentifier: String
-    public var teamIdentifiers: [String]
-    public var teamName: String?
+    package var applicationIdentifier: String
+    package var teamIdentifiers: [String]
+    package var teamName: String?
     /// `development` or `production`; nil when push is not enabled.
-    public var apsEnvironment: String?
-    public var getTaskAllow: Bool?
-    public var creationDate: Date
-    public var expirationDate: Date
-    public var provisionsAllDevices: Bool
-    public var deviceCount: Int
+    package var apsEnvironment: String?
+    package var getTaskAllow: Bool?
+    package var creationDate: Date
+    package var expirationDate: Date
+    package var provisionsAllDevices: Bool
+    package var deviceCount: Int
     /// DER of each entry in `DeveloperCertificates`.
-    public var developerCertificates: [[UInt8]]
+    package var developerCertificates: [[UInt8]]
 
     /// The entitlement that carries the environment: iOS, tvOS, watchOS, visionOS use the
     /// first, macOS the second.
-    public static let apsEnvironmentKeys = ["aps-environment", "com.apple.developer.aps-environment"]
+    package static let apsEnvironmentKeys = ["aps-environment", "com.apple.developer.aps-environment"]
 
     /// Parses the XML property list of a profile; `label` names the file in messages.
     ///
@@ -36,7 +36,7 @@ public struct ProvisioningProfile: Sendable {
     /// CoreFoundation's parser, which leaks its error object (about 470 bytes) for every
     /// malformed list (found by the fuzz harness, confirmed with valgrind); the decoder is
     /// swift-foundation's own parser and leaks nothing.
-    public static func parse(plist bytes: [UInt8], label: String) throws -> ProvisioningProfile {
+    package static func parse(plist bytes: [UInt8], label: String) throws -> ProvisioningProfile {
         try PropertyListBounds.check(bytes, label: label)
         let plist: ProfilePropertyList
         do {
@@ -46,7 +46,7 @@ public struct ProvisioningProfile: Sendable {
         }
         let entitlements = plist.Entitlements
         guard let applicationIdentifier = entitlements.applicationIdentifier ?? entitlements.macApplicationIdentifier else {
-            throw CredentialError(.unreadable, "\(label): the profile has no Entitlements.application-identifier; it is not a complete provisioning profile, download it again.")
+            throw APNsCredentialError(.unreadable, "\(label): the profile has no Entitlements.application-identifier; it is not a complete provisioning profile, download it again.")
         }
         return ProvisioningProfile(
             name: plist.Name, uuid: plist.UUID, platforms: plist.Platform ?? [], appIDName: plist.AppIDName,
@@ -91,21 +91,21 @@ struct ProfilePropertyList: Decodable {
     let Entitlements: Entitlements
 
     /// One sentence for a decoding failure, naming the key (`Entitlements.aps-environment`).
-    static func sentence(for error: DecodingError, label: String) -> CredentialError {
+    static func sentence(for error: DecodingError, label: String) -> APNsCredentialError {
         func path(_ context: DecodingError.Context, _ last: CodingKey? = nil) -> String {
             (context.codingPath + (last.map { [$0] } ?? [])).map(\.stringValue).joined(separator: ".")
         }
         switch error {
         case .keyNotFound(let key, let context):
-            return CredentialError(.unreadable, "\(label): the profile has no \(path(context, key)); it is not a complete provisioning profile, download it again.")
+            return APNsCredentialError(.unreadable, "\(label): the profile has no \(path(context, key)); it is not a complete provisioning profile, download it again.")
         case .typeMismatch(let type, let context) where context.codingPath.isEmpty:
-            return CredentialError(.unreadable, "\(label) holds a property list that is not a dictionary but \(typeName(type)); it is not a provisioning profile.")
+            return APNsCredentialError(.unreadable, "\(label) holds a property list that is not a dictionary but \(typeName(type)); it is not a provisioning profile.")
         case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
-            return CredentialError(.unreadable, "\(label): the profile's \(path(context)) is not \(typeName(type)); the profile is damaged, download it again.")
+            return APNsCredentialError(.unreadable, "\(label): the profile's \(path(context)) is not \(typeName(type)); the profile is damaged, download it again.")
         case .dataCorrupted(let context) where !context.codingPath.isEmpty:
-            return CredentialError(.unreadable, "\(label): the profile's \(path(context)) is not a valid value; the profile is damaged, download it again.")
+            return APNsCredentialError(.unreadable, "\(label): the profile's \(path(context)) is not a valid value; the profile is damaged, download it again.")
         default:
-            return CredentialError(.unreadable, "\(label) holds a property list that does not parse; the profile is damaged, download it again.")
+            return APNsCredentialError(.unreadable, "\(label) holds a property list that does not parse; the profile is damaged, download it again.")
         }
     }
 

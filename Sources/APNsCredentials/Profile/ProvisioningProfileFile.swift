@@ -1,33 +1,33 @@
 import Foundation
 
 /// Reads `.mobileprovision` / `.provisionprofile` files: the CMS envelope with OpenSSL, the
-/// property list inside with Foundation, then the facts. Every failure is a `CredentialError`
+/// property list inside with Foundation, then the facts. Every failure is a `APNsCredentialError`
 /// of kind `unreadable` (exit 3) with one sentence.
-public enum ProvisioningProfileFile {
+package enum ProvisioningProfileFile {
     /// The file extensions of provisioning profiles (iOS/tvOS/watchOS and macOS).
-    public static let extensions: Set<String> = ["mobileprovision", "provisionprofile"]
+    package static let extensions: Set<String> = ["mobileprovision", "provisionprofile"]
 
     /// Larger files are refused: the property list's own bound plus room for the envelope's
     /// signer chain.
-    public static let maximumSize = PropertyListBounds.maximumSize + 256 * 1024
+    package static let maximumSize = PropertyListBounds.maximumSize + 256 * 1024
 
     /// A profile by name, or by content (a CMS SignedData, whatever the name): credential
     /// files are never CMS, so the sniff cannot take one for a profile.
-    public static func isProfile(path: String, bytes: [UInt8]) -> Bool {
+    package static func isProfile(path: String, bytes: [UInt8]) -> Bool {
         extensions.contains((path as NSString).pathExtension.lowercased()) || CMSSignedData.looksLikeSignedData(bytes)
     }
 
     /// Decodes the envelope and its property list; `trust` checks the signer's chain.
-    public static func read(_ bytes: [UInt8], label: String, trust: TrustStore?, now: Date = Date()) throws -> ProvisioningProfileInfo {
+    package static func read(_ bytes: [UInt8], label: String, trust: TrustStore?, now: Date = Date()) throws -> ProvisioningProfileInfo {
         guard bytes.count <= maximumSize else {
-            throw CredentialError(.unreadable, "\(label) is \(bytes.count) bytes, more than the \(maximumSize) a provisioning profile may be; it is not one.")
+            throw APNsCredentialError(.unreadable, "\(label) is \(bytes.count) bytes, more than the \(maximumSize) a provisioning profile may be; it is not one.")
         }
         guard bytes.first == 0x30 else {
             let what = PEMScanner.looksLikePEM(bytes) ? "PEM text" : "not DER"
-            throw CredentialError(.unreadable, "\(label) is not a provisioning profile (\(what); a profile is a DER CMS signed message); download the .mobileprovision from the developer portal or Xcode.")
+            throw APNsCredentialError(.unreadable, "\(label) is not a provisioning profile (\(what); a profile is a DER CMS signed message); download the .mobileprovision from the developer portal or Xcode.")
         }
         if let problem = DERLength.truncation(in: bytes) {
-            throw CredentialError(.unreadable, "\(label) is truncated: \(problem); download the profile again.")
+            throw APNsCredentialError(.unreadable, "\(label) is truncated: \(problem); download the profile again.")
         }
         let envelope = try CMSSignedData(der: bytes, label: label)
         let profile = try ProvisioningProfile.parse(plist: envelope.content ?? [], label: label)

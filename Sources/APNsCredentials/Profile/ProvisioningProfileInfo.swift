@@ -3,9 +3,9 @@ import Foundation
 /// What `inspect` and `check` report about a provisioning profile; its JSON encoding is the
 /// `profile` object of docs/inspect-json.md. A plain value computed once, like
 /// `APNsCertificateInfo`, so text, JSON and the gate read the same facts.
-public struct ProvisioningProfileInfo: Sendable, Codable {
+package struct ProvisioningProfileInfo: Sendable, Codable {
     /// How the profile distributes the app, derived as Xcode shows it.
-    public enum Distribution: String, Sendable, Codable {
+    package enum Distribution: String, Sendable, Codable {
         /// `get-task-allow` true: a debugger may attach; listed devices.
         case development
         /// Listed devices, no debugger.
@@ -16,56 +16,56 @@ public struct ProvisioningProfileInfo: Sendable, Codable {
         case appStore
     }
 
-    public struct DeveloperCertificate: Sendable, Codable {
-        public let subject: String
-        public let commonName: String?
-        public let notAfter: Date
-        public let daysLeft: Int
-        public let sha1Fingerprint: String
+    package struct DeveloperCertificate: Sendable, Codable {
+        package let subject: String
+        package let commonName: String?
+        package let notAfter: Date
+        package let daysLeft: Int
+        package let sha1Fingerprint: String
     }
 
     /// Who signed the CMS envelope and whether that holds.
-    public struct Signature: Sendable, Codable {
+    package struct Signature: Sendable, Codable {
         /// The signer certificate's subject; omitted when the envelope does not carry it.
-        public let signer: String?
-        public let signerCommonName: String?
+        package let signer: String?
+        package let signerCommonName: String?
         /// Whether the signature verifies over the property list (no chain check).
-        public let valid: Bool
+        package let valid: Bool
         /// Why not, when it does not.
-        public let error: String?
+        package let error: String?
         /// Whether the signer chains to `--ca-file`; omitted without one ("signature not verified").
-        public let chainVerified: Bool?
-        public let chainError: String?
+        package let chainVerified: Bool?
+        package let chainError: String?
     }
 
-    public let name: String
-    public let uuid: String
-    public let platforms: [String]
-    public let appIDName: String?
+    package let name: String
+    package let uuid: String
+    package let platforms: [String]
+    package let appIDName: String?
     /// `TEAMID.com.example.app` as in the entitlements.
-    public let applicationIdentifier: String
+    package let applicationIdentifier: String
     /// The part before the first dot (the team id, or an old-style app id prefix).
-    public let appIDPrefix: String
+    package let appIDPrefix: String
     /// The part after it: a bundle id, `com.example.*` or `*`.
-    public let bundleID: String
-    public let isWildcard: Bool
-    public let teamID: String?
-    public let teamName: String?
+    package let bundleID: String
+    package let isWildcard: Bool
+    package let teamID: String?
+    package let teamName: String?
     /// `development` or `production`; omitted when push is not enabled.
-    public let apsEnvironment: String?
+    package let apsEnvironment: String?
     /// The APNs environment the app's device tokens belong to: `sandbox` for development,
     /// `production` for production; omitted without `apsEnvironment` or with another value.
-    public let pushEnvironment: APNsEnvironment?
-    public let distribution: Distribution
-    public let creationDate: Date
-    public let expirationDate: Date
-    public let daysLeft: Int
-    public let provisionsAllDevices: Bool
-    public let deviceCount: Int
-    public let developerCertificates: [DeveloperCertificate]
-    public let signature: Signature
+    package let pushEnvironment: APNsEnvironment?
+    package let distribution: Distribution
+    package let creationDate: Date
+    package let expirationDate: Date
+    package let daysLeft: Int
+    package let provisionsAllDevices: Bool
+    package let deviceCount: Int
+    package let developerCertificates: [DeveloperCertificate]
+    package let signature: Signature
 
-    public init(_ profile: ProvisioningProfile, envelope: CMSSignedData, trust: TrustStore?, now: Date = Date()) {
+    package init(_ profile: ProvisioningProfile, envelope: CMSSignedData, trust: TrustStore?, now: Date = Date()) {
         name = profile.name
         uuid = profile.uuid
         platforms = profile.platforms
@@ -114,22 +114,22 @@ public struct ProvisioningProfileInfo: Sendable, Codable {
 }
 
 /// Application identifiers (`TEAMID.bundle`) and the bundle ids they cover.
-public enum AppIdentifier {
+package enum AppIdentifier {
     /// `("A1B2C3D4E5", "com.example.app")` from `A1B2C3D4E5.com.example.app`.
-    public static func split(_ identifier: String) -> (prefix: String, bundleID: String) {
+    package static func split(_ identifier: String) -> (prefix: String, bundleID: String) {
         guard let dot = identifier.firstIndex(of: ".") else { return ("", identifier) }
         return (String(identifier[..<dot]), String(identifier[identifier.index(after: dot)...]))
     }
 
     /// Whether the app id's bundle part (`com.example.app`, `com.example.*`, `*`) covers
     /// `bundleID`: equal, or a wildcard whose prefix it starts with.
-    public static func covers(_ pattern: String, bundleID: String) -> Bool {
+    package static func covers(_ pattern: String, bundleID: String) -> Bool {
         guard pattern.hasSuffix("*") else { return pattern == bundleID }
         return bundleID.hasPrefix(String(pattern.dropLast()))
     }
 
     /// `development` -> sandbox, `production` -> production (apns-protocol.md §9).
-    public static func pushEnvironment(apsEnvironment: String) -> APNsEnvironment? {
+    package static func pushEnvironment(apsEnvironment: String) -> APNsEnvironment? {
         switch apsEnvironment {
         case "development": return .sandbox
         case "production": return .production
@@ -142,7 +142,7 @@ public enum AppIdentifier {
 /// `ProfileCheck.crossCheck`'s).
 extension ProvisioningProfileInfo {
     /// The file report's findings (inspect exits 1 on an error among them).
-    public func findings(now: Date = Date(), expiryWarningDays: Int = APNsCertificateInfo.defaultExpiryWarningDays) -> [Finding] {
+    package func findings(now: Date = Date(), expiryWarningDays: Int = APNsCertificateInfo.defaultExpiryWarningDays) -> [Finding] {
         var result: [Finding] = []
         let day = APNsCertificateInfo.day(expirationDate)
         if expirationDate <= now {

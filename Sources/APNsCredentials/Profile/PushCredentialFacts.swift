@@ -1,8 +1,8 @@
 import Foundation
 
 /// What a profile is cross-checked against: the push credential a server sends with.
-public struct PushCredentialFacts: Sendable {
-    public enum Kind: String, Sendable {
+package struct PushCredentialFacts: Sendable {
+    package enum Kind: String, Sendable {
         /// A push certificate (bound to one bundle id, one team, its environments).
         case certificate
         /// A `.p8` token-auth key: every app of its team, both environments. The file does not
@@ -10,16 +10,16 @@ public struct PushCredentialFacts: Sendable {
         case authKey
     }
 
-    public let path: String
-    public let kind: Kind
-    public let bundleID: String?
-    public let teamID: String?
-    public let environments: [APNsEnvironment]
+    package let path: String
+    package let kind: Kind
+    package let bundleID: String?
+    package let teamID: String?
+    package let environments: [APNsEnvironment]
     /// `development`, `production`, `universal`, ... for certificates.
-    public let certificateType: APNsCertificateType?
+    package let certificateType: APNsCertificateType?
 
     /// The facts of an inspected file, or nil when it is not a push credential.
-    public init?(_ report: CredentialReport) {
+    package init?(_ report: CredentialReport) {
         path = report.path
         if let leaf = report.leaf, leaf.isAPNs, !leaf.isCA {
             kind = .certificate

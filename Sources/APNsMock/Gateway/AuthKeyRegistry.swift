@@ -6,22 +6,22 @@ import Foundation
 /// `auth-keys/<KEYID>.json` (`{"key_id": ..., "team_id": ..., "public_key": "<PEM>"}`), one
 /// file per key so registering never rewrites a shared file. `apnskit mock issue --auth-key`
 /// writes them; `mock serve` reads them at start.
-public struct AuthKeyRegistry: Sendable {
-    public struct Entry: Sendable {
-        public let keyID: String
-        public let teamID: String
-        public let publicKey: PublicKey
+package struct AuthKeyRegistry: Sendable {
+    package struct Entry: Sendable {
+        package let keyID: String
+        package let teamID: String
+        package let publicKey: PublicKey
         /// The environments the key may be used in (nil: both). APNs keys can be limited to
         /// one; a token for the other gets 403 BadEnvironmentKeyIdInToken (its `kid`) or
         /// BadEnvironmentKeyInToken (its signature), apns-protocol.md §8.
-        public let environments: [APNsEnvironment]?
+        package let environments: [APNsEnvironment]?
         /// A revoked key's tokens get 403 Forbidden.
-        public let revoked: Bool
+        package let revoked: Bool
         /// A topic-specific key (since 2025, apns-protocol.md §8): the bundle ids it may push
         /// to (nil: every topic of the team). Another topic gets 400 TopicDisallowed.
-        public let topics: [String]?
+        package let topics: [String]?
 
-        public init(keyID: String, teamID: String, publicKey: PublicKey, environments: [APNsEnvironment]? = nil, revoked: Bool = false,
+        package init(keyID: String, teamID: String, publicKey: PublicKey, environments: [APNsEnvironment]? = nil, revoked: Bool = false,
                     topics: [String]? = nil) {
             self.keyID = keyID
             self.teamID = teamID
@@ -33,26 +33,26 @@ public struct AuthKeyRegistry: Sendable {
 
         /// Whether the key may push to `topic`: its bundle id, or one of the push-type topics
         /// under it (`<bundle>.voip`, `<bundle>.push-type.liveactivity`, ...).
-        public func allows(topic: String) -> Bool {
+        package func allows(topic: String) -> Bool {
             guard let topics else { return true }
             return TokenKeyScope.covers(topics, topic: topic)
         }
     }
 
     /// What the portal says a key is for (team, one environment, some topics).
-    public typealias Scope = TokenKeyScope
+    package typealias Scope = TokenKeyScope
 
-    public static let folderName = "auth-keys"
-    public private(set) var entries: [String: Entry] = [:]
+    package static let folderName = "auth-keys"
+    package private(set) var entries: [String: Entry] = [:]
 
-    public init() {}
+    package init() {}
 
-    public var publicKeys: [String: PublicKey] { entries.mapValues(\.publicKey) }
+    package var publicKeys: [String: PublicKey] { entries.mapValues(\.publicKey) }
 
-    public mutating func add(_ entry: Entry) { entries[entry.keyID] = entry }
+    package mutating func add(_ entry: Entry) { entries[entry.keyID] = entry }
 
     /// Every registered key under `caFolder`; an absent folder is an empty registry.
-    public static func load(caFolder: String) throws -> AuthKeyRegistry {
+    package static func load(caFolder: String) throws -> AuthKeyRegistry {
         var registry = AuthKeyRegistry()
         let folder = "\(caFolder)/\(folderName)"
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return registry }
@@ -63,7 +63,7 @@ public struct AuthKeyRegistry: Sendable {
             guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
                   let keyID = object["key_id"] as? String, let teamID = object["team_id"] as? String,
                   let pem = object["public_key"] as? String else {
-                throw CredentialError(.unreadable, "\(path) is not an auth-key registration; remove it, or register the key again.")
+                throw APNsCredentialError(.unreadable, "\(path) is not an auth-key registration; remove it, or register the key again.")
             }
             let environments = (object["environments"] as? [String])?.compactMap(APNsEnvironment.init(rawValue:))
             registry.add(Entry(keyID: keyID, teamID: teamID, publicKey: try PublicKey(pem: Array(pem.utf8), label: path),
@@ -74,7 +74,7 @@ public struct AuthKeyRegistry: Sendable {
     }
 
     /// Writes the registration of `entry` under `caFolder`.
-    public static func register(_ entry: Entry, caFolder: String, force: Bool) throws {
+    package static func register(_ entry: Entry, caFolder: String, force: Bool) throws {
         let folder = "\(caFolder)/\(folderName)"
         if !FileManager.default.fileExists(atPath: folder) { try SecureFileWriter.createPrivateFolder(folder) }
         let pem = String(decoding: try entry.publicKey.pem(), as: UTF8.self)

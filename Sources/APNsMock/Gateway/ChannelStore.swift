@@ -6,21 +6,21 @@ import Foundation
 /// store's memory however many creates a client sends.
 ///
 /// Shared by the management and provider ports, hence the lock.
-public final class ChannelStore: @unchecked Sendable {
+package final class ChannelStore: @unchecked Sendable {
     /// Apple's documented maximum of channels per app and environment.
-    public static let appleLimit = 10_000
+    package static let appleLimit = 10_000
 
-    public let limit: Int
+    package let limit: Int
     private let lock = NSLock()
     /// bundle id -> channel id -> message-storage-policy (0: no storage, 1: most recent).
     private var channels: [String: [String: Int]] = [:]
     /// Creation order per bundle, so `list` answers in a stable order.
     private var order: [String: [String]] = [:]
 
-    public init(limit: Int = ChannelStore.appleLimit) { self.limit = limit }
+    package init(limit: Int = ChannelStore.appleLimit) { self.limit = limit }
 
     /// A new channel id (16 random bytes, base64 as Apple's), or nil at the limit.
-    public func create(bundle: String, policy: Int) -> String? {
+    package func create(bundle: String, policy: Int) -> String? {
         lock.withLock {
             guard channels[bundle, default: [:]].count < limit else { return nil }
             var id: String
@@ -34,12 +34,12 @@ public final class ChannelStore: @unchecked Sendable {
     }
 
     /// The channel's message-storage-policy, or nil when this bundle has no such channel.
-    public func policy(bundle: String, channel: String) -> Int? {
+    package func policy(bundle: String, channel: String) -> Int? {
         lock.withLock { channels[bundle]?[channel] }
     }
 
     /// Removes the channel; false when it did not exist.
-    public func delete(bundle: String, channel: String) -> Bool {
+    package func delete(bundle: String, channel: String) -> Bool {
         lock.withLock {
             guard channels[bundle]?.removeValue(forKey: channel) != nil else { return false }
             order[bundle]?.removeAll { $0 == channel }
@@ -47,12 +47,12 @@ public final class ChannelStore: @unchecked Sendable {
         }
     }
 
-    public func list(bundle: String) -> [String] {
+    package func list(bundle: String) -> [String] {
         lock.withLock { order[bundle] ?? [] }
     }
 
     /// Apple's channel ids are base64 of a few bytes; anything else is BadChannelId.
-    public static func isWellFormed(_ id: String) -> Bool {
+    package static func isWellFormed(_ id: String) -> Bool {
         !id.isEmpty && id.utf8.count <= 256 && Data(base64Encoded: id) != nil
     }
 }

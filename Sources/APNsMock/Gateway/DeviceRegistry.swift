@@ -14,16 +14,16 @@ import Foundation
 /// ```
 /// `environment` defaults to sandbox; `unregistered_at_ms` is present only for uninstalled
 /// apps (410 Unregistered), `expired_at_ms` only for expired tokens (410 ExpiredToken).
-public struct DeviceRegistry: Sendable {
-    public struct Device: Sendable, Equatable {
-        public let topic: String?
-        public let environment: APNsEnvironment
+package struct DeviceRegistry: Sendable {
+    package struct Device: Sendable, Equatable {
+        package let topic: String?
+        package let environment: APNsEnvironment
         /// Milliseconds since the epoch when the app was removed, if it was (410 Unregistered).
-        public let unregisteredAt: Int?
+        package let unregisteredAt: Int?
         /// Milliseconds since the epoch when the token expired, if it did (410 ExpiredToken).
-        public let expiredAt: Int?
+        package let expiredAt: Int?
 
-        public init(topic: String?, environment: APNsEnvironment, unregisteredAt: Int? = nil, expiredAt: Int? = nil) {
+        package init(topic: String?, environment: APNsEnvironment, unregisteredAt: Int? = nil, expiredAt: Int? = nil) {
             self.topic = topic
             self.environment = environment
             self.unregisteredAt = unregisteredAt
@@ -31,24 +31,24 @@ public struct DeviceRegistry: Sendable {
         }
     }
 
-    public private(set) var devices: [APNsDeviceToken: Device]
+    package private(set) var devices: [APNsDeviceToken: Device]
 
-    public init(devices: [APNsDeviceToken: Device] = [:]) { self.devices = devices }
+    package init(devices: [APNsDeviceToken: Device] = [:]) { self.devices = devices }
 
-    public static func load(_ path: String) throws -> DeviceRegistry {
+    package static func load(_ path: String) throws -> DeviceRegistry {
         let bytes = try CredentialFile.readBytes(path)
         guard let root = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
               let entries = root["tokens"] as? [[String: Any]] else {
-            throw CredentialError(.unreadable, "\(path) is not a device registry: expected {\"tokens\": [{\"token\": \"<hex>\", ...}]}.")
+            throw APNsCredentialError(.unreadable, "\(path) is not a device registry: expected {\"tokens\": [{\"token\": \"<hex>\", ...}]}.")
         }
         var devices: [APNsDeviceToken: Device] = [:]
         for (index, entry) in entries.enumerated() {
             guard let text = entry["token"] as? String, let token = try? APNsDeviceToken(parsing: text) else {
-                throw CredentialError(.unreadable, "\(path): entry \(index + 1) has no valid \"token\".")
+                throw APNsCredentialError(.unreadable, "\(path): entry \(index + 1) has no valid \"token\".")
             }
             let environmentName = entry["environment"] as? String ?? "sandbox"
             guard let environment = APNsEnvironment(rawValue: environmentName) else {
-                throw CredentialError(.unreadable, "\(path): entry \(index + 1) has environment '\(environmentName)'; use sandbox or production.")
+                throw APNsCredentialError(.unreadable, "\(path): entry \(index + 1) has environment '\(environmentName)'; use sandbox or production.")
             }
             devices[token] = Device(topic: entry["topic"] as? String, environment: environment,
                                     unregisteredAt: (entry["unregistered_at_ms"] as? NSNumber)?.intValue,
@@ -58,7 +58,7 @@ public struct DeviceRegistry: Sendable {
     }
 
     /// The tuples the feedback service hands out for `environment`.
-    public func feedback(for environment: APNsEnvironment) -> [FeedbackTuple] {
+    package func feedback(for environment: APNsEnvironment) -> [FeedbackTuple] {
         devices.compactMap { token, device in
             guard device.environment == environment, let at = device.unregisteredAt else { return nil }
             return FeedbackTuple(timestamp: UInt32(clamping: at / 1000), token: token.bytes)

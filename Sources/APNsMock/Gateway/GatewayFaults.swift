@@ -1,32 +1,32 @@
 /// Faults the mock gateway injects on purpose, so senders can be tested against the failures
 /// real gateways produce: rate limits and outages, GOAWAY, dropped connections, slow answers,
 /// a low stream limit. All of it is set from `apnskit mock serve` flags.
-public struct GatewayFaults: Sendable, Equatable {
+package struct GatewayFaults: Sendable, Equatable {
     /// Fraction of otherwise valid requests answered with each status (429, 500, 503).
-    public var failureRates: [Int: Double] = [:]
+    package var failureRates: [Int: Double] = [:]
     /// Send GOAWAY after answering this many requests on a connection (0: never).
-    public var goAwayAfter = 0
+    package var goAwayAfter = 0
     /// End a connection at its N-th request (0: never), as `dropMode` says.
-    public var dropAfter = 0
-    public var dropMode: DropMode = .accepted
+    package var dropAfter = 0
+    package var dropMode: DropMode = .accepted
     /// Delay before every answer, in milliseconds.
-    public var delayMilliseconds = 0
+    package var delayMilliseconds = 0
     /// SETTINGS_MAX_CONCURRENT_STREAMS announced to clients.
-    public var maxConcurrentStreams: UInt32 = 1000
+    package var maxConcurrentStreams: UInt32 = 1000
     /// Seed for the failure-rate draws, so a run can be repeated exactly.
-    public var seed: UInt64 = 1
+    package var seed: UInt64 = 1
     /// Send GOAWAY `{"reason":"IdleTimeout"}` to connections idle this long and close them
     /// (0: never), as APNs does to providers that connect and then send nothing; on the
     /// legacy port, close after this long without a byte. On by default: without it,
     /// connections that send nothing hold the gateway's slots for good (1,000 such
     /// connections refused every other client).
-    public var idleTimeoutSeconds: Double = GatewayFaults.defaultIdleTimeout
+    package var idleTimeoutSeconds: Double = GatewayFaults.defaultIdleTimeout
 
     /// Why 60 seconds: nghttpd's default read timeout; a provider that means to send keeps
     /// its connection busy or pings it, and reconnecting after a minute of silence is cheap.
-    public static let defaultIdleTimeout: Double = 60
+    package static let defaultIdleTimeout: Double = 60
 
-    public enum DropMode: String, Sendable, CaseIterable {
+    package enum DropMode: String, Sendable, CaseIterable {
         /// The request is accepted and recorded, then the connection closes unanswered: the
         /// sender cannot know, resends, and the record shows a counted duplicate.
         case accepted
@@ -36,10 +36,10 @@ public struct GatewayFaults: Sendable, Equatable {
         case unprocessed
     }
 
-    public init() {}
+    package init() {}
 
     /// The statuses for which rates are accepted.
-    public static let injectableStatuses: Set<Int> = [429, 500, 503]
+    package static let injectableStatuses: Set<Int> = [429, 500, 503]
     /// The same, in the order the failure rates are drawn (fixed, so a seed repeats a run).
     static let injectableStatusesInOrder = injectableStatuses.sorted()
 }

@@ -5,48 +5,48 @@ import Foundation
 ///
 /// Made only when a sink is attached (`ProviderAPIHandler.Settings.inbox`): a gateway without
 /// one pays a nil check per request and nothing else.
-public struct InboxEvent: Sendable {
+package struct InboxEvent: Sendable {
     /// Where the request came in: "h2" (provider API), "broadcast", "channels" (channel
     /// management), "legacy" (binary gateway frame), "feedback" (a feedback service read).
-    public var protocolName: String
-    public var time: Date
+    package var protocolName: String
+    package var time: Date
     /// The HTTP status for h2, broadcasts and channel calls; the legacy error-response status
     /// (0 for a frame accepted, which gets no reply); 0 for a feedback read.
-    public var status: Int
-    public var accepted: Bool
+    package var status: Int
+    package var accepted: Bool
     /// Apple's reason (`{"reason": ...}`), or the legacy status name; nil when accepted.
-    public var reason: String?
+    package var reason: String?
     /// Set for legacy frames; for the provider API see `path` and `deviceToken`.
-    public var token: String?
+    package var token: String?
     /// The provider API request's path (`/3/device/<token>`, ...).
-    public var path: String?
-    public var channel: String?
-    public var topic: String?
-    public var pushType: String?
-    public var priority: String?
-    public var collapseID: String?
-    public var expiration: String?
-    public var apnsID: String?
-    public var uniqueID: String?
+    package var path: String?
+    package var channel: String?
+    package var topic: String?
+    package var pushType: String?
+    package var priority: String?
+    package var collapseID: String?
+    package var expiration: String?
+    package var apnsID: String?
+    package var uniqueID: String?
     /// Who sent it: the certificate's common name (see `sender` for token auth).
-    public var identity: String?
+    package var identity: String?
     /// Token auth: the provider token's key id and team id.
-    public var providerKey: (keyID: String, teamID: String)?
+    package var providerKey: (keyID: String, teamID: String)?
     /// The body as received (the provider API keeps at most 5,121 bytes of it, a legacy frame
     /// at most its item's length).
-    public var payload: [UInt8]
-    public var payloadBytes: Int
-    public var connection: Int
+    package var payload: [UInt8]
+    package var payloadBytes: Int
+    package var connection: Int
     /// The legacy frame's identifier (enhanced and framed formats).
-    public var identifier: UInt32?
+    package var identifier: UInt32?
     /// Tuples handed out by a feedback read.
-    public var feedbackTuples: Int?
+    package var feedbackTuples: Int?
     /// The mock answered nothing (a `--drop-after` fault): the client saw the connection drop.
-    public var dropped = false
+    package var dropped = false
 
     /// The device token: a legacy frame's, or the one in a provider API path, as sent (hex,
     /// not checked: a malformed one is shown too). Worked out when read, not on the gateway.
-    public var deviceToken: String? {
+    package var deviceToken: String? {
         if let token { return token }
         guard let path, path.hasPrefix("/3/device/") else { return nil }
         let token = path.dropFirst("/3/device/".count)
@@ -54,11 +54,11 @@ public struct InboxEvent: Sendable {
     }
 
     /// The certificate's name, or "key KEYID (team TEAMID)".
-    public var sender: String? {
+    package var sender: String? {
         identity ?? providerKey.map { "key \($0.keyID) (team \($0.teamID))" }
     }
 
-    public init(protocolName: String, time: Date = Date(), status: Int, accepted: Bool, reason: String? = nil, token: String? = nil,
+    package init(protocolName: String, time: Date = Date(), status: Int, accepted: Bool, reason: String? = nil, token: String? = nil,
                 topic: String? = nil, payload: [UInt8] = [], connection: Int) {
         self.protocolName = protocolName
         self.time = time
@@ -76,6 +76,6 @@ public struct InboxEvent: Sendable {
 /// Receives an `InboxEvent` per answered request. Called on the gateway's event loop thread
 /// (provider API) or a connection's task (legacy, feedback): it must return at once, without
 /// blocking or waiting for a consumer.
-public protocol InboxSink: AnyObject, Sendable {
+package protocol InboxSink: AnyObject, Sendable {
     func gatewayAnswered(_ event: InboxEvent)
 }

@@ -7,65 +7,65 @@ import Foundation
 /// feedback service, all on TLS with the mock CA's server certificate, verifying client
 /// certificates against the mock CA. Start it from code on port 0 and read the ports back, or
 /// with `apnskit mock serve`.
-public final class MockGateway: @unchecked Sendable {
-    public struct Configuration: Sendable {
-        public var host = "127.0.0.1"
+package final class MockGateway: @unchecked Sendable {
+    package struct Configuration: Sendable {
+        package var host = "127.0.0.1"
         /// 0 picks a free port.
-        public var port = 0
-        public var legacyPort: Int? = 0
-        public var feedbackPort: Int? = 0
+        package var port = 0
+        package var legacyPort: Int? = 0
+        package var feedbackPort: Int? = 0
         /// The channel management API (apns-protocol.md §8; nil: not served).
-        public var channelsPort: Int? = 0
-        public var api = ProviderAPIHandler.Settings()
-        public var recordPath: String?
+        package var channelsPort: Int? = 0
+        package var api = ProviderAPIHandler.Settings()
+        package var recordPath: String?
         /// Connections open at once over all three ports (`--max-connections`); one more is
         /// closed at once, with a log line. See `defaultMaxConnections`.
-        public var maxConnections = MockGateway.defaultMaxConnections
+        package var maxConnections = MockGateway.defaultMaxConnections
         /// Of those, at most this many from one address (`--max-connections-per-peer`), so
         /// one client cannot take every slot. See `defaultMaxConnectionsPerPeer`.
-        public var maxConnectionsPerPeer = MockGateway.defaultMaxConnectionsPerPeer
+        package var maxConnectionsPerPeer = MockGateway.defaultMaxConnectionsPerPeer
         /// Appended to the log line about a refused connection: how the caller raises the
         /// limit (the CLI names its flag; a library user, their own setting).
-        public var connectionLimitHint = ""
+        package var connectionLimitHint = ""
         /// The same for a connection refused at `maxConnectionsPerPeer`.
-        public var connectionsPerPeerHint = ""
-        public init() {}
+        package var connectionsPerPeerHint = ""
+        package init() {}
     }
 
     /// Why 100: `apnskit push` opens at most 64 connections and a provider a handful; a
     /// tenth of the default total leaves nine tenths for everyone else.
-    public static let defaultMaxConnectionsPerPeer = 100
+    package static let defaultMaxConnectionsPerPeer = 100
 
     /// The largest request body the provider API keeps: the largest payload APNs accepts
     /// (5 KB for VoIP, apns-protocol.md §2). A request past it is answered 413
     /// PayloadTooLarge at once, before its END_STREAM, and the rest of it is discarded.
-    public static let maxRequestBody = 5120
+    package static let maxRequestBody = 5120
 
     /// Why 1000: a provider keeps a handful of connections (APNs treats rapid reconnects as an
     /// attack), so a thousand covers any realistic test fleet; each costs the mock about
     /// 115 KB (TLS, nghttp2, a 64 KB read buffer; 1,000 took it from 30 to 144 MB), so the cap
     /// also bounds its memory however many clients connect, and it fits the usual
     /// `ulimit -n` of 1024.
-    public static let defaultMaxConnections = 1000
+    package static let defaultMaxConnections = 1000
 
-    public let providerPort: Int
+    package let providerPort: Int
     /// Shared by the three ports.
-    public let connectionLimit: ConnectionLimit
-    public let legacyPort: Int?
-    public let feedbackPort: Int?
-    public let channelsPort: Int?
-    public let handler: ProviderAPIHandler
-    public let recorder: NotificationRecorder?
+    package let connectionLimit: ConnectionLimit
+    package let legacyPort: Int?
+    package let feedbackPort: Int?
+    package let channelsPort: Int?
+    package let handler: ProviderAPIHandler
+    package let recorder: NotificationRecorder?
     private let servers: (HTTP2Server, TLSServer?, TLSServer?)
     private let channelsServer: HTTP2Server?
     private let feedbackQueue: FeedbackQueue
     private let idleSweeper: Task<Void, Never>?
 
-    /// Starts everything; throws a `TransportError` (port in use) or `CredentialError`.
+    /// Starts everything; throws a `TransportError` (port in use) or `APNsCredentialError`.
     /// `log` gets the per-connection lines; `warn` (default: `log`) the ones about the gateway
     /// itself: connections refused at the limit, accept() out of file descriptors, clients
     /// closed for breaking HTTP/2 limits.
-    public init(ca: MockCA, caFolder: String, configuration: Configuration, log: @escaping @Sendable (String) -> Void = { _ in },
+    package init(ca: MockCA, caFolder: String, configuration: Configuration, log: @escaping @Sendable (String) -> Void = { _ in },
                 warn: (@Sendable (String) -> Void)? = nil) throws {
         let warn = warn ?? log
         let limit = ConnectionLimit(maximum: configuration.maxConnections, perPeer: configuration.maxConnectionsPerPeer,
@@ -139,7 +139,7 @@ public final class MockGateway: @unchecked Sendable {
     }
 
     /// Stops accepting, sends GOAWAY, and flushes the record.
-    public func stop() {
+    package func stop() {
         idleSweeper?.cancel()
         servers.0.stop()
         servers.1?.stop()

@@ -15,22 +15,22 @@ import Foundation
 /// Fields (broadcasts: see `recordBroadcast`; channel calls: `recordChannelCall`): `apns_id`, `token`, `topic`, `push_type`, `payload_bytes`, `connection`, `protocol`
 /// ("h2", "legacy"), and for legacy frames `identifier` (the client's, which need not be
 /// unique; `apns_id` is, `legacy-<connection>-<n>` for the connection's n-th notification).
-public final class NotificationRecorder: @unchecked Sendable {
+package final class NotificationRecorder: @unchecked Sendable {
     private let lock = NSLock()
     private let handle: FileHandle
-    public private(set) var count = 0
+    package private(set) var count = 0
 
-    public init(path: String) throws {
+    package init(path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil),
               let handle = FileHandle(forWritingAtPath: path) else {
-            throw CredentialError(.outputFailed, "Cannot write the record file \(path); check the folder exists and is writable.")
+            throw APNsCredentialError(.outputFailed, "Cannot write the record file \(path); check the folder exists and is writable.")
         }
         self.handle = handle
     }
 
     deinit { close() }
 
-    public func record(apnsID: String, token: APNsDeviceToken, topic: String?, pushType: String?, payloadBytes: Int,
+    package func record(apnsID: String, token: APNsDeviceToken, topic: String?, pushType: String?, payloadBytes: Int,
                        connection: Int, protocolName: String, identifier: UInt32? = nil) {
         var fields: [(String, JSONValue)] = [
             ("apns_id", .string(apnsID)), ("token", .string(token.hex)),
@@ -43,7 +43,7 @@ public final class NotificationRecorder: @unchecked Sendable {
 
     /// A broadcast accepted for a channel (apns-protocol.md §8): `protocol` "broadcast",
     /// `channel` and `bundle_id` instead of `token` and `topic`.
-    public func recordBroadcast(apnsID: String, bundleID: String, channel: String, payloadBytes: Int, connection: Int) {
+    package func recordBroadcast(apnsID: String, bundleID: String, channel: String, payloadBytes: Int, connection: Int) {
         write([("apns_id", .string(apnsID)), ("channel", .string(channel)), ("bundle_id", .string(bundleID)),
                ("push_type", .string("liveactivity")), ("payload_bytes", .int(payloadBytes)), ("connection", .int(connection)),
                ("protocol", .string("broadcast"))])
@@ -54,7 +54,7 @@ public final class NotificationRecorder: @unchecked Sendable {
     /// (null for list), `status`, `request_id` (the client's `apns-request-id`, or null),
     /// `message_storage_policy` (create and read), `channel_count` (list), `connection` (the
     /// management port's). Refused calls are not recorded, as refused notifications are not.
-    public func recordChannelCall(_ call: ChannelCall, connection: Int) {
+    package func recordChannelCall(_ call: ChannelCall, connection: Int) {
         var fields: [(String, JSONValue)] = [
             ("request_id", call.requestID.map(JSONValue.string) ?? .null), ("operation", .string(call.operation.rawValue)),
             ("bundle_id", .string(call.bundleID)), ("channel", call.channel.map(JSONValue.string) ?? .null), ("status", .int(call.status)),
@@ -76,22 +76,22 @@ public final class NotificationRecorder: @unchecked Sendable {
     }
 
     /// Forces the lines to stable storage (they are in the kernel already).
-    public func close() {
+    package func close() {
         lock.withLock { try? handle.synchronize() }
     }
 }
 
 /// A channel management call the mock answered with success, as `--record` writes it.
-public struct ChannelCall: Sendable, Equatable {
-    public enum Operation: String, Sendable {
+package struct ChannelCall: Sendable, Equatable {
+    package enum Operation: String, Sendable {
         case create, read, delete, list
     }
 
-    public let operation: Operation
-    public let bundleID: String
-    public let channel: String?
-    public let status: Int
-    public let requestID: String?
-    public var messageStoragePolicy: Int?
-    public var channelCount: Int?
+    package let operation: Operation
+    package let bundleID: String
+    package let channel: String?
+    package let status: Int
+    package let requestID: String?
+    package var messageStoragePolicy: Int?
+    package var channelCount: Int?
 }

@@ -13,23 +13,23 @@ import Foundation
 ///
 /// Runs on the event loop thread (the fast path); per-connection state sits behind a lock
 /// only so the type is honestly `Sendable`.
-public final class ProviderAPIHandler: @unchecked Sendable {
-    public struct Settings: Sendable {
-        public var environment: APNsEnvironment = .sandbox
-        public var registry: DeviceRegistry?
-        public var authKeys = AuthKeyRegistry()
-        public var faults = GatewayFaults()
+package final class ProviderAPIHandler: @unchecked Sendable {
+    package struct Settings: Sendable {
+        package var environment: APNsEnvironment = .sandbox
+        package var registry: DeviceRegistry?
+        package var authKeys = AuthKeyRegistry()
+        package var faults = GatewayFaults()
         /// APNs refuses a new provider token on a connection less than 20 minutes after the
         /// previous one (TooManyProviderTokenUpdates).
-        public var minimumTokenUpdateInterval: TimeInterval = 20 * 60
+        package var minimumTokenUpdateInterval: TimeInterval = 20 * 60
         /// Streams offered to a connection without a client certificate (token auth) until a
         /// request with a valid token succeeds; then `faults.maxConcurrentStreams` (§1).
-        public var tokenConnectionInitialStreams: UInt32 = 1
+        package var tokenConnectionInitialStreams: UInt32 = 1
         /// Broadcast channels per bundle id (Apple: 10,000, `ChannelStore.appleLimit`).
-        public var channelLimit = ChannelStore.appleLimit
+        package var channelLimit = ChannelStore.appleLimit
         /// Told about every answered request (the inbox web UI); nil: nothing is made for it.
-        public var inbox: (any InboxSink)?
-        public init() {}
+        package var inbox: (any InboxSink)?
+        package init() {}
     }
 
     /// Internal, not private: `report(_:_:management:to:)` (the inbox) reads the identity.
@@ -64,7 +64,7 @@ public final class ProviderAPIHandler: @unchecked Sendable {
     /// Channel management and broadcasts (§8).
     private let broadcasts: BroadcastAPI
 
-    public init(settings: Settings, recorder: NotificationRecorder?, log: @escaping @Sendable (String) -> Void) {
+    package init(settings: Settings, recorder: NotificationRecorder?, log: @escaping @Sendable (String) -> Void) {
         self.settings = settings
         self.recorder = recorder
         self.log = log
@@ -77,7 +77,7 @@ public final class ProviderAPIHandler: @unchecked Sendable {
 
     /// The HTTP2Server loop handler: the provider API port, or with `management` the channel
     /// management port (§8), which answers only `/1/apps/...` (and the provider port never).
-    public func handle(_ request: HTTP2Request, management: Bool = false) -> HTTP2Server.Reply {
+    package func handle(_ request: HTTP2Request, management: Bool = false) -> HTTP2Server.Reply {
         let response = lock.withLock { decide(request, management: management) }
         if let inbox = settings.inbox { report(request, response, management: management, to: inbox) }
         if settings.faults.delayMilliseconds > 0 {
@@ -327,7 +327,7 @@ public final class ProviderAPIHandler: @unchecked Sendable {
 
     /// Connections with no request for `seconds`; they are forgotten here, and the caller
     /// sends them GOAWAY IdleTimeout (a connection that closed meanwhile is simply gone).
-    public func takeIdleConnections(olderThan seconds: Double, now: Date = Date()) -> [Int] {
+    package func takeIdleConnections(olderThan seconds: Double, now: Date = Date()) -> [Int] {
         lock.withLock {
             let idle = connections.filter { now.timeIntervalSince($0.value.lastActivity) >= seconds }.map(\.key)
             for id in idle { connections[id] = nil }
@@ -338,7 +338,7 @@ public final class ProviderAPIHandler: @unchecked Sendable {
     }
 
     /// Tokens this instance answered 410 for (the feedback service reports them too).
-    public func takeUnregistered() -> [FeedbackTuple] {
+    package func takeUnregistered() -> [FeedbackTuple] {
         lock.withLock {
             defer { unregisteredSeen.removeAll() }
             return unregisteredSeen

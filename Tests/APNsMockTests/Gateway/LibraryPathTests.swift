@@ -16,16 +16,16 @@ struct LibraryPathTests {
         let path = try f.dir.write("apns.pem", try issued.combinedPEM())
 
         // README "Libraries" example, with the mock's endpoint and CA instead of Apple's.
-        let identity = try IdentityLoader.load([path], passphrases: .none)
-        let report = await GatewayCheck(endpoint: f.endpoint, credentials: .certificate(identity), trust: .caFile(f.caBundle)).run()
-        #expect(report.outcome == .accepted, "\(report.summary)")
+        let identity = try APNsIdentity.load(contentsOf: [path])
+        var configuration = APNsClient.Configuration(gateway: .custom(host: "127.0.0.1", port: f.gateway.providerPort, environment: .sandbox),
+                                                     authentication: .certificate(identity))
+        configuration.trust = .caFile(f.caBundle)
+        configuration.connections = 2
+        let client = APNsClient(configuration: configuration)
 
-        let client = APNsClient(endpoint: f.endpoint, caFile: f.caBundle, authentication: .certificate(identity))
-        var payload = Payload()
-        payload.title = "Hello"
-        payload.body = "From apnskit"
         let token = try APNsDeviceToken(parsing: "c9d4c07c fbbc26d6 ef87a44d 53e19838 31b5f8eb 4d7b6e3a 27e6c9b2 a1f0e5d4")
-        let result = await client.send(APNsNotification(token: token, payload: payload.json(), topic: "com.example.app"))
+        let payload = Array(#"{"aps":{"alert":{"title":"Hello","body":"From apnskit"}}}"#.utf8)
+        let result = await client.send(APNsNotification(token: token, payload: payload))  // topic: the certificate's bundle id
         #expect(result.outcome == .delivered)
         #expect(result.uniqueID != nil, "sandbox answers carry apns-unique-id")
         await client.close()
@@ -54,8 +54,8 @@ struct LibraryPathTests {
         ])
         #expect(run.status == 0, "\(run)")
         for token in tokens.prefix(3) { #expect(run.stdout.contains("delivered \(token) "), "\(run)") }
-        #expect(run.stdout.contains("apns_notifications_total{outcome=delivered,reason=none,push_type=none,environment=custom} 3"), "\(run)")
-        #expect(run.stdout.contains("apns_connects_total{result=ok,environment=custom} "), "\(run)")
+        #expect(run.stdout.contains("apns_notifications_total{outcome=delivered,reason=none,push_type=none,environment=sandbox} 3"), "\(run)")
+        #expect(run.stdout.contains("apns_connects_total{result=ok,environment=sandbox} "), "\(run)")
         #expect(run.stderr.contains("connected to the gateway"), "the Logger it passed got the sender's logs: \(run.stderr)")
         #expect(run.stderr.contains("not a device token"))
         let records = try f.records()

@@ -79,8 +79,8 @@ struct LongRunningGatewayTests {
     func blockingFeedDoesNotStallTheLoop() async throws {
         let f = try GatewayFixture()
         let identity = try f.identity(.development)
-        let batchClient = APNsClient(endpoint: f.endpoint, caFile: f.caBundle, authentication: .certificate(identity), concurrency: 1)
-        let other = APNsClient(endpoint: f.endpoint, caFile: f.caBundle, authentication: .certificate(identity))
+        let batchClient = APNsClient(endpoint: f.endpoint, trust: .caFile(f.caBundle), authentication: .certificate(identity), concurrency: 1)
+        let other = APNsClient(endpoint: f.endpoint, trust: .caFile(f.caBundle), authentication: .certificate(identity))
         let feed = GatedFeed(first: notification(1))
         let batch = Task { await batchClient.send(feed: feed) { _ in } }
         #expect(try await eventually { feed.isBlocking })
@@ -97,8 +97,8 @@ struct LongRunningGatewayTests {
     func slowConsumerDoesNotStallTheLoop() async throws {
         let f = try GatewayFixture()
         let identity = try f.identity(.development)
-        let batchClient = APNsClient(endpoint: f.endpoint, caFile: f.caBundle, authentication: .certificate(identity))
-        let other = APNsClient(endpoint: f.endpoint, caFile: f.caBundle, authentication: .certificate(identity))
+        let batchClient = APNsClient(endpoint: f.endpoint, trust: .caFile(f.caBundle), authentication: .certificate(identity))
+        let other = APNsClient(endpoint: f.endpoint, trust: .caFile(f.caBundle), authentication: .certificate(identity))
         let consumer = GatedConsumer()
         let batch = Task {
             await batchClient.send(feed: GatedFeed(first: notification(1), blocks: false)) { _ in consumer.consume() }

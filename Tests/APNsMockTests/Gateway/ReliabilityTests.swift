@@ -36,7 +36,7 @@ struct ReliabilityTests {
     func run(count: Int, faults: GatewayFaults, connections: Int) async throws -> (GatewayFixture, APNsBatchSummary, [APNsSendResult]) {
         let f = try GatewayFixture(faults: faults)
         let identity = try f.identity(.development)
-        let client = APNsClient(endpoint: f.endpoint, caFile: f.caBundle, authentication: .certificate(identity),
+        let client = APNsClient(endpoint: f.endpoint, trust: .caFile(f.caBundle), authentication: .certificate(identity),
                                 connections: connections, concurrency: 100,
                                 policy: APNsRetryPolicy(maximumAttempts: 8, baseDelay: 0.005, maximumDelay: 0.2, maximumReconnects: 6))
         let results = Results()

@@ -6,7 +6,7 @@
 /// names a command-line flag: the sentence says what to do in the library's terms and the
 /// structured fields (`file`, `option`, `algorithm`, `identities`) let the CLI add its own
 /// wording and flag hints.
-public struct CredentialError: Error, CustomStringConvertible, Sendable, Equatable {
+public struct APNsCredentialError: Error, CustomStringConvertible, Sendable, Equatable {
     public enum Kind: String, Sendable, Equatable {
         /// Input missing, truncated, corrupt, or not a format we read.
         case unreadable
@@ -44,13 +44,13 @@ public struct CredentialError: Error, CustomStringConvertible, Sendable, Equatab
     public var file: String?
     /// The command-line option that supplied the value at fault (a passphrase source), as the
     /// caller named it to `PassphraseSupplier`; nil when the library was not told one.
-    public var option: String?
+    package var option: String?
     /// The algorithm OpenSSL could not run, for `unsupportedAlgorithm`.
-    public var algorithm: String?
+    package var algorithm: String?
     /// What the user can supply to get past the error, for the caller to name in its own terms
     /// (a flag, a prompt); nil when the sentence says it all.
-    public var remedy: Remedy?
-    public enum Remedy: String, Sendable, Equatable {
+    package var remedy: Remedy?
+    package enum Remedy: String, Sendable, Equatable {
         /// A (different) passphrase, from `option`.
         case passphrase
         /// Permission to replace the existing output.
@@ -61,9 +61,9 @@ public struct CredentialError: Error, CustomStringConvertible, Sendable, Equatab
         case identityChoice
     }
     /// The identities to choose from, for `ambiguousIdentity` ("1: friendlyName (subject)").
-    public var identities: [String] = []
+    package var identities: [String] = []
 
-    public init(_ kind: Kind, _ message: String, details: [String] = [], file: String? = nil, remedy: Remedy? = nil) {
+    package init(_ kind: Kind, _ message: String, details: [String] = [], file: String? = nil, remedy: Remedy? = nil) {
         self.kind = kind
         self.message = message
         self.details = details
@@ -72,8 +72,8 @@ public struct CredentialError: Error, CustomStringConvertible, Sendable, Equatab
     }
 
     /// Builds an error and drains OpenSSL's error queue into `details`.
-    static func openssl(_ kind: Kind, _ message: String) -> CredentialError {
-        CredentialError(kind, message, details: OpenSSLErrorQueue.drain())
+    static func openssl(_ kind: Kind, _ message: String) -> APNsCredentialError {
+        APNsCredentialError(kind, message, details: OpenSSLErrorQueue.drain())
     }
 
     public var description: String { message }
