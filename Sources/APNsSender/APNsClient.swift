@@ -33,7 +33,7 @@ public final class APNsClient: Sendable {
     /// suffix): `Configuration.bundleID`, else the certificate's.
     public let bundleID: String?
     package let endpoint: Endpoint
-    private let sender: BatchSender
+    let sender: BatchSender
 
     /// A client for `configuration`. `logger` gets the sender's logs (nothing is logged when
     /// nil: a library is quiet by default); `metricsFactory` its metrics (the bootstrapped

@@ -27,6 +27,8 @@ package final class BatchSender: Sendable {
     private struct Lifecycle {
         var closed = false
         var batches: [ObjectIdentifier: BatchRun] = [:]
+        /// The result channels of `send(contentsOf:)` batches, released when closing.
+        var channels: [ObjectIdentifier: ResultChannel] = [:]
         var singleRunFinished = false
         var waiters: [CheckedContinuation<Void, Never>] = []
         var idle: Bool { batches.isEmpty && singleRunFinished }
@@ -110,7 +112,7 @@ package final class BatchSender: Sendable {
         }
     }
 
-    private static func unsent(_ index: Int, _ notification: APNsNotification, _ outcome: APNsSendResult.Outcome) -> APNsSendResult {
+    static func unsent(_ index: Int, _ notification: APNsNotification, _ outcome: APNsSendResult.Outcome) -> APNsSendResult {
         APNsSendResult(index: index, token: notification.token, apnsIDText: notification.apnsID.map(MessageID.text) ?? APNsNotification.newID(),
                            outcome: outcome, attempts: 0)
     }
@@ -121,10 +123,11 @@ package final class BatchSender: Sendable {
     /// `.cancelled(written: true)`). Returns when every send and batch has its results and
     /// every connection is gone. Safe to call more than once.
     package func close(cancellingInFlight: Bool = false) async {
-        let batches: [BatchRun] = lifecycle.withLock { state in
+        let (batches, channels): ([BatchRun], [ResultChannel]) = lifecycle.withLock { state in
             state.closed = true
-            return Array(state.batches.values)
+            return (Array(state.batches.values), Array(state.channels.values))
         }
+        for channel in channels { channel.releaseBackPressure() }
         for run in batches + [singleRun] {
             if cancellingInFlight { run.cancel() } else { run.stop() }
         }
@@ -137,6 +140,18 @@ package final class BatchSender: Sendable {
             if now { continuation.resume() }
         }
         await pool.closeAll()
+    }
+
+    /// Keeps `channel` known while its batch runs, so `close` can release it.
+    func track(_ channel: ResultChannel) -> Bool {
+        lifecycle.withLock { state in
+            state.channels[ObjectIdentifier(channel)] = channel
+            return state.closed
+        }
+    }
+
+    func untrack(_ channel: ResultChannel) {
+        _ = lifecycle.withLock { $0.channels.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 
     /// `{"reason":"...","timestamp":...}`; tolerant of a missing or non-JSON body (a proxy's
