@@ -253,6 +253,14 @@ struct TypedPayloadTests {
             == "The background payload's custom value has a key named aps; that key is Apple's: rename it.")
         #expect(error { try APNsNotification(token: token, payload: APNsVoIPPayload([1, 2, 3])) }?.code == .notAnObject)
 
+        let silentStart = APNsLiveActivityStartPayload(attributesType: "MatchAttributes", attributes: Match(homeTeam: "A", awayTeam: "B"),
+                                                       contentState: Score(home: 0, away: 0, kickoff: Date()), alert: APNsLiveActivityAlert())
+        #expect(error { try APNsNotification(token: token, payload: silentStart) }?.description
+            == "A Live Activity start needs an alert with a title or a body; the device drops a start without one.")
+        let untyped = APNsLiveActivityStartPayload(attributesType: "", attributes: Match(homeTeam: "A", awayTeam: "B"),
+                                                   contentState: Score(home: 0, away: 0, kickoff: Date()), alert: APNsLiveActivityAlert(title: "Kickoff"))
+        #expect(error { try APNsNotification(token: token, payload: untyped) }?.code == .invalidValue)
+
         let body = String(repeating: "x", count: 4_100)
         let tooLarge = error { try APNsNotification(token: token, alert: APNsAlert(body: body)) }
         #expect(tooLarge?.code == .tooLarge)

@@ -91,7 +91,15 @@ public struct APNsLiveActivityStartPayload<Attributes: Encodable & Sendable, Con
     public var pushType: APNsPushType { .liveactivity }
     public var defaultPriority: APNsPriority? { .immediate }
 
+    /// Throws `APNsPayloadError.Code.invalidValue` for an empty `attributesType` or an alert
+    /// with neither title nor body: the device could not start such an activity.
     public func encode(to encoder: any Encoder) throws {
+        guard !attributesType.isEmpty else {
+            throw APNsPayloadError(.invalidValue, "A Live Activity start needs attributes-type, the name of the app's ActivityAttributes type.")
+        }
+        guard alert.title != nil || alert.body != nil else {
+            throw APNsPayloadError(.invalidValue, "A Live Activity start needs an alert with a title or a body; the device drops a start without one.")
+        }
         let common = APNsLiveActivityKeys.Common(event: "start", contentState: contentState, timestamp: timestamp, staleDate: staleDate,
                                                  dismissalDate: dismissalDate, relevanceScore: relevanceScore, alert: alert)
         let start = APNsLiveActivityKeys.Start(attributesType: attributesType, attributes: attributes, updates: updates)
