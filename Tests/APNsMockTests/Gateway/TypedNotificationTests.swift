@@ -66,9 +66,14 @@ struct TypedNotificationTests {
             let result = await client.send(notification)
             #expect(result.outcome == .delivered, "\(notification.pushType?.rawValue ?? "?"): \(result.outcome)")
         }
+        // The shorthand: build and send in one call.
+        let widgetsResult = try await client.send(APNsWidgetsPayload(), to: token(12))
+        #expect(widgetsResult.outcome == .delivered)
         await client.close()
         let records = try f.records()
-        #expect(records.count == sends.count)
+        #expect(records.count == sends.count + 1)
+        let shorthand = records.first { ($0["token"] as? String) == (try? token(12))?.hex }
+        #expect(shorthand?["push_type"] as? String == "widgets" && shorthand?["topic"] as? String == "com.example.app.push-type.widgets")
         for (notification, pushType, topic) in sends {
             let record = records.first { ($0["token"] as? String) == notification.token.hex }
             #expect(record?["push_type"] as? String == pushType.rawValue)
