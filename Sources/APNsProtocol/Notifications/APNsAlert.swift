@@ -1,6 +1,6 @@
 /// The `aps.alert` dictionary of an alert push: the text shown, either as is or as keys into
 /// the app's `Localizable.strings` with their arguments (the device localizes). Key names are
-/// Apple's ("Generating a remote notification", Table 2).
+/// Apple's ("Generating a remote notification"; apns-protocol.md §8).
 public struct APNsAlert: Encodable, Sendable, Hashable {
     public var title: String?
     /// `title-loc-key` and `title-loc-args`: a localized title in place of `title`.

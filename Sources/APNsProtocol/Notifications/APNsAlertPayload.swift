@@ -1,5 +1,5 @@
 /// An alert push (push type `alert`): the full `aps` dictionary Apple documents ("Generating
-/// a remote notification", Table 1), and the app's own keys beside `aps`.
+/// a remote notification"; apns-protocol.md §8), and the app's own keys beside `aps`.
 ///
 /// ```swift
 /// var payload = APNsAlertPayload(alert: APNsAlert(title: "Order shipped", body: "Arrives Tuesday"))

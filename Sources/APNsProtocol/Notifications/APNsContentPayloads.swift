@@ -41,7 +41,7 @@ public struct APNsFileProviderPayload<Content: Encodable & Sendable>: APNsConten
 
 /// A Push to Talk push (push type `pushtotalk`, topic `<bundle id>.voip-ptt`): the app's
 /// channel data (active speaker, session ended). Sent with expiration 0 by default, as Apple
-/// asks: a late push-to-talk message is worse than none (apns-protocol.md §1).
+/// asks: a late push-to-talk message is worse than none (apns-protocol.md §8).
 public struct APNsPushToTalkPayload<Content: Encodable & Sendable>: APNsContentPayload {
     public var content: Content
     public init(_ content: Content) { self.content = content }
