@@ -24,7 +24,11 @@ if let gateway = environment["APNS_GATEWAY"], let colon = gateway.lastIndex(of: 
 configuration.connections = 2
 let client = APNsClient(configuration: configuration, logger: logger)
 
-let body = Array(#"{"aps":{"alert":{"title":"Hello","body":"From a long-running worker"}}}"#.utf8)
+// The notification's body, typed: no hand-written JSON (APNsAlertPayload has the whole aps
+// dictionary; APNsBackgroundPayload, APNsLiveActivityPayload, ... the other push types).
+var alert = APNsAlertPayload(alert: APNsAlert(title: "Hello", body: "From a long-running worker"))
+alert.sound = .default
+alert.threadID = "worker"
 
 await withTaskGroup(of: Void.self) { group in
     while let line = readLine() {
@@ -32,8 +36,15 @@ await withTaskGroup(of: Void.self) { group in
             logger.warning("not a device token", metadata: ["line": "\(line)"])
             continue
         }
+        let notification: APNsNotification
+        do {
+            notification = try APNsNotification(token: token, payload: alert)  // topic: the certificate's bundle id
+        } catch {
+            logger.error("cannot build the notification", metadata: ["error": "\(error)"])  // APNsPayloadError: its sentence
+            continue
+        }
         group.addTask {
-            let result = await client.send(APNsNotification(token: token, payload: body))
+            let result = await client.send(notification)
             switch result.outcome {
             case .delivered: print("delivered \(token.hex) \(result.apnsIDText)")
             case .rejected(let status, let reason, _): print("rejected \(token.hex) \(status) \(reason)")

@@ -43,13 +43,34 @@ package struct Payload: Sendable, Equatable {
 }
 
 /// Checks a raw payload before it is sent: non-empty, within the push type's limit, and a
-/// JSON object (APNs silently drops what it cannot parse, so this is caught locally).
+/// JSON object (APNs silently drops what it cannot parse, so this is caught locally). Raw and
+/// typed payloads (`APNsPayload.encoded(with:)`) go through this one check.
 package enum PayloadCheck {
-    package static func validate(_ bytes: [UInt8], pushType: APNsPushType?) -> String? {
-        let limit = (pushType ?? .alert).payloadLimit
-        if bytes.isEmpty { return "the payload is empty" }
-        if bytes.count > limit { return "the payload is \(bytes.count) bytes; APNs takes at most \(limit) for \((pushType ?? .alert).rawValue) pushes" }
-        if !JSONSyntax.isObject(bytes) { return "the payload is not a JSON object" }
+    package enum Problem: Sendable, Equatable {
+        case empty
+        case tooLarge(size: Int, limit: Int, pushType: APNsPushType)
+        case notAnObject
+
+        /// A clause for the caller's sentence, lower-case.
+        package var sentence: String {
+            switch self {
+            case .empty: return "the payload is empty"
+            case .tooLarge(let size, let limit, let pushType):
+                return "the payload is \(size) bytes; APNs takes at most \(limit) for \(pushType.rawValue) pushes"
+            case .notAnObject: return "the payload is not a JSON object"
+            }
+        }
+    }
+
+    package static func problem(_ bytes: [UInt8], pushType: APNsPushType?) -> Problem? {
+        let pushType = pushType ?? .alert
+        if bytes.isEmpty { return .empty }
+        if bytes.count > pushType.payloadLimit { return .tooLarge(size: bytes.count, limit: pushType.payloadLimit, pushType: pushType) }
+        if !JSONSyntax.isObject(bytes) { return .notAnObject }
         return nil
+    }
+
+    package static func validate(_ bytes: [UInt8], pushType: APNsPushType?) -> String? {
+        problem(bytes, pushType: pushType)?.sentence
     }
 }

@@ -15,7 +15,7 @@ import Metrics
 ///
 /// let identity = try APNsIdentity.load(contentsOf: ["apns.pem"])
 /// let client = APNsClient(configuration: .init(gateway: .sandbox, authentication: .certificate(identity)))
-/// let result = await client.send(APNsNotification(token: token, alert: APNsAlert(title: "Hello")))
+/// let result = await client.send(try APNsNotification(token: token, alert: APNsAlert(title: "Hello")))
 /// await client.close()
 /// ```
 ///

@@ -24,8 +24,9 @@ struct LibraryPathTests {
         let client = APNsClient(configuration: configuration)
 
         let token = try APNsDeviceToken(parsing: "c9d4c07c fbbc26d6 ef87a44d 53e19838 31b5f8eb 4d7b6e3a 27e6c9b2 a1f0e5d4")
-        let payload = Array(#"{"aps":{"alert":{"title":"Hello","body":"From apnskit"}}}"#.utf8)
-        let result = await client.send(APNsNotification(token: token, payload: payload))  // topic: the certificate's bundle id
+        var payload = APNsAlertPayload(alert: APNsAlert(title: "Hello", body: "From apnskit"))
+        payload.sound = .default
+        let result = await client.send(try APNsNotification(token: token, payload: payload))  // topic: the certificate's bundle id
         #expect(result.outcome == .delivered)
         #expect(result.uniqueID != nil, "sandbox answers carry apns-unique-id")
         await client.close()
@@ -54,11 +55,12 @@ struct LibraryPathTests {
         ])
         #expect(run.status == 0, "\(run)")
         for token in tokens.prefix(3) { #expect(run.stdout.contains("delivered \(token) "), "\(run)") }
-        #expect(run.stdout.contains("apns_notifications_total{outcome=delivered,reason=none,push_type=none,environment=sandbox} 3"), "\(run)")
+        #expect(run.stdout.contains("apns_notifications_total{outcome=delivered,reason=none,push_type=alert,environment=sandbox} 3"), "\(run)")
         #expect(run.stdout.contains("apns_connects_total{result=ok,environment=sandbox} "), "\(run)")
         #expect(run.stderr.contains("connected to the gateway"), "the Logger it passed got the sender's logs: \(run.stderr)")
         #expect(run.stderr.contains("not a device token"))
         let records = try f.records()
         #expect(records.count == 3)
+        #expect(records.allSatisfy { $0["push_type"] as? String == "alert" }, "the typed payload set the push type: \(records)")
     }
 }
