@@ -128,12 +128,7 @@ package final class ProviderAPIHandler: @unchecked Sendable {
             }
             return finish(state, response)
         }
-        for (status, rate) in failureDraws {
-            if Double.random(in: 0..<1, using: &random) < rate {
-                let reason: APNsReason = status == 429 ? .tooManyRequests : (status == 500 ? .internalServerError : .serviceUnavailable)
-                return finish(state, reject(reason, apnsID: apnsID))
-            }
-        }
+        if let reason = injectedFailure() { return finish(state, reject(reason, apnsID: apnsID)) }
         recorder?.record(apnsID: apnsID, token: validated.token, topic: topic, pushType: validated.pushType?.rawValue,
                          payloadBytes: validated.payloadSize, connection: request.connectionID, protocolName: "h2")
         var response = HTTP2Response(status: 200, headers: settings.environment == .sandbox
@@ -165,6 +160,9 @@ package final class ProviderAPIHandler: @unchecked Sendable {
         if let error = authorize(bundle: bundle, authorization: request.header("authorization"), state, now: now) {
             return BroadcastAPI.reject(error.reason, [("apns-id", apnsID)])
         }
+        // Rate limits and outages hit broadcasts and channel calls too (once the credentials
+        // pass), so clients' retries are tested on them as on device sends.
+        if let reason = injectedFailure() { return BroadcastAPI.reject(reason, [("apns-id", apnsID)]) }
         var response = broadcasts.answer(request, route, apnsID: apnsID) { accepted in
             switch accepted {
             case .broadcast(let bundle, let channel, let bytes):
@@ -176,6 +174,14 @@ package final class ProviderAPIHandler: @unchecked Sendable {
         response.headers.append(Self.serverHeader)
         if response.status < 300 { raiseStreamLimitOnFirstSuccess(state, &response) }
         return response
+    }
+
+    /// A failure `faults.failureRates` draws for this request (429, 500 or 503), or nil.
+    private func injectedFailure() -> APNsReason? {
+        for (status, rate) in failureDraws where Double.random(in: 0..<1, using: &random) < rate {
+            return status == 429 ? .tooManyRequests : (status == 500 ? .internalServerError : .serviceUnavailable)
+        }
+        return nil
     }
 
     /// On every answer, as APNs identifies itself.
