@@ -135,12 +135,18 @@ package final class ProviderAPIHandler: @unchecked Sendable {
             ? [("apns-id", apnsID), ("apns-unique-id", ids.next()), Self.serverHeader]
             : [("apns-id", apnsID), Self.serverHeader])
         raiseStreamLimitOnFirstSuccess(state, &response)
-        if faults.dropAfter > 0, state.requests == faults.dropAfter {
-            response.afterward = faults.dropMode == .answered ? .close : .dropWithoutResponse
-            log("connection #\(request.connectionID): dropping after request \(state.requests) (\(faults.dropMode.rawValue))")
-            return response
-        }
+        if dropIfDue(request, state, &response) { return response }
         return finish(state, response)
+    }
+
+    /// `--drop-after N` (modes accepted and answered): the N-th request of a connection, once
+    /// accepted (and recorded), ends the connection, unanswered or answered. True when it did.
+    private func dropIfDue(_ request: HTTP2Request, _ state: ConnectionState, _ response: inout HTTP2Response) -> Bool {
+        let faults = settings.faults
+        guard faults.dropAfter > 0, state.requests == faults.dropAfter else { return false }
+        response.afterward = faults.dropMode == .answered ? .close : .dropWithoutResponse
+        log("connection #\(request.connectionID): dropping after request \(state.requests) (\(faults.dropMode.rawValue))")
+        return true
     }
 
     /// A token connection starts with 1 stream; its first success raises the limit (§1).
@@ -172,7 +178,10 @@ package final class ProviderAPIHandler: @unchecked Sendable {
             }
         }
         response.headers.append(Self.serverHeader)
-        if response.status < 300 { raiseStreamLimitOnFirstSuccess(state, &response) }
+        if response.status < 300 {
+            raiseStreamLimitOnFirstSuccess(state, &response)
+            _ = dropIfDue(request, state, &response)
+        }
         return response
     }
 
@@ -201,7 +210,8 @@ package final class ProviderAPIHandler: @unchecked Sendable {
     private func finish(_ state: ConnectionState, _ response: HTTP2Response) -> HTTP2Response {
         var response = response
         let faults = settings.faults
-        if faults.goAwayAfter > 0, state.requests >= faults.goAwayAfter, !state.goneAway {
+        // A connection being dropped (`dropIfDue`) sends no GOAWAY first.
+        if faults.goAwayAfter > 0, state.requests >= faults.goAwayAfter, !state.goneAway, response.afterward == .keepOpen {
             state.goneAway = true
             response.afterward = .goAway(code: 0, debug: #"{"reason":"Shutdown"}"#)
         }

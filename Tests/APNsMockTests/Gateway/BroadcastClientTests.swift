@@ -101,6 +101,23 @@ struct BroadcastClientTests {
         await client.close()
     }
 
+    @Test("A broadcast lost with its connection (the gateway took it, then dropped the connection) is resent on a new one and marked possibly duplicated")
+    func lostConnectionResent() async throws {
+        var faults = GatewayFaults()
+        faults.dropAfter = 2  // the second request on each connection is recorded, then the connection drops unanswered
+        faults.dropMode = .accepted
+        let f = try GatewayFixture(faults: faults)
+        let client = try client(f)
+        let channel = try await client.createChannel()  // the management connection's first request
+        let first = await client.broadcast(APNsBroadcast(payload: update), to: channel.id)
+        #expect(first.isDelivered && first.attempts == 1 && !first.possiblyDuplicated, "\(first)")
+        let second = await client.broadcast(APNsBroadcast(payload: update), to: channel.id)
+        #expect(second.isDelivered && second.attempts == 2 && second.possiblyDuplicated, "\(second)")
+        let ids = try f.records().filter { $0["protocol"] as? String == "broadcast" }.compactMap { $0["apns_id"] as? String }
+        #expect(ids.filter { $0 == second.apnsIDText }.count == 2, "the gateway has it twice, as the result warns: \(ids)")
+        await client.close()
+    }
+
     @Test("broadcast(_:to:) over many channels keeps at most connections x concurrency in flight; cancelled, the rest are never sent",
           .timeLimit(.minutes(1)))
     func windowBound() async throws {
@@ -204,6 +221,19 @@ struct BroadcastClientTests {
             #expect(read["message-storage-policy"] as? Int == ours.storagePolicy?.rawValue && ours.storagePolicy == channel.storagePolicy)
             #expect(read["push-type"] as? String == ours.pushType)
         }
+        // Made by curl, read by our client; deleted by curl, gone for our client.
+        let made = try ProcessRunner.run("curl", ["--http2", "--silent", "--show-error", "--cacert", f.caBundle, "-H", bearer, "-X", "POST",
+                                                  "--data", #"{"message-storage-policy": 0, "push-type": "LiveActivity"}"#,
+                                                  "--output", "/dev/null", "--write-out", "%{http_code} %header{apns-channel-id}", "\(base)/channels"])
+        let parts = made.stdout.split(separator: " ").map(String.init)
+        #expect(made.status == 0 && parts.count == 2 && parts[0] == "201", "\(made)")
+        let curlMade = APNsChannel.ID(parts.last ?? "")
+        #expect(try await client.channel(curlMade).storagePolicy == .noMessageStored)
+        #expect(try await client.channels() == [first.id, second.id, curlMade])
+        let removed = try ProcessRunner.run("curl", ["--http2", "--silent", "--show-error", "--cacert", f.caBundle, "-H", bearer, "-X", "DELETE",
+                                                     "-H", "apns-channel-id: \(curlMade.rawValue)", "--write-out", "%{http_code}", "\(base)/channels"])
+        #expect(removed.stdout == "204", "\(removed)")
+        #expect(try await client.channels() == [first.id, second.id])
         let unknown = try curl(["-H", "apns-channel-id: bm9uZQ==", "\(base)/channels"])
         do {
             _ = try await client.channel(APNsChannel.ID("bm9uZQ=="))
