@@ -39,23 +39,11 @@ public final class APNsClient: Sendable {
     /// nil: a library is quiet by default); `metricsFactory` its metrics (the bootstrapped
     /// `MetricsSystem.factory` when nil), labelled with the gateway's environment.
     public convenience init(configuration: Configuration, logger: Logger? = nil, metricsFactory: MetricsFactory? = nil) {
-        let endpoint: Endpoint
-        switch configuration.gateway {
-        case .sandbox: endpoint = Endpoint(host: APNsEnvironment.sandbox.host, port: configuration.port)
-        case .production: endpoint = Endpoint(host: APNsEnvironment.production.host, port: configuration.port)
-        case .custom(let host, let port, _): endpoint = Endpoint(host: host, port: port)
-        }
-        let trust: TLSConfiguration.Trust
-        switch configuration.trust {
-        case .system: trust = .system
-        case .caFile(let path): trust = .caFile(path)
-        }
-        let healthCheck = HTTP2HealthCheck(idleInterval: configuration.healthCheckInterval?.seconds ?? 0,
-                                           timeout: configuration.healthCheckTimeout.seconds)
-        self.init(endpoint: endpoint, trust: trust, authentication: configuration.authentication, bundleID: configuration.bundleID,
+        self.init(endpoint: configuration.gateway.providerEndpoint(port: configuration.port), trust: configuration.transportTrust,
+                  authentication: configuration.authentication, bundleID: configuration.bundleID,
                   connections: configuration.connections, eventLoops: configuration.eventLoops, concurrency: configuration.concurrency,
                   policy: configuration.retryPolicy, connectTimeout: configuration.connectTimeout.seconds,
-                  requestTimeout: configuration.requestTimeout.seconds, healthCheck: healthCheck, logger: logger,
+                  requestTimeout: configuration.requestTimeout.seconds, healthCheck: configuration.transportHealthCheck, logger: logger,
                   environment: configuration.environment, metricsFactory: metricsFactory)
     }
 
@@ -67,21 +55,13 @@ public final class APNsClient: Sendable {
                  connectTimeout: Double = 10, requestTimeout: Double = 30, healthCheck: HTTP2HealthCheck = HTTP2HealthCheck(),
                  logger: Logger? = nil, environment: APNsEnvironment? = nil, metricsFactory: MetricsFactory? = nil) {
         self.endpoint = endpoint
-        var identity: APNsIdentity?
-        var tokens: ProviderTokenCache?
         switch authentication {
-        case .certificate(let certificateIdentity):
-            identity = certificateIdentity
-            self.bundleID = bundleID ?? certificateIdentity.bundleID
-        case .token(let signer):
-            tokens = ProviderTokenCache(signer: signer)
-            self.bundleID = bundleID
+        case .certificate(let identity): self.bundleID = bundleID ?? identity.bundleID
+        case .token: self.bundleID = bundleID
         }
-        // Connection n on loop n mod eventLoops (at most one loop per core).
-        let connector = HTTP2ProviderConnector(endpoint: endpoint, tls: .client(identity: identity, trust: trust),
-                                               connectTimeout: connectTimeout, requestTimeout: requestTimeout, healthCheck: healthCheck,
-                                               loops: EventLoop.sharedLoops(count: eventLoops))
-        sender = BatchSender(connector: connector, connections: connections, concurrency: concurrency, policy: policy, tokens: tokens,
+        let connector = HTTP2ProviderConnector(endpoint: endpoint, trust: trust, authentication: authentication, connectTimeout: connectTimeout,
+                                               requestTimeout: requestTimeout, healthCheck: healthCheck, eventLoops: eventLoops)
+        sender = BatchSender(connector: connector, connections: connections, concurrency: concurrency, policy: policy, tokens: authentication.tokenCache(),
                              logger: logger, environment: environment?.rawValue ?? "custom", metricsFactory: metricsFactory,
                              defaultBundleID: self.bundleID)
     }

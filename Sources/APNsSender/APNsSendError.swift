@@ -1,3 +1,5 @@
+import APNsProtocol
+
 /// Why a notification got no answer from APNs: a code a program can switch on, the sentence a
 /// person reads (`description`), and whether APNs may have it all the same.
 ///
@@ -22,6 +24,15 @@ public struct APNsSendError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let tokenSigningFailed = Code("tokenSigningFailed")
         /// The client was closed before the notification could be sent.
         public static let clientClosed = Code("clientClosed")
+        /// APNs answered the request with an error (channel management calls, which return a
+        /// value or throw): `status` and `reason` say which.
+        public static let rejected = Code("rejected")
+        /// The calling task was cancelled before an answer came; `mayHaveBeenDelivered` says
+        /// whether the request had been written.
+        public static let cancelled = Code("cancelled")
+        /// The client's configuration cannot serve the call (a custom gateway without a
+        /// channel management gateway).
+        public static let invalidConfiguration = Code("invalidConfiguration")
     }
 
     public let code: Code
@@ -30,10 +41,15 @@ public struct APNsSendError: Error, Sendable, Hashable, CustomStringConvertible 
     /// True when an attempt was written and then lost (connection died, no answer in time):
     /// APNs may deliver it, so a resend may notify twice. False: APNs never processed it.
     public let mayHaveBeenDelivered: Bool
+    /// With `rejected`: APNs' HTTP status and reason.
+    public let status: Int?
+    public let reason: APNsReason?
 
-    public init(_ code: Code, _ description: String, mayHaveBeenDelivered: Bool = false) {
+    public init(_ code: Code, _ description: String, mayHaveBeenDelivered: Bool = false, status: Int? = nil, reason: APNsReason? = nil) {
         self.code = code
         self.description = description
         self.mayHaveBeenDelivered = mayHaveBeenDelivered
+        self.status = status
+        self.reason = reason
     }
 }

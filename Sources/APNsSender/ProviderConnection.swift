@@ -3,11 +3,15 @@ import APNsTransport
 /// accounting logic is tested against scripted faults as well as real servers. The HTTP/2
 /// implementation is `HTTP2ProviderConnection`.
 package struct ProviderRequest: Sendable {
+    /// POST for notifications and broadcasts; channel management also reads (GET) and
+    /// deletes (DELETE) (apns-protocol.md §8).
+    package var method: String
     package var path: String
     package var headers: [(name: String, value: String)]
     package var body: [UInt8]
 
-    package init(path: String, headers: [(name: String, value: String)], body: [UInt8]) {
+    package init(method: String = "POST", path: String, headers: [(name: String, value: String)], body: [UInt8]) {
+        self.method = method
         self.path = path
         self.headers = headers
         self.body = body

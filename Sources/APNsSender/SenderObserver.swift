@@ -14,6 +14,10 @@ import Metrics
 /// - `apns_notification_duration_seconds` [outcome, push_type, environment]: from taking the
 ///   notification to its final result, retries included.
 /// - `apns_connects_total` [result: ok or failed, environment].
+/// - `apns_broadcast_requests_total` [operation, outcome, reason, environment]: one per final
+///   answer of `APNsBroadcastClient` (operation: create, read, delete, list or broadcast;
+///   outcome and reason as for notifications, `delivered` meaning APNs answered 2xx).
+/// - `apns_broadcast_request_duration_seconds` [operation, outcome, environment].
 ///
 /// Logs: connect failures (debug), the gateway counted as down and back (warning, notice),
 /// results other than delivered (debug) and every result (trace). The default logger is a
@@ -57,17 +61,7 @@ final class SenderObserver: @unchecked Sendable {
 
     /// One notification's final result; `startedNanos` is when it was taken from the feed.
     func finished(_ result: APNsSendResult, pushType: APNsPushType?, startedNanos: UInt64) {
-        let outcome: String
-        var reason = "none"
-        switch result.outcome {
-        case .delivered: outcome = "delivered"
-        case .rejected(_, let why, _):
-            outcome = "rejected"
-            // Documented reasons only: a label per unknown string would grow without bound.
-            reason = why.isDocumented ? why.rawValue : "other"
-        case .failed: outcome = "failed"
-        case .cancelled(let written): outcome = written ? "cancelled" : "not_sent"
-        }
+        let (outcome, reason) = Self.labels(result.outcome)
         let type = pushType?.rawValue ?? "none"
         let (counter, timer) = lock.withLock { () -> (Counter, Metrics.Timer) in
             let counterKey = CounterKey(outcome: outcome, reason: reason, pushType: type)
@@ -96,6 +90,36 @@ final class SenderObserver: @unchecked Sendable {
             logger.debug("notification not delivered", metadata: [
                 "apns-id": "\(result.apnsID)", "outcome": "\(outcome)", "detail": "\(Self.detail(result.outcome))",
                 "attempts": "\(result.attempts)",
+            ])
+        }
+    }
+
+    /// The outcome and reason labels of `outcome`.
+    private static func labels(_ outcome: APNsSendResult.Outcome) -> (outcome: String, reason: String) {
+        switch outcome {
+        case .delivered: return ("delivered", "none")
+        // Documented reasons only: a label per unknown string would grow without bound.
+        case .rejected(_, let why, _): return ("rejected", why.isDocumented ? why.rawValue : "other")
+        case .failed: return ("failed", "none")
+        case .cancelled(let written): return (written ? "cancelled" : "not_sent", "none")
+        }
+    }
+
+    /// One channel management call's or broadcast's final answer (`APNsBroadcastClient`);
+    /// `operation` is one of a fixed few words. Rare next to notifications, so made per call.
+    func finishedRequest(_ operation: String, _ outcome: APNsSendResult.Outcome, attempts: Int, startedNanos: UInt64) {
+        let (word, reason) = Self.labels(outcome)
+        Counter(label: "apns_broadcast_requests_total", dimensions: [
+            ("operation", operation), ("outcome", word), ("reason", reason), ("environment", environment),
+        ], factory: factory).increment()
+        Metrics.Timer(label: "apns_broadcast_request_duration_seconds", dimensions: [
+            ("operation", operation), ("outcome", word), ("environment", environment),
+        ], factory: factory).recordNanoseconds(Int64(clamping: DispatchTime.now().uptimeNanoseconds &- startedNanos))
+        if case .delivered = outcome {
+            logger.trace("\(operation) answered", metadata: ["attempts": "\(attempts)"])
+        } else if logger.logLevel <= .debug {
+            logger.debug("\(operation) not answered with success", metadata: [
+                "outcome": "\(word)", "detail": "\(Self.detail(outcome))", "attempts": "\(attempts)",
             ])
         }
     }

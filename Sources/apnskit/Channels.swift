@@ -40,9 +40,10 @@ struct ChannelOptions: ParsableArguments {
         if credentials.authKey != nil && bundleID == nil { throw ValidationError("Token auth needs --bundle-id (a certificate names its own).") }
     }
 
-    /// Sends `make(bundle)`'s requests and returns their answers; APNs' refusals become one
-    /// sentence and exit 1, connection failures exit 4.
-    func send(_ make: (String) -> [HTTP2Request]) async throws -> (bundle: String, answers: [BroadcastClient.Answer]) {
+    /// Makes `call` through an `APNsBroadcastClient` (or, with --print-curl, prints `curl`'s
+    /// request instead) and returns its value; APNs' refusals become one sentence and exit 1,
+    /// connection failures exit 4.
+    func send<T>(curl: (String) -> HTTP2Request, _ call: (APNsBroadcastClient, String) async throws -> T) async throws -> (bundle: String, value: T) {
         output.apply()
         let loaded = try credentials.load()
         let authentication: APNsClient.Authentication
@@ -60,28 +61,29 @@ struct ChannelOptions: ParsableArguments {
         if printCurl {
             let printer = try CurlCommand.Printer(authentication: authentication, endpoint: endpoint,
                                                   identityFiles: credentials.certificate.files, caFile: gateway.caFile)
-            make(bundle).forEach(printer.print)
+            printer.print(curl(bundle))
             throw ExitCode.success
         }
-        let client = BroadcastClient(endpoint: endpoint, trust: try gateway.trust(), authentication: authentication,
-                                     timeout: gateway.timeout(for: .channels))
-        let answers: [BroadcastClient.Answer]
+        let timeout = gateway.timeout(for: .channels)
+        let client = APNsBroadcastClient(providerEndpoint: gateway.endpoint(for: .provider), managementEndpoint: endpoint, trust: try gateway.trust(),
+                                         authentication: authentication, bundleID: bundle, connectTimeout: timeout, requestTimeout: timeout)
+        let result: Result<T, Error>
+        do { result = .success(try await call(client, bundle)) } catch { result = .failure(error) }
+        await client.close()
         do {
-            answers = try await client.send(make(bundle))
-        } catch let error as TransportError {
-            throw CommandFailure(message: "Channel management at \(endpoint) failed: \(error.message)", status: ExitStatus.network)
+            return (bundle, try result.get())
+        } catch let error as APNsSendError where error.code == .rejected {
+            throw CommandFailure(message: error.status.map { $0 >= 300 } ?? false ? Self.sentence(error, bundle: bundle) : error.description,
+                                 status: ExitStatus.problem)
+        } catch let error as APNsSendError {
+            throw CommandFailure(message: "Channel management at \(endpoint) failed: \(error.description)", status: ExitStatus.network)
         }
-        if let refused = answers.first(where: { !$0.isSuccess }) {
-            throw CommandFailure(message: Self.sentence(refused, bundle: bundle), status: ExitStatus.problem)
-        }
-        return (bundle, answers)
     }
 
     /// APNs' status and reason, and what to do about the reasons a user can act on.
-    static func sentence(_ answer: BroadcastClient.Answer, bundle: String) -> String {
-        let reason = answer.reason ?? "no reason given"
+    static func sentence(_ refusal: APNsSendError, bundle: String) -> String {
         let hint: String
-        switch answer.apnsReason {
+        switch refusal.reason {
         case .cannotCreateChannelConfig:
             hint = " \(bundle) may have reached Apple's limit of \(ChannelLimit.apple) channels in this environment; delete channels you no longer use (apnskit channels list, channels delete)."
         case .channelNotRegistered: hint = " No such channel for \(bundle) in this environment; list them with apnskit channels list."
@@ -91,7 +93,7 @@ struct ChannelOptions: ParsableArguments {
         case .topicDisallowed: hint = " The credentials do not cover \(bundle)."
         default: hint = ""
         }
-        return "APNs refused the request: \(answer.status) \(reason).\(hint)"
+        return "APNs refused the request: \(refusal.status ?? 0) \(refusal.reason?.rawValue ?? "no reason given").\(hint)"
     }
 }
 
@@ -124,15 +126,15 @@ struct ChannelsCreate: AsyncParsableCommand {
 
     func run() async throws {
         let policy = self.policy
-        let (bundle, answers) = try await options.send { [BroadcastClient.createChannel(bundleID: $0, messageStoragePolicy: policy)] }
-        guard let id = answers[0].channelID else {
-            throw CommandFailure(message: "APNs answered \(answers[0].status) without an apns-channel-id header: no channel id to report.", status: ExitStatus.problem)
+        let (bundle, channel) = try await options.send(curl: { BroadcastRequest.createChannel(bundleID: $0, messageStoragePolicy: policy) }) {
+            try await $0.createChannelAnswer(bundleID: $1, storagePolicy: APNsChannel.StoragePolicy(rawValue: policy) ?? .mostRecentMessageStored)
         }
         if options.output.format == .json {
-            try JSONOutput.print(ChannelJSON(bundleId: bundle, status: answers[0].status, channelId: id, messageStoragePolicy: policy, requestId: answers[0].requestID))
+            try JSONOutput.print(ChannelJSON(bundleId: bundle, status: channel.status, channelId: channel.value.id.rawValue, messageStoragePolicy: policy,
+                                             requestId: channel.requestID.map(MessageID.text)))
         } else {
             Output.line("Created channel for \(bundle) (message-storage-policy \(policy)):")
-            Output.line(id)
+            Output.line(channel.value.id.rawValue)
         }
     }
 }
@@ -145,12 +147,14 @@ struct ChannelsRead: AsyncParsableCommand {
 
     func run() async throws {
         let channel = self.channel
-        let (bundle, answers) = try await options.send { [BroadcastClient.readChannel(bundleID: $0, channelID: channel)] }
-        let policy = answers[0].json?["message-storage-policy"] as? Int
+        let (bundle, read) = try await options.send(curl: { BroadcastRequest.readChannel(bundleID: $0, channelID: channel) }) {
+            try await $0.channelAnswer(APNsChannel.ID(channel), bundleID: $1)
+        }
+        let policy = read.value.storagePolicy?.rawValue
         if options.output.format == .json {
-            try JSONOutput.print(ChannelJSON(bundleId: bundle, status: answers[0].status, channelId: channel, messageStoragePolicy: policy, requestId: answers[0].requestID))
+            try JSONOutput.print(ChannelJSON(bundleId: bundle, status: read.status, channelId: channel, messageStoragePolicy: policy, requestId: read.requestID.map(MessageID.text)))
         } else {
-            Output.line("Channel \(channel) of \(bundle): message-storage-policy \(policy.map(String.init) ?? "not given"), push type \(answers[0].json?["push-type"] as? String ?? "not given").")
+            Output.line("Channel \(channel) of \(bundle): message-storage-policy \(policy.map(String.init) ?? "not given"), push type \(read.value.pushType ?? "not given").")
         }
     }
 }
@@ -163,9 +167,11 @@ struct ChannelsDelete: AsyncParsableCommand {
 
     func run() async throws {
         let channel = self.channel
-        let (bundle, answers) = try await options.send { [BroadcastClient.deleteChannel(bundleID: $0, channelID: channel)] }
+        let (bundle, deleted) = try await options.send(curl: { BroadcastRequest.deleteChannel(bundleID: $0, channelID: channel) }) {
+            try await $0.deleteChannelAnswer(APNsChannel.ID(channel), bundleID: $1)
+        }
         if options.output.format == .json {
-            try JSONOutput.print(ChannelJSON(bundleId: bundle, status: answers[0].status, channelId: channel, requestId: answers[0].requestID))
+            try JSONOutput.print(ChannelJSON(bundleId: bundle, status: deleted.status, channelId: channel, requestId: deleted.requestID.map(MessageID.text)))
         } else {
             Output.line("Deleted channel \(channel) of \(bundle).")
         }
@@ -178,10 +184,10 @@ struct ChannelsList: AsyncParsableCommand {
     @OptionGroup var options: ChannelOptions
 
     func run() async throws {
-        let (bundle, answers) = try await options.send { [BroadcastClient.listChannels(bundleID: $0)] }
-        let channels = (answers[0].json?["channels"] as? [String]) ?? []
+        let (bundle, list) = try await options.send(curl: { BroadcastRequest.listChannels(bundleID: $0) }) { try await $0.channelsAnswer(bundleID: $1) }
+        let channels = list.value.map(\.rawValue)
         if options.output.format == .json {
-            try JSONOutput.print(ChannelJSON(bundleId: bundle, status: answers[0].status, channels: channels, requestId: answers[0].requestID))
+            try JSONOutput.print(ChannelJSON(bundleId: bundle, status: list.status, channels: channels, requestId: list.requestID.map(MessageID.text)))
         } else {
             Output.line("\(channels.count) channel\(channels.count == 1 ? "" : "s") for \(bundle):")
             for channel in channels { Output.line(channel) }

@@ -19,7 +19,7 @@ enum GatewayService {
         case .provider: return environment.host
         case .legacy: return environment.legacyHost
         case .feedback: return environment.feedbackHost
-        case .channels: return BroadcastClient.managementEndpoint(environment).host
+        case .channels: return BroadcastRequest.managementEndpoint(environment).host
         }
     }
 
@@ -73,7 +73,7 @@ struct GatewayOptions: ParsableArguments {
 
     func endpoint(for service: GatewayService) -> Endpoint {
         if let gateway, let parsed = try? Endpoint(parsing: gateway) { return parsed }
-        if service == .channels, port == nil { return BroadcastClient.managementEndpoint(environment) }
+        if service == .channels, port == nil { return BroadcastRequest.managementEndpoint(environment) }
         return Endpoint(host: service.host(in: environment), port: port ?? service.defaultPort)
     }
 

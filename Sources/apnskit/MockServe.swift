@@ -67,7 +67,7 @@ struct MockServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-connections"), help: "Connections open at once, over all ports; more are closed at once, with a log line.")
     var maxConnections: Int = MockGateway.defaultMaxConnections
 
-    @Option(name: .customLong("fail-rate"), help: ArgumentHelp("Answer this fraction of valid requests with STATUS (429, 500, 503); repeatable.", valueName: "STATUS:FRACTION"))
+    @Option(name: .customLong("fail-rate"), help: ArgumentHelp("Answer this fraction of valid requests (notifications, broadcasts, channel calls) with STATUS (429, 500, 503); repeatable.", valueName: "STATUS:FRACTION"))
     var failRates: [String] = []
 
     @Option(name: .customLong("goaway-after"), help: "Send GOAWAY after this many requests on a connection.")

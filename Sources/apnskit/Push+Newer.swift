@@ -31,7 +31,7 @@ extension Push {
             throw CommandFailure(message: "The certificate names no bundle id (subject UID); pass --bundle-id.", status: ExitStatus.usage)
         }
         let broadcast = { (channel: String) in
-            BroadcastClient.broadcast(bundleID: bundle ?? "", channelID: channel, payload: template.payload, priority: template.priority ?? .immediate,
+            BroadcastRequest.broadcast(bundleID: bundle ?? "", channelID: channel, payload: template.payload, priority: template.priority ?? .immediate,
                                       expiration: template.expiration, apnsID: template.apnsID.map(MessageID.text))
         }
         if newer.printCurl {
@@ -49,10 +49,12 @@ extension Push {
             }
             return
         }
-        let client = BroadcastClient(endpoint: endpoint, trust: try gateway.trust(), authentication: authentication, timeout: gateway.timeout(for: .provider))
-        try await BroadcastPush.send(channels: try newer.channelIDs(), bundle: bundle ?? "", payload: template.payload,
-                                     priority: template.priority ?? .immediate, expiration: template.expiration, apnsID: template.apnsID.map(MessageID.text),
-                                     client: client, format: output.format)
+        let timeout = gateway.timeout(for: .provider)
+        let client = APNsBroadcastClient(providerEndpoint: endpoint, managementEndpoint: nil, trust: try gateway.trust(), authentication: authentication,
+                                         bundleID: bundle, connectTimeout: timeout, requestTimeout: timeout)
+        let update = APNsBroadcast(payload: template.payload, priority: template.priority ?? .immediate, expiration: template.expiration,
+                                      apnsID: template.apnsID)
+        try await BroadcastPush.send(channels: try newer.channelIDs(), bundle: bundle ?? "", broadcast: update, client: client, format: output.format)
     }
 
     /// `--tokens FILE --print-curl`: one curl command per line, streamed through the same feed

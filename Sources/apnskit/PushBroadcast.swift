@@ -171,33 +171,39 @@ enum BroadcastPush {
         let results: [ChannelResult]
     }
 
-    static func send(channels: [String], bundle: String, payload: [UInt8], priority: APNsPriority, expiration: UInt64?, apnsID: String?,
-                     client: BroadcastClient, format: OutputFormat) async throws {
-        guard payload.count <= BroadcastClient.payloadLimit else {
-            throw ValidationError("The broadcast payload is \(payload.count) bytes; APNs takes at most \(BroadcastClient.payloadLimit) (it would answer 413 PayloadTooLarge).")
+    static func send(channels: [String], bundle: String, broadcast: APNsBroadcast, client: APNsBroadcastClient, format: OutputFormat) async throws {
+        guard broadcast.payload.count <= BroadcastRequest.payloadLimit else {
+            throw ValidationError("The broadcast payload is \(broadcast.payload.count) bytes; APNs takes at most \(BroadcastRequest.payloadLimit) (it would answer 413 PayloadTooLarge).")
         }
-        let requests = channels.map {
-            BroadcastClient.broadcast(bundleID: bundle, channelID: $0, payload: payload, priority: priority, expiration: expiration, apnsID: apnsID)
+        let sent = await client.broadcast(broadcast, to: channels.map(APNsChannel.ID.init(rawValue:)), bundleID: bundle)
+        await client.close()
+        // No answer for a channel (the gateway unreachable, the connection lost for good):
+        // a network failure, exit 4, as before any channel is reported.
+        for result in sent {
+            switch result.outcome {
+            case .failed(let error):
+                throw CommandFailure(message: "Cannot broadcast through \(client.providerEndpoint): \(error.description)", status: ExitStatus.network)
+            case .cancelled:
+                throw CommandFailure(message: "Cannot broadcast through \(client.providerEndpoint): cancelled before APNs answered.", status: ExitStatus.network)
+            case .delivered, .rejected: continue
+            }
         }
-        let answers: [BroadcastClient.Answer]
-        do {
-            answers = try await client.send(requests)
-        } catch let error as TransportError {
-            throw CommandFailure(message: "Cannot broadcast through \(client.endpoint): \(error.message)", status: ExitStatus.network)
+        let results = sent.map {
+            ChannelResult(channel: $0.channel.rawValue, status: $0.status ?? 0,
+                          reason: $0.reason.flatMap { $0 == APNsBroadcastClient.noReasonGiven ? nil : $0.rawValue }, apnsId: $0.apnsIDText)
         }
-        let results = zip(channels, answers).map { ChannelResult(channel: $0, status: $1.status, reason: $1.reason, apnsId: $1.apnsID) }
-        let delivered = answers.filter(\.isSuccess).count
+        let delivered = sent.filter(\.isDelivered).count
         switch format {
         case .json:
-            try JSONOutput.print(Report(bundleId: bundle, delivered: delivered, rejected: answers.count - delivered, results: results))
+            try JSONOutput.print(Report(bundleId: bundle, delivered: delivered, rejected: sent.count - delivered, results: results))
         case .text:
             for result in results {
                 Output.line(result.status == 200 ? "channel \(result.channel): accepted (apns-id \(result.apnsId ?? "none"))"
                                                  : "channel \(result.channel): \(result.status) \(result.reason ?? "no reason")")
             }
-            Output.line("\(delivered) of \(answers.count) broadcast\(answers.count == 1 ? "" : "s") accepted.")
+            Output.line("\(delivered) of \(sent.count) broadcast\(sent.count == 1 ? "" : "s") accepted.")
         }
-        if delivered < answers.count { throw ExitCode(ExitStatus.problem) }
+        if delivered < sent.count { throw ExitCode(ExitStatus.problem) }
     }
 }
 extension LiveActivityPayload.Event: ExpressibleByArgument {}

@@ -128,24 +128,25 @@ package final class ProviderAPIHandler: @unchecked Sendable {
             }
             return finish(state, response)
         }
-        for (status, rate) in failureDraws {
-            if Double.random(in: 0..<1, using: &random) < rate {
-                let reason: APNsReason = status == 429 ? .tooManyRequests : (status == 500 ? .internalServerError : .serviceUnavailable)
-                return finish(state, reject(reason, apnsID: apnsID))
-            }
-        }
+        if let reason = injectedFailure() { return finish(state, reject(reason, apnsID: apnsID)) }
         recorder?.record(apnsID: apnsID, token: validated.token, topic: topic, pushType: validated.pushType?.rawValue,
                          payloadBytes: validated.payloadSize, connection: request.connectionID, protocolName: "h2")
         var response = HTTP2Response(status: 200, headers: settings.environment == .sandbox
             ? [("apns-id", apnsID), ("apns-unique-id", ids.next()), Self.serverHeader]
             : [("apns-id", apnsID), Self.serverHeader])
         raiseStreamLimitOnFirstSuccess(state, &response)
-        if faults.dropAfter > 0, state.requests == faults.dropAfter {
-            response.afterward = faults.dropMode == .answered ? .close : .dropWithoutResponse
-            log("connection #\(request.connectionID): dropping after request \(state.requests) (\(faults.dropMode.rawValue))")
-            return response
-        }
+        if dropIfDue(request, state, &response) { return response }
         return finish(state, response)
+    }
+
+    /// `--drop-after N` (modes accepted and answered): the N-th request of a connection, once
+    /// accepted (and recorded), ends the connection, unanswered or answered. True when it did.
+    private func dropIfDue(_ request: HTTP2Request, _ state: ConnectionState, _ response: inout HTTP2Response) -> Bool {
+        let faults = settings.faults
+        guard faults.dropAfter > 0, state.requests == faults.dropAfter else { return false }
+        response.afterward = faults.dropMode == .answered ? .close : .dropWithoutResponse
+        log("connection #\(request.connectionID): dropping after request \(state.requests) (\(faults.dropMode.rawValue))")
+        return true
     }
 
     /// A token connection starts with 1 stream; its first success raises the limit (§1).
@@ -165,6 +166,9 @@ package final class ProviderAPIHandler: @unchecked Sendable {
         if let error = authorize(bundle: bundle, authorization: request.header("authorization"), state, now: now) {
             return BroadcastAPI.reject(error.reason, [("apns-id", apnsID)])
         }
+        // Rate limits and outages hit broadcasts and channel calls too (once the credentials
+        // pass), so clients' retries are tested on them as on device sends.
+        if let reason = injectedFailure() { return BroadcastAPI.reject(reason, [("apns-id", apnsID)]) }
         var response = broadcasts.answer(request, route, apnsID: apnsID) { accepted in
             switch accepted {
             case .broadcast(let bundle, let channel, let bytes):
@@ -174,8 +178,19 @@ package final class ProviderAPIHandler: @unchecked Sendable {
             }
         }
         response.headers.append(Self.serverHeader)
-        if response.status < 300 { raiseStreamLimitOnFirstSuccess(state, &response) }
+        if response.status < 300 {
+            raiseStreamLimitOnFirstSuccess(state, &response)
+            _ = dropIfDue(request, state, &response)
+        }
         return response
+    }
+
+    /// A failure `faults.failureRates` draws for this request (429, 500 or 503), or nil.
+    private func injectedFailure() -> APNsReason? {
+        for (status, rate) in failureDraws where Double.random(in: 0..<1, using: &random) < rate {
+            return status == 429 ? .tooManyRequests : (status == 500 ? .internalServerError : .serviceUnavailable)
+        }
+        return nil
     }
 
     /// On every answer, as APNs identifies itself.
@@ -195,7 +210,8 @@ package final class ProviderAPIHandler: @unchecked Sendable {
     private func finish(_ state: ConnectionState, _ response: HTTP2Response) -> HTTP2Response {
         var response = response
         let faults = settings.faults
-        if faults.goAwayAfter > 0, state.requests >= faults.goAwayAfter, !state.goneAway {
+        // A connection being dropped (`dropIfDue`) sends no GOAWAY first.
+        if faults.goAwayAfter > 0, state.requests >= faults.goAwayAfter, !state.goneAway, response.afterward == .keepOpen {
             state.goneAway = true
             response.afterward = .goAway(code: 0, debug: #"{"reason":"Shutdown"}"#)
         }

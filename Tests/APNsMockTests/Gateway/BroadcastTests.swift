@@ -112,46 +112,4 @@ struct BroadcastTests {
         #expect(records.first?["channel"] as? String == stored)
         #expect(records.first?["bundle_id"] as? String == "com.example.app")
     }
-
-    @Test("BroadcastClient (the library) against the mock: create, broadcast a Live Activity update, read, delete")
-    func libraryRoundTrip() async throws {
-        let f = try GatewayFixture()
-        let signer = try APNsTokenSigner(key: f.authKey, keyID: f.keyID, teamID: f.teamID)
-        let manage = BroadcastClient(endpoint: f.channelsEndpoint, trust: .caFile(f.caBundle), authentication: .token(signer))
-        let created = try await manage.send([BroadcastClient.createChannel(bundleID: "com.example.app")])[0]
-        let channel = try #require(created.channelID)
-        var update = LiveActivityPayload(event: .update, contentState: .object([("score", .int(2))]))
-        update.relevanceScore = 50
-        let provider = BroadcastClient(endpoint: f.endpoint, trust: .caFile(f.caBundle), authentication: .token(signer))
-        let sent = try await provider.send([BroadcastClient.broadcast(bundleID: "com.example.app", channelID: channel, payload: update.json())])
-        #expect(sent[0].status == 200)
-        let rest = try await manage.send([BroadcastClient.readChannel(bundleID: "com.example.app", channelID: channel),
-                                          BroadcastClient.deleteChannel(bundleID: "com.example.app", channelID: channel),
-                                          BroadcastClient.listChannels(bundleID: "com.example.app")])
-        #expect(rest.map(\.status) == [200, 204, 200])
-        #expect(rest[2].json?["channels"] as? [String] == [])
-    }
-
-    @Test("BroadcastClient honours task cancellation: while connecting to a peer that never answers, and while waiting for an answer")
-    func cancellation() async throws {
-        let signer = try APNsTokenSigner(key: try PrivateKey.generate(.ec256), keyID: "ABC123DEFG", teamID: "TEAM123456")
-        let request = BroadcastClient.listChannels(bundleID: "com.example.app")
-        // A listener that never accepts: the TLS handshake never completes.
-        let silent = SilentListener()
-        let connecting = BroadcastClient(endpoint: Endpoint(host: "127.0.0.1", port: silent.port), trust: .system, authentication: .token(signer), timeout: 20)
-        // A mock that answers each request only after 30 s: the request is in flight when cancelled.
-        var slow = GatewayFaults()
-        slow.delayMilliseconds = 30_000
-        let f = try GatewayFixture(faults: slow)
-        let waiting = BroadcastClient(endpoint: f.channelsEndpoint, trust: .caFile(f.caBundle),
-                                      authentication: .token(try APNsTokenSigner(key: f.authKey, keyID: f.keyID, teamID: f.teamID)), timeout: 20)
-        for (name, client) in [("connecting", connecting), ("waiting for the answer", waiting)] {
-            let task = Task { try await client.send([request]) }
-            // Cancelled whenever this lands (before, during or after the handshake), the
-            // outcome must be CancellationError, never the 20 s timeout or an answer.
-            try await Task.sleep(nanoseconds: 300_000_000)
-            task.cancel()
-            await #expect(throws: CancellationError.self, "\(name)") { _ = try await task.value }
-        }
-    }
 }

@@ -1,0 +1,61 @@
+import APNsProtocol
+import Foundation
+
+/// What a broadcast to a channel ended with; the same words as `APNsSendResult`, so code that
+/// reads device results reads these too.
+public struct APNsBroadcastResult: Sendable, Equatable {
+    public let channel: APNsChannel.ID
+    /// The `apns-id` APNs answered with, else the one sent (canonical lower-case text).
+    public let apnsIDText: String
+    public let outcome: APNsSendResult.Outcome
+    public let attempts: Int
+    /// An attempt was lost with its connection and the broadcast sent again: APNs may have
+    /// sent it to the channel twice.
+    public let possiblyDuplicated: Bool
+
+    public init(channel: APNsChannel.ID, apnsIDText: String, outcome: APNsSendResult.Outcome, attempts: Int, possiblyDuplicated: Bool = false) {
+        self.channel = channel
+        self.apnsIDText = apnsIDText
+        self.outcome = outcome
+        self.attempts = attempts
+        self.possiblyDuplicated = possiblyDuplicated
+    }
+
+    public var apnsID: UUID? { UUID(uuidString: apnsIDText) }
+    public var isDelivered: Bool { outcome == .delivered }
+
+    /// The reason of a rejection.
+    public var reason: APNsReason? {
+        if case .rejected(_, let reason, _) = outcome { return reason }
+        return nil
+    }
+
+    /// APNs' HTTP status: 200 when delivered, the refusal's status when rejected, nil when no
+    /// answer came.
+    public var status: Int? {
+        switch outcome {
+        case .delivered: return 200
+        case .rejected(let status, _, _): return status
+        case .failed, .cancelled: return nil
+        }
+    }
+}
+
+/// A Live Activity broadcast (apns-protocol.md §8): the payload and the headers a broadcast
+/// takes. No token and no topic: the channel and the bundle id say where it goes.
+public struct APNsBroadcast: Sendable, Equatable {
+    /// The JSON payload (at most 5,120 bytes): `{"aps": {"timestamp", "event", "content-state", ...}}`.
+    public var payload: [UInt8]
+    public var priority: APNsPriority
+    /// UNIX seconds after which APNs stops trying; a channel without storage takes only 0.
+    public var expiration: UInt64?
+    /// Sent as `apns-id`; a fresh UUID when nil.
+    public var apnsID: UUID?
+
+    public init(payload: [UInt8], priority: APNsPriority = .immediate, expiration: UInt64? = nil, apnsID: UUID? = nil) {
+        self.payload = payload
+        self.priority = priority
+        self.expiration = expiration
+        self.apnsID = apnsID
+    }
+}
