@@ -19,6 +19,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // The mock gateway's inbox web UI (APNsMockInbox): HTTP/1.1 and server-sent events.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        // Only for APNsTests: an app importing NIO beside APNs compiles (no name clashes).
+        // Hummingbird depends on it already, so it costs no extra build.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
         // System libraries: module maps over the Debian -dev packages (scripts/setup.sh installs them).
@@ -86,6 +89,8 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // Fixtures only OpenSSL's C API can make (crafted PKCS#12 layouts), for HardeningTests.
         .target(name: "CTestFixtures", dependencies: ["COpenSSL"], path: "Tests/CTestFixtures"),
+        // The library as a user sees it: `import APNs` only (plus NIO, to prove the names do not clash).
+        .testTarget(name: "APNsTests", dependencies: ["APNs", "TestSupport", .product(name: "NIOCore", package: "swift-nio")]),
         .testTarget(name: "APNsCredentialsTests", dependencies: ["APNsCredentials", "TestSupport"]),
         .testTarget(name: "APNsProtocolTests", dependencies: ["APNsProtocol"]),
         .testTarget(name: "APNsTransportTests", dependencies: ["APNsTransport", "APNsCredentials", "APNsSender", "TestSupport"]),
@@ -94,7 +99,7 @@ let package = Package(
                                                             .product(name: "Metrics", package: "swift-metrics"),
                                                             .product(name: "MetricsTestKit", package: "swift-metrics")]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "TestSupport",
-                                                          "PushWorker"]),
+                                                          "PushWorker", .product(name: "MetricsTestKit", package: "swift-metrics")]),
         // CLI end-to-end tests for inspect/check/mock: run the built apnskit binary.
         .testTarget(name: "InspectCheckTests", dependencies: ["apnskit", "APNsMock", "APNsCredentials", "TestSupport"],
                     exclude: ["Schemas"]),
