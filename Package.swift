@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // apnskit: APNs provider credentials on OpenSSL 3 and nghttp2.
 import PackageDescription
 
@@ -10,6 +10,15 @@ let package = Package(
         // The library: `import APNs` is all a push service needs.
         .library(name: "APNs", targets: ["APNs"]),
         .library(name: "APNsMock", targets: ["APNsMock"]),
+    ],
+    // The library is one product; the CLI, the mock's web inbox and the test suites need more
+    // packages (ArgumentParser, Hummingbird, NIO). They are behind the "CommandLineTool"
+    // trait, on by default here; a service that only uses the library turns it off and
+    // resolves none of them (README, Libraries):
+    //     .package(url: "https://github.com/...apnskit", from: "...", traits: [])
+    traits: [
+        .trait(name: "CommandLineTool", description: "The apnskit CLI, the mock gateway's web inbox and the test suites."),
+        .default(enabledTraits: ["CommandLineTool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -55,8 +64,8 @@ let package = Package(
         // web page on Hummingbird. Only the CLI depends on it: APNsMock stays free of NIO, and
         // the ASan build of the fuzz pass never compiles NIO or Hummingbird.
         .target(name: "APNsMockInbox", dependencies: ["APNsMock", "APNsProtocol",
-                                                      .product(name: "Hummingbird", package: "hummingbird"),
-                                                      .product(name: "HummingbirdCore", package: "hummingbird")]),
+                                                      .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["CommandLineTool"])),
+                                                      .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["CommandLineTool"]))]),
         .executableTarget(
             name: "apnskit",
             dependencies: [
@@ -66,7 +75,7 @@ let package = Package(
                 "APNsSender",
                 "APNsMock",
                 "APNsMockInbox",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CommandLineTool"])),
             ]
         ),
         // The README's long-running example (APNsClient with async/await, swift-log and
@@ -90,7 +99,7 @@ let package = Package(
         // Fixtures only OpenSSL's C API can make (crafted PKCS#12 layouts), for HardeningTests.
         .target(name: "CTestFixtures", dependencies: ["COpenSSL"], path: "Tests/CTestFixtures"),
         // The library as a user sees it: `import APNs` only (plus NIO, to prove the names do not clash).
-        .testTarget(name: "APNsTests", dependencies: ["APNs", "TestSupport", .product(name: "NIOCore", package: "swift-nio")]),
+        .testTarget(name: "APNsTests", dependencies: ["APNs", "TestSupport", .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CommandLineTool"]))]),
         .testTarget(name: "APNsCredentialsTests", dependencies: ["APNsCredentials", "TestSupport"]),
         .testTarget(name: "APNsProtocolTests", dependencies: ["APNsProtocol"]),
         .testTarget(name: "APNsTransportTests", dependencies: ["APNsTransport", "APNsCredentials", "APNsSender", "TestSupport"]),
