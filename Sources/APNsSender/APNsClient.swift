@@ -49,6 +49,7 @@ public final class APNsClient: Sendable {
         switch configuration.trust {
         case .system: trust = .system
         case .caFile(let path): trust = .caFile(path)
+        case .caPEM(let text): trust = .certificates(pem: Array(text.utf8))
         }
         let healthCheck = HTTP2HealthCheck(idleInterval: configuration.healthCheckInterval?.seconds ?? 0,
                                            timeout: configuration.healthCheckTimeout.seconds)
