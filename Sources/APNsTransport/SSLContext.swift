@@ -101,7 +101,7 @@ final class SSLContext: @unchecked Sendable {
     /// Adds every certificate of `pem` to the context's trust store (and, on a server, to the
     /// CA names it sends when asking for a client certificate), as `caFile` does from a file.
     private static func trust(_ pem: [UInt8], in ctx: OpaquePointer, server: Bool) throws {
-        let label = "the trusted CA certificates (PEM text)"
+        let label = "the trusted CA certificates given as PEM text"
         let certificates: [Certificate]
         do {
             certificates = try PEMScanner.blocks(in: pem, label: label).filter { $0.kind == .certificate }
@@ -110,7 +110,7 @@ final class SSLContext: @unchecked Sendable {
             throw TransportError.openssl(.configuration, error.description)
         }
         guard !certificates.isEmpty, let store = SSL_CTX_get_cert_store(ctx) else {
-            throw TransportError.openssl(.configuration, "\(label) hold no certificate; give the CA certificates as PEM text.")
+            throw TransportError.openssl(.configuration, "\(label) hold no certificate; give the CA's certificates as PEM blocks (-----BEGIN CERTIFICATE-----).")
         }
         for certificate in certificates {
             // OpenSSL takes its own reference in both calls; a duplicate is not an error.

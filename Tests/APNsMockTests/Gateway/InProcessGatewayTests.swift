@@ -59,6 +59,26 @@ struct InProcessGatewayTests {
         #expect(gateway.sentNotificationCount == 1)
     }
 
+    @Test("CA certificates as PEM text that hold none: the send fails with one sentence naming them, nothing reaches the gateway")
+    func caPEMWithoutCertificates() async throws {
+        let gateway = try await APNsMockGateway.start()
+        for text in ["", "not a certificate", "-----BEGIN CERTIFICATE-----\nAAAA\n"] {
+            var configuration = gateway.configuration
+            configuration.trust = .caPEM(text)
+            configuration.retryPolicy = APNsRetryPolicy(maximumAttempts: 1, maximumReconnects: 0)
+            let client = APNsClient(configuration: configuration)
+            let result = await client.send(APNsNotification(token: try APNsDeviceToken(parsing: String(repeating: "ab", count: 32)),
+                                                            payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8)))
+            await client.close()
+            guard case .failed(let error) = result.outcome else {
+                Issue.record("trusting \(text.debugDescription) got \(result.outcome)")
+                continue
+            }
+            #expect(error.code == .gatewayUnreachable && error.description.contains("the trusted CA certificates given as PEM text"), "\(error)")
+        }
+        #expect(gateway.sentNotificationCount == 0)
+    }
+
     @Test("sentNotifications keeps the newest sentNotificationsLimit; sentNotificationCount counts all")
     func sentNotificationsBound() async throws {
         let gateway = try await APNsMockGateway.start(sentNotificationsLimit: 3)

@@ -91,6 +91,12 @@ struct LifecycleTests {
         let caFile = try dir.write("ca-bundle.pem", text: gateway.caCertificatesPEM)
         let authKey = try dir.write("AuthKey_\(gateway.tokenSigner.keyID).p8", text: gateway.authKeyPEM)
         let executable = URL(fileURLWithPath: Binaries.apnskit).deletingLastPathComponent().appendingPathComponent("HummingbirdPush").path
+        // A configuration it cannot use: one sentence and exit 1, before it listens.
+        let misconfigured = try BackgroundProcess(executable, [], environment: ["APNS_AUTH_KEY": authKey, "PORT": "0"])
+        try await blocking { misconfigured.process.waitUntilExit() }
+        #expect(misconfigured.process.terminationStatus == 1, "\(misconfigured.stderr)")
+        #expect(misconfigured.stderr == "hummingbird-push: APNS_TEAM_ID is not set; token authentication (APNS_AUTH_KEY) needs your team id.\n")
+
         let app = try BackgroundProcess(executable, [], environment: [
             "APNS_AUTH_KEY": authKey, "APNS_TEAM_ID": gateway.tokenSigner.teamID, "APNS_BUNDLE_ID": gateway.bundleID,
             "APNS_GATEWAY": "\(gateway.host):\(gateway.port)", "APNS_CA_FILE": caFile, "HOST": "127.0.0.1", "PORT": "0",
