@@ -31,6 +31,8 @@ let package = Package(
         // Only for APNsTests: an app importing NIO beside APNs compiles (no name clashes).
         // Hummingbird depends on it already, so it costs no extra build.
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        // Graceful shutdown in a server's ServiceGroup: APNsClient is a Service (the APNs target).
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // System libraries: module maps over the Debian -dev packages (scripts/setup.sh installs them).
@@ -57,9 +59,10 @@ let package = Package(
                                                    .product(name: "Logging", package: "swift-log"),
                                                    .product(name: "Metrics", package: "swift-metrics")]),
         // The umbrella a push service imports: re-exports the public API of the three below.
-        .target(name: "APNs", dependencies: ["APNsCredentials", "APNsProtocol", "APNsSender"]),
+        .target(name: "APNs", dependencies: ["APNsCredentials", "APNsProtocol", "APNsSender",
+                                             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
         // Test CA issuing Apple-like push certificates, and the local mock gateway.
-        .target(name: "APNsMock", dependencies: ["APNsCredentials", "APNsProtocol", "APNsTransport", "COpenSSL", "CAPNsShims"]),
+        .target(name: "APNsMock", dependencies: ["APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "COpenSSL", "CAPNsShims"]),
         // The mock's inbox: a bounded store of answered requests, its JSON API, live events and
         // web page on Hummingbird. Only the CLI depends on it: APNsMock stays free of NIO, and
         // the ASan build of the fuzz pass never compiles NIO or Hummingbird.
@@ -88,6 +91,16 @@ let package = Package(
                            .product(name: "Metrics", package: "swift-metrics")],
             path: "Examples/PushWorker"
         ),
+        // The README's server example: a Hummingbird app sending through one shared APNsClient,
+        // both in one ServiceGroup; LifecycleTests builds it and runs it against APNsMockGateway.
+        .executableTarget(
+            name: "HummingbirdPush",
+            dependencies: ["APNs",
+                           .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["CommandLineTool"])),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                           .product(name: "Logging", package: "swift-log")],
+            path: "Examples/HummingbirdPush"
+        ),
         // Fuzz harnesses for every input parser, shared by the libFuzzer executable and the
         // deterministic pass in HardeningTests (issue 7).
         .target(name: "APNsFuzzHarness", dependencies: ["APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "APNsMock", "COpenSSL"]),
@@ -108,7 +121,9 @@ let package = Package(
                                                             .product(name: "Metrics", package: "swift-metrics"),
                                                             .product(name: "MetricsTestKit", package: "swift-metrics")]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "TestSupport",
-                                                          "PushWorker", .product(name: "MetricsTestKit", package: "swift-metrics")]),
+                                                          "PushWorker", "APNs", "HummingbirdPush",
+                                                          .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                                                          .product(name: "MetricsTestKit", package: "swift-metrics")]),
         // CLI end-to-end tests for inspect/check/mock: run the built apnskit binary.
         .testTarget(name: "InspectCheckTests", dependencies: ["apnskit", "APNsMock", "APNsCredentials", "TestSupport"],
                     exclude: ["Schemas"]),
