@@ -92,6 +92,13 @@ public enum CredentialFile {
         return Array(data)
     }
 
+    /// The credential bytes of `path` as every command reads them: the file (or `-`, or
+    /// `env:VAR`), bounded, with base64 text holding a credential unwrapped (how CI variables
+    /// hold a `.p12`). One path for `check`, `inspect`, `push`, `p12 split`.
+    public static func readCredential(_ path: String, decoding: CredentialDecoding = .automatic) throws -> [UInt8] {
+        try Base64Credential.unwrap(readBytes(path), label: displayName(path), decoding: decoding)
+    }
+
     /// Loads everything in `path` (a file, `-` for standard input, or `env:VAR`).
     /// - Parameter skipLockedKeys: when a PEM key is encrypted and no passphrase is at hand,
     ///   record it in `lockedKeys` and read the rest, instead of failing: a certificate's

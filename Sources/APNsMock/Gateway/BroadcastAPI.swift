@@ -67,6 +67,12 @@ struct BroadcastAPI {
             echoed.append(("apns-request-id", requestID.lowercased()))
         }
         let requestID = echoed.first?.value
+        // Any text in the path would otherwise become a key of the store (a 10 KB one, or
+        // `com.ex%2Fample`, once got 201): Apple's bundle id rule, §8.
+        if let bundle = route.bundle, !BundleIdentifier.isValid(bundle) {
+            if case .broadcast = route { echoed.append(("apns-id", apnsID)) }
+            return Self.reject(.badTopic, echoed)
+        }
         switch route {
         case .unknown:
             return Self.reject(.badPath, echoed)
