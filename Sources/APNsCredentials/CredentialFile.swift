@@ -71,17 +71,17 @@ public enum CredentialFile {
             }
             return Array(data)
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CredentialError(.unreadable, "\(label) does not exist; check the path.")
-        }
-        guard !isDirectory.boolValue else {
-            throw CredentialError(.unreadable, "\(label) is a folder, not \(kind).")
-        }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        // By its bytes: a name that is not UTF-8 (`RawPath`) is read like any other.
+        let descriptor = open(RawPath.cString(RawPath.systemBytes(path)), O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT || errno == ENOTDIR { throw CredentialError(.unreadable, "\(label) does not exist; check the path.") }
             throw CredentialError(.unreadable, "\(label) cannot be opened; check its permissions.")
         }
-        defer { try? handle.close() }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT != S_IFDIR else {
+            throw CredentialError(.unreadable, "\(label) is a folder, not \(kind).")
+        }
         let data = (try? handle.read(upToCount: limit + 1)) ?? Data()
         guard data.count <= limit else {
             throw CredentialError(.unreadable, "\(label) is larger than \(size); that is not \(kind).")
