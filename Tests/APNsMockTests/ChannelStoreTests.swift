@@ -1,5 +1,5 @@
 import APNsMock
-import APNsProtocol
+import APNsCredentials
 import Testing
 
 /// The channel store's bounds as a library (issue 22); the CLI tests cover the answers.

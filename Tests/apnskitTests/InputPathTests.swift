@@ -62,4 +62,18 @@ struct InputPathTests {
         #expect(direct.status == 0 && direct.stdout.contains("check passed: 1 file, 0 OK, 1 WARN, 0 FAIL, 0 UNREADABLE"), "\(direct)")
         #expect(direct.stdout.contains(#"certs/u\xff\xfe.pem"#), "\(direct)")
     }
+
+    @Test("A file name with TAB, ESC and CR reaches Prometheus labels and GitHub annotations escaped, never raw")
+    func controlCharactersEscaped() throws {
+        let f = try CLIFixture()
+        let cert = try f.portalCertificate()
+        try FileManager.default.createDirectory(atPath: f.dir.file("odd"), withIntermediateDirectories: false)
+        _ = try f.dir.write("odd/a\tb\u{1b}c\rd.pem", try f.dir.read(cert.pem))
+        let prometheus = try f.run("check", "odd", "--format", "prometheus")
+        #expect(!prometheus.stdout.contains("\t") && !prometheus.stdout.contains("\u{1b}") && !prometheus.stdout.contains("\r"), "\(prometheus.stdout)")
+        #expect(prometheus.stdout.contains(#"file="odd/a\\x09b\\x1bc\\x0dd.pem""#), "\(prometheus.stdout)")
+        let github = try f.run("check", "odd", "--format", "github")
+        #expect(!github.stdout.contains("\t") && !github.stdout.contains("\u{1b}") && !github.stdout.contains("\r"), "\(github.stdout)")
+        #expect(github.stdout.contains("odd/a%09b%1Bc%0Dd.pem"), "\(github.stdout)")
+    }
 }
