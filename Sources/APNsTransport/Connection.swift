@@ -320,7 +320,10 @@ final class Connection: PollHandler, @unchecked Sendable {
                 return TransportError(.untrustedServer(trust), "The certificate of \(peer) did not verify: \(text).", details: queue)
             }
         }
-        if sslError == SSL_ERROR_SYSCALL || sslError == SSL_ERROR_ZERO_RETURN, queue.isEmpty {
+        // OpenSSL 3 reports a peer that closed without close_notify either with an empty queue
+        // or as "unexpected eof while reading" (which one depends on how far the handshake got).
+        let silentClose = queue.isEmpty || Self.readableReason(queue) == "unexpected eof while reading"
+        if sslError == SSL_ERROR_SYSCALL || sslError == SSL_ERROR_ZERO_RETURN || sslError == SSL_ERROR_SSL, silentClose {
             return TransportError(.tls, "\(peer) closed the connection during the TLS handshake\(Self.silentCloseCauses)", details: queue)
         }
         let reason = Self.readableReason(queue) ?? "unknown error"

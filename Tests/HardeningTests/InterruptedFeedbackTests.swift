@@ -18,7 +18,11 @@ extension Hardening {
         static func connectionRows(port: Int) -> [[Substring]] {
             // Both tables: the test server listens on both families, so 127.0.0.1 may show as
             // an IPv4-mapped address in tcp6.
-            let table = ["/proc/net/tcp", "/proc/net/tcp6"].map { (try? String(contentsOfFile: $0, encoding: .utf8)) ?? "" }.joined(separator: "\n")
+            // Read to the end: /proc files report size 0, and with many connections open (other
+            // builds and tests on the machine) a sized read missed the rows asked for.
+            let table = ["/proc/net/tcp", "/proc/net/tcp6"]
+                .map { String(decoding: FileHandle(forReadingAtPath: $0)?.readDataToEndOfFile() ?? Data(), as: UTF8.self) }
+                .joined(separator: "\n")
             let hexPort = String(format: "%04X", port)
             let suffix = ":" + hexPort
             var rows: [[Substring]] = []
