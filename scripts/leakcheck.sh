@@ -184,7 +184,7 @@ kill -TERM "$vg_mock_pid"
 status=0
 wait "$vg_mock_pid" || status=$?
 vg_mock_pid=""
-judge mock-serve 0 "$status" "$started"
+judge mock-serve 143 "$status" "$started"  # SIGTERM: exit 143, as every command a signal stops
 
 if [ "$failed" -ne 0 ]; then
   echo "leakcheck: FAILED" >&2

@@ -92,6 +92,18 @@ import Testing
         try expectUnreadable(try signed("array.mobileprovision", plist: Self.header + "<array/></plist>"), "not a dictionary")
     }
 
+    /// Issue 22: `99999999-12-31` was shown as "5828963-12-20" and a negative year as 0001.
+    @Test(arguments: ["99999999-12-31T00:00:00Z", "-2026-01-01T00:00:00Z", "1969-12-31T00:00:00Z"])
+    func datesOutOfRange(_ date: String) throws {
+        let plist = Self.header + """
+        <dict><key>Name</key><string>x</string><key>UUID</key><string>u</string>
+        <key>Entitlements</key><dict><key>application-identifier</key><string>T.b</string></dict>
+        <key>CreationDate</key><date>2026-01-01T00:00:00Z</date><key>ExpirationDate</key><date>\(date)</date></dict></plist>
+        """
+        let name = "date-\(date.hasPrefix("-") ? "minus" : "")\(date.filter(\.isNumber).prefix(8)).mobileprovision"
+        try expectUnreadable(try signed(name, plist: plist), "between the years 2000 and 9999; the profile is damaged")
+    }
+
     @Test func garbageAndOversized() throws {
         let f = try ProfileFixtures.shared.get()
         try write(Array("not a profile\n".utf8), f.path("garbage.mobileprovision"))

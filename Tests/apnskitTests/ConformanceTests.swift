@@ -24,6 +24,6 @@ struct ConformanceTests {
         for client in ["aioapns", "httpx", "curl"] {
             #expect(run.stdout.split(separator: "\n").contains { $0.hasPrefix("ok   \(client)") }, "no \(client) case ran: \(run.stdout)")
         }
-        #expect(server.stop() == 0)
+        #expect(server.stop() == 143)
     }
 }

@@ -82,11 +82,15 @@ struct MockFidelityCLITests {
         let team = ["--auth-key", "AuthKey_ABC123DEFG.p8", "--team-id", "TEAM123456"]
         let topics = try f.run(["verify", "--topic", "com.other.app", "--key-scope", "topics:com.example.app"] + team + target)
         #expect(topics.status == 1 && topics.stderr.contains("TopicDisallowed"), "\(topics)")
+        // The fix fits the limit: a topic mismatch is not mended by --environment (issue 22).
+        #expect(topics.stderr.contains("Use a key whose topics include com.other.app (or a team key), or --topic com.example.app.")
+                && !topics.stderr.contains("--environment"), "\(topics)")
+        #expect(local.stderr.contains("Use a key for sandbox (or a team key), or --environment production."), "\(local)")
         let channels = try f.run(["channels", "list", "--bundle-id", "com.example.app", "--key-scope", "sandbox", "--environment", "production"] + production
                                  + ["--gateway", "127.0.0.1:\(try #require(ports["channels"] as? Int))", "--ca-file", "mockca/ca-bundle.pem"])
         #expect(channels.status == 1 && channels.stderr.contains("limited to sandbox"), "\(channels)")
         let bad = try f.run(["push", "apns.pem", "--token", token, "--key-scope", "team"] + target)
         #expect(bad.status == 2 && bad.stderr.contains("--key-scope describes an --auth-key key"), "\(bad)")
-        #expect(server.stop() == 0)
+        #expect(server.stop() == 143)
     }
 }

@@ -113,7 +113,7 @@ struct MockInboxCLITests {
         #expect(events.contains("event: clear"))
         // SIGKILL: curl, a child of this process, outlives SIGTERM here until its --max-time.
         feed?.stop(signal: SIGKILL)
-        #expect(server.stop() == 0, "\(server.stderr)")
+        #expect(server.stop() == 143, "\(server.stderr)")
     }
 
     @Test("--inbox-limit 5 keeps the newest 5 of 8, newest first")
@@ -133,7 +133,7 @@ struct MockInboxCLITests {
         let list = all["notifications"] as? [[String: Any]] ?? []
         #expect(list.map { $0["id"] as? Int } == [8, 7, 6, 5, 4])
         #expect(list.map { $0["token"] as? String } == Array(tokens.suffix(5).reversed()))
-        #expect(server.stop() == 0)
+        #expect(server.stop() == 143)
     }
 
     @Test("Legacy binary frames and feedback reads appear in the inbox too")
@@ -180,7 +180,7 @@ struct MockInboxCLITests {
         #expect(frame["advice"] is NSNull, "an accepted frame has no advice: \(frame)")
         let feed = try #require(byProtocol["feedback"], "\(all)")
         #expect(feed["feedback_tuples"] as? Int == 0 && feed["accepted"] as? Bool == true, "\(feed)")
-        #expect(server.stop() == 0)
+        #expect(server.stop() == 143)
     }
 
     @Test("Headless Chromium shows the four as they arrive (no reload) with their reasons, a <script> body as text, and takes a screenshot")
@@ -211,7 +211,7 @@ struct MockInboxCLITests {
         #expect(!dom.contains("<img src=\"x\"") && !dom.contains("data-pwned") && !dom.contains("<title>pwned"))
         let png = try f.dir.read("inbox.png")
         #expect(png.count > 10_000 && Array(png.prefix(4)) == [0x89, 0x50, 0x4E, 0x47], "\(png.count) bytes")
-        #expect(server.stop() == 0)
+        #expect(server.stop() == 143)
     }
 
     /// scripts/inbox-browser.py: Chromium over the DevTools pipe (standard library only).

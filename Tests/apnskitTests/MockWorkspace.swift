@@ -33,6 +33,14 @@ extension CLIFixture {
         }
     }
 
+    /// A provider token for `AuthKey_ABC123DEFG.p8` (team TEAM123456), for curl's
+    /// `authorization: bearer` header.
+    func providerToken() throws -> String {
+        let made = try run(["token", "create", "--auth-key", "AuthKey_ABC123DEFG.p8", "--team-id", "TEAM123456"])
+        try #require(made.status == 0, "\(made)")
+        return String(made.stdout.split(separator: "\n").last ?? "")
+    }
+
     /// `mock serve` on free ports (provider only, plus `arguments`); its ports file as read.
     func startMock(_ arguments: [String] = []) throws -> (server: BackgroundProcess, ports: [String: Any]) {
         let server = try BackgroundProcess(Binaries.apnskit, ["mock", "serve", "--ca", "mockca", "--port", "0", "--no-legacy", "--no-feedback",
