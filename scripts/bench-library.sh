@@ -9,8 +9,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-10000}; REPS=${REPS:-3}
 export PATH="/opt/swift/usr/bin:$PATH"
-swift build -c release --product apnskit >&2
-swift build -c release --product PushWorker >&2
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  swift build -c release --product apnskit >&2
+  swift build -c release --product PushWorker >&2
+fi
 BIN_DIR="$(swift build -c release --show-bin-path)"
 OUT=bench-out/library; rm -rf "$OUT"; mkdir -p "$OUT"; cd "$OUT"
 PIDS=(); trap 'for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done' EXIT
@@ -24,37 +26,38 @@ PIDS+=($!)
 for _ in $(seq 1 100); do [ -s ports.json ] && break; sleep 0.1; done
 PORT=$(python3 -c "import json; print(json.load(open('ports.json'))['provider'])")
 
-# measure NAME COMMAND...: REPS runs; prints "NAME rate cpu_us_per_notification delivered".
-measure() {
+# run_once NAME COMMAND...: one run; appends "NAME<TAB>rate<TAB>cpu_us<TAB>delivered" to runs.tsv.
+run_once() {
   local name=$1; shift
-  local rates=() cpus=() delivered=0
-  for _ in $(seq 1 "$REPS"); do
-    local start; start=$(date +%s%N)
-    /usr/bin/time -f "%U %S" -o time.txt "$@" < tokens.txt > out.txt 2> err.txt
-    local elapsed; elapsed=$(python3 -c "print(($(date +%s%N)-$start)/1e9)")
-    delivered=$(grep -c '^delivered ' out.txt || true)
-    [ "$delivered" = 0 ] && delivered=$(python3 -c "import json,sys; print(json.loads(open('out.txt').read())['delivered'])" 2>/dev/null || echo 0)
-    rates+=("$(python3 -c "print($N/$elapsed)")")
-    cpus+=("$(tail -1 time.txt | awk -v n="$N" '{printf "%.2f", ($1+$2)*1e6/n}')")
-  done
-  python3 - "$name" "$delivered" "${rates[@]}" -- "${cpus[@]}" <<'PY'
-import statistics, sys
-name, delivered = sys.argv[1], sys.argv[2]
-rest = sys.argv[3:]; cut = rest.index("--")
-rates, cpus = [float(x) for x in rest[:cut]], [float(x) for x in rest[cut + 1:]]
-print(f"{name}\t{statistics.median(rates):.0f}\t{statistics.median(cpus):.1f}\t{delivered}")
-PY
+  local start; start=$(date +%s%N)
+  /usr/bin/time -f "%U %S" -o time.txt "$@" < tokens.txt > out.txt 2> err.txt
+  local elapsed; elapsed=$(python3 -c "print(($(date +%s%N)-$start)/1e9)")
+  local delivered; delivered=$(grep -c '^delivered ' out.txt || true)
+  [ "$delivered" = 0 ] && delivered=$(python3 -c "import json; print(json.loads(open('out.txt').read())['delivered'])" 2>/dev/null || echo 0)
+  printf '%s\t%s\t%s\t%s\n' "$name" "$(python3 -c "print($N/$elapsed)")" \
+    "$(tail -1 time.txt | awk -v n="$N" '{printf "%.2f", ($1+$2)*1e6/n}')" "$delivered" >> runs.tsv
 }
 
 ENVIRONMENT=(env APNS_IDENTITY=apns.pem APNS_GATEWAY=127.0.0.1:$PORT APNS_CA_FILE=ca/ca-bundle.pem)
-{
-  measure "PushWorker (library, task group of single sends)" "${ENVIRONMENT[@]}" "$BIN_DIR/PushWorker"
+# The variants alternate within each round, so load on a shared machine falls on all alike.
+: > runs.tsv
+for _ in $(seq 1 "$REPS"); do
+  run_once "PushWorker (library, task group of single sends)" "${ENVIRONMENT[@]}" "$BIN_DIR/PushWorker"
   if [ -n "${BEFORE:-}" ]; then
-    measure "PushWorker before (${BEFORE_LABEL:-older build})" "${ENVIRONMENT[@]}" "$BEFORE"
+    run_once "PushWorker before (${BEFORE_LABEL:-older build})" "${ENVIRONMENT[@]}" "$BEFORE"
   fi
-  measure "apnskit push --tokens (batch)" "$BIN_DIR/apnskit" push apns.pem --gateway "127.0.0.1:$PORT" --ca-file ca/ca-bundle.pem \
+  run_once "apnskit push --tokens (batch)" "$BIN_DIR/apnskit" push apns.pem --gateway "127.0.0.1:$PORT" --ca-file ca/ca-bundle.pem \
     --tokens - --alert benchmark --format json
-} > rows.tsv
+done
+python3 - > rows.tsv <<'PY'
+import statistics
+rows = {}
+for line in open("runs.tsv"):
+    name, rate, cpu, delivered = line.rstrip("\n").split("\t")
+    rows.setdefault(name, []).append((float(rate), float(cpu), delivered))
+for name, runs in rows.items():
+    print(f"{name}\t{statistics.median(r for r, _, _ in runs):.0f}\t{statistics.median(c for _, c, _ in runs):.1f}\t{min(d for _, _, d in runs)}")
+PY
 echo "| library path, $N notifications, median of $REPS | rate (/s) | CPU per notification (µs) | delivered |"
 echo "|---|---|---|---|"
 awk -F'\t' '{printf "| %s | %s | %s | %s |\n", $1, $2, $3, $4}' rows.tsv
