@@ -19,8 +19,8 @@ struct APNsHeaderRulesTests {
         let (fd, port) = bindLoopbackTCP()
         close(fd)
         let server = try BackgroundProcess(HPACKIndexingPeer.python, [script, "serve", String(port), material.serverCert, material.serverKey, log])
-        defer { _ = server.stop(signal: SIGKILL) }
-        #expect(server.waitForOutputLine(containing: "listening") != nil, "\(server.stderr)")
+        defer { server.kill() }
+        #expect(await server.waitForStdoutLine(containing: "listening") != nil, "\(server.stderr)")
 
         let client = APNsClient(endpoint: Endpoint(host: "127.0.0.1", port: port), trust: .caFile(material.serverCert),
                                 authentication: .token(try material.signer()), policy: APNsRetryPolicy(maximumAttempts: 1), requestTimeout: 30)

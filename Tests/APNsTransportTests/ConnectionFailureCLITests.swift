@@ -9,14 +9,14 @@ import Glibc
 
 /// `push` and `verify` classify a failed connection the same way (`ConnectionFailure`): for
 /// each TLS or network failure, the same sentence and the same exit code from both commands,
-/// the built binary against real servers.
+/// the built binary against real servers. Serialized: `expiredClient()` makes its certificate
+/// once, lazily, in the target's shared fixture folder, and two tests making it at once would
+/// read each other's half-written files.
 @Suite("push and verify: one classification of connection failures", .serialized)
 struct ConnectionFailureCLITests {
     let fixtures = Fixtures.shared
 
-    var apnskit: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("apnskit").path
-    }
+    var apnskit: String { Binaries.apnskit }
 
     /// An APNs-like server that requires a client certificate from the test CA.
     func certificateRequiringServer() throws -> HTTP2Server {
@@ -26,7 +26,7 @@ struct ConnectionFailureCLITests {
     }
 
     /// An expired client certificate from the test CA (made once).
-    func expiredClient() throws -> (cert: String, key: String) {
+    func expiredClient() async throws -> (cert: String, key: String) {
         let dir = fixtures.dir
         let cert = dir + "/expired-client.pem", key = dir + "/expired-client.key"
         if !FileManager.default.fileExists(atPath: cert) {
@@ -37,7 +37,7 @@ struct ConnectionFailureCLITests {
                 ["ca", "-batch", "-config", "ca.cnf", "-cert", "ca.pem", "-keyfile", "ca.key", "-in", dir + "/expired-client.csr", "-out", cert,
                  "-startdate", "20200101000000Z", "-enddate", "20200201000000Z", "-extfile", "client.ext", "-notext"],
             ] {
-                let result = try ChildProcess.run(openssl, arguments, directory: dir)
+                let result = try await ChildProcess.run(openssl, arguments, directory: dir)
                 guard result.status == 0 else { throw ChildError("openssl \(arguments[0]) failed: \(result.output)") }
             }
         }
@@ -97,7 +97,7 @@ struct ConnectionFailureCLITests {
     func certificateExpired() async throws {
         let server = try certificateRequiringServer()
         defer { server.stop() }
-        let expired = try expiredClient()
+        let expired = try await expiredClient()
         let (verify, push) = try await both([expired.cert, expired.key], port: server.port)
         #expect(verify.status == 1 && verify.sentence.contains("certificate_expired"), "\(verify)")
         #expect(push.withoutAttempts == verify, "\(push)")

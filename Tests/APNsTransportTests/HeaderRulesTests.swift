@@ -46,7 +46,7 @@ struct HeaderRulesTests {
         let script = try HPACKIndexingPeer.script(in: fixtures.dir)
         let log = fixtures.dir + "/hpack-\(UUID().uuidString.prefix(8)).log"
         let port = ChildProcess.freePort()
-        let server = try ChildProcess.start(tool("python3"), [script, "serve", String(port), fixtures.serverCert, fixtures.serverKey, log],
+        let server = try await ChildProcess.start(tool("python3"), [script, "serve", String(port), fixtures.serverCert, fixtures.serverKey, log],
                                             waitForPort: port)
         defer { server.stop() }
         let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: port),

@@ -35,9 +35,9 @@ extension Hardening {
         }
 
         @Test("SIGTERM and SIGINT while the service holds the connection open: the 1,000 tuples read are written, a summary, exit 143 / 130")
-        func interruptedFeedbackWritesWhatItRead() throws {
+        func interruptedFeedbackWritesWhatItRead() async throws {
             for (signal, status, name) in [(SIGTERM, Int32(143), "SIGTERM"), (SIGINT, Int32(130), "SIGINT")] {
-                let w = try HostilePeerTests.workspace()
+                let w = try await HostilePeerTests.workspace()
                 let written = Flag()
                 let server = try HostilePeerTests.hostileServer(w, alpn: false) { connection in
                     let tuple = FeedbackTuple(timestamp: 1_700_000_000, token: [UInt8](repeating: 0xCD, count: 32)).encoded
@@ -56,10 +56,10 @@ extension Hardening {
                 var quiet = 0
                 while quiet < 3, Date() < deadline, feedback.process.isRunning {
                     quiet = written.isSet && Self.drained(port: server.port) ? quiet + 1 : 0
-                    usleep(100_000)
+                    try? await Task.sleep(nanoseconds: 100_000_000)
                 }
                 #expect(quiet == 3, "the client never read what the server sent: \(Self.connectionRows(port: server.port))")
-                #expect(feedback.stop(signal: signal) == status, "\(feedback.stderr)")
+                await #expect(feedback.stop(signal: signal) == status, "\(feedback.stderr)")
                 let output = try JSONSerialization.jsonObject(with: Data(try w.dir.read("feedback.json"))) as? [String: Any]
                 #expect(output?["count"] as? Int == 1000 && (output?["tuples"] as? [Any])?.count == 1000, "\(name)")
                 #expect(feedback.stderr.contains("Stopped by \(name) while reading the feedback service: the 1000 tuples read until then are in feedback.json"),

@@ -20,12 +20,12 @@ struct ChannelBoundsCLITests {
     }
 
     @Test("A bundle id outside Apple's rule (10 KB, a percent sign, an empty label, a space) is 400 BadTopic and stores nothing")
-    func invalidBundleIDsRefused() throws {
-        let f = try CLIFixture()
-        try f.prepareMock()
-        let (server, ports) = try f.startMock(["--channels-port", "0", "--record", "record.jsonl"])
+    func invalidBundleIDsRefused() async throws {
+        let f = try await CLIFixture()
+        try await f.prepareMock()
+        let (server, ports) = try await f.startMock(["--channels-port", "0", "--record", "record.jsonl"])
         let port = try #require(ports["channels"] as? Int)
-        let jwt = try f.providerToken()
+        let jwt = await try f.providerToken()
         for bundle in [String(repeating: "a", count: 10_000), "com.ex%2Fample", "com..example", "com.example%20app", String(repeating: "b", count: 156)] {
             let answer = try create(f, port: port, bundle: bundle, token: jwt)
             #expect(answer.status == "400" && answer.reason == "BadTopic", "\(bundle.prefix(40)): \(answer)")
@@ -33,16 +33,16 @@ struct ChannelBoundsCLITests {
         let valid = try create(f, port: port, bundle: "com.Example-2.app", token: jwt)
         #expect(valid.status == "201", "\(valid)")
         #expect(String(decoding: try f.dir.read("record.jsonl"), as: UTF8.self).split(separator: "\n").count == 1, "only the valid create is recorded")
-        #expect(server.stop() == 143)
+        await #expect(server.stop() == 143)
     }
 
     @Test("--max-channels-total 5 over three bundle ids: the sixth create is CannotCreateChannelConfig; a delete makes room")
-    func globalCap() throws {
-        let f = try CLIFixture()
-        try f.prepareMock()
-        let (server, ports) = try f.startMock(["--channels-port", "0", "--max-channels", "2", "--max-channels-total", "5"])
+    func globalCap() async throws {
+        let f = try await CLIFixture()
+        try await f.prepareMock()
+        let (server, ports) = try await f.startMock(["--channels-port", "0", "--max-channels", "2", "--max-channels-total", "5"])
         let port = try #require(ports["channels"] as? Int)
-        let jwt = try f.providerToken()
+        let jwt = await try f.providerToken()
         var statuses: [String] = []
         for bundle in ["com.a.app", "com.a.app", "com.b.app", "com.b.app", "com.c.app"] {
             statuses.append(try create(f, port: port, bundle: bundle, token: jwt).status)
@@ -52,20 +52,20 @@ struct ChannelBoundsCLITests {
         #expect(over.status == "400" && over.reason == "CannotCreateChannelConfig", "\(over)")
         let manage = ["--auth-key", "AuthKey_ABC123DEFG.p8", "--team-id", "TEAM123456", "--bundle-id", "com.c.app",
                       "--ca-file", "mockca/ca-bundle.pem", "--gateway", "127.0.0.1:\(port)"]
-        let listed = try f.run(["channels", "list", "--format", "json"] + manage)
+        let listed = try await f.run(["channels", "list", "--format", "json"] + manage)
         let channel = try #require(((try? JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])?["channels"] as? [String])?.first, "\(listed)")
-        #expect(try f.run(["channels", "delete", channel] + manage).status == 0)
+        await #expect(try f.run(["channels", "delete", channel] + manage).status == 0)
         #expect(try create(f, port: port, bundle: "com.d.app", token: jwt).status == "201")
-        #expect(server.stop() == 143)
+        await #expect(server.stop() == 143)
     }
 
     @Test("message-storage-policy must be the integer 0 or 1: true and 1.0 are InvalidPolicy")
-    func policyIsAnInteger() throws {
-        let f = try CLIFixture()
-        try f.prepareMock()
-        let (server, ports) = try f.startMock(["--channels-port", "0"])
+    func policyIsAnInteger() async throws {
+        let f = try await CLIFixture()
+        try await f.prepareMock()
+        let (server, ports) = try await f.startMock(["--channels-port", "0"])
         let port = try #require(ports["channels"] as? Int)
-        let jwt = try f.providerToken()
+        let jwt = await try f.providerToken()
         for policy in ["true", "1.0", "false", "0.0", "\"1\"", "2"] {
             let answer = try create(f, port: port, bundle: "com.example.app", token: jwt,
                                     body: #"{"message-storage-policy": \#(policy), "push-type": "LiveActivity"}"#)
@@ -76,18 +76,18 @@ struct ChannelBoundsCLITests {
                                     body: #"{"message-storage-policy": \#(policy), "push-type": "LiveActivity"}"#)
             #expect(answer.status == "201", "\(policy): \(answer)")
         }
-        #expect(server.stop() == 143)
+        await #expect(server.stop() == 143)
     }
 
     @Test("mock issue --auth-key --scope topics: refuses a repeated or malformed bundle id with exit 2")
-    func scopeTopicsChecked() throws {
-        let f = try CLIFixture()
-        #expect(try f.run(["mock", "ca", "-o", "mockca"]).status == 0)
+    func scopeTopicsChecked() async throws {
+        let f = try await CLIFixture()
+        await #expect(try f.run(["mock", "ca", "-o", "mockca"]).status == 0)
         for scope in ["topics:com.a.app,com.a.app", "topics:com.a.app,<x>", "topics:com.ex%2Fample", "topics:com..app"] {
-            let refused = try f.run(["mock", "issue", "--auth-key", "--ca", "mockca", "--team-id", "TEAM123456", "--scope", scope, "-o", "."])
+            let refused = try await f.run(["mock", "issue", "--auth-key", "--ca", "mockca", "--team-id", "TEAM123456", "--scope", scope, "-o", "."])
             #expect(refused.status == 2 && refused.stderr.contains("with each bundle id once"), "\(scope): \(refused)")
         }
-        let issued = try f.run(["mock", "issue", "--auth-key", "--ca", "mockca", "--team-id", "TEAM123456", "--scope", "topics:com.a.app,com.b.app", "-o", "."])
+        let issued = try await f.run(["mock", "issue", "--auth-key", "--ca", "mockca", "--team-id", "TEAM123456", "--scope", "topics:com.a.app,com.b.app", "-o", "."])
         #expect(issued.status == 0, "\(issued)")
     }
 }

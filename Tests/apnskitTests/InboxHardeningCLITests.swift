@@ -13,15 +13,15 @@ struct InboxHardeningCLITests {
 
     /// A mock with the inbox on; `fill` notifications (4 KB of `a`s each, token auth) sent by
     /// `apnskit push` in one batch.
-    private func inbox(_ f: CLIFixture, extra: [String] = [], fill: Int = 0) throws -> (server: BackgroundProcess, ui: Int) {
-        try f.prepareMock()
-        let (server, ports) = try f.startMock(["--ui-port", "0"] + extra)
+    private func inbox(_ f: CLIFixture, extra: [String] = [], fill: Int = 0) async throws -> (server: BackgroundProcess, ui: Int) {
+        try await f.prepareMock()
+        let (server, ports) = try await f.startMock(["--ui-port", "0"] + extra)
         let ui = try #require(ports["ui"] as? Int, "\(ports)")
         if fill > 0 {
             let provider = try #require(ports["provider"] as? Int)
             _ = try f.dir.write("tokens.txt", text: (1...fill).map { String(format: "%064x", $0) }.joined(separator: "\n"))
             _ = try f.dir.write("payload.json", text: #"{"aps":{"alert":""# + String(repeating: "a", count: 4000) + #""}}"#)
-            let sent = try f.run(["push", "--auth-key", "AuthKey_ABC123DEFG.p8", "--team-id", "TEAM123456", "--topic", "com.example.app",
+            let sent = try await f.run(["push", "--auth-key", "AuthKey_ABC123DEFG.p8", "--team-id", "TEAM123456", "--topic", "com.example.app",
                                   "--tokens", "tokens.txt", "--payload", "payload.json", "--gateway", "127.0.0.1:\(provider)",
                                   "--ca-file", "mockca/ca-bundle.pem"])
             try #require(sent.status == 0, "\(sent)")
@@ -36,9 +36,9 @@ struct InboxHardeningCLITests {
     }
 
     @Test("q longer than 256 bytes is 400 with a sentence; 256 is searched")
-    func longQueryRefused() throws {
-        let f = try CLIFixture()
-        let (server, ui) = try inbox(f)
+    func longQueryRefused() async throws {
+        let f = try await CLIFixture()
+        let (server, ui) = await try inbox(f)
         let url = "http://127.0.0.1:\(ui)/api/notifications?q="
         let long = try curl(["--write-out", "\n%{http_code}", url + String(repeating: "x", count: 257)])
         #expect(long.stdout.hasSuffix("400"), "\(long)")
@@ -47,7 +47,7 @@ struct InboxHardeningCLITests {
         #expect(fits.stdout.hasSuffix("200") && json(fits)["count"] as? Int == 0, "\(fits)")
         let token = try curl(["--write-out", "\n%{http_code}", "http://127.0.0.1:\(ui)/api/notifications?token=" + String(repeating: "a", count: 300)])
         #expect(token.stdout.hasSuffix("400") && (json(token)["error"] as? String)?.hasPrefix("token is 300 bytes long") == true, "\(token)")
-        #expect(server.stop() == 143)
+        await #expect(server.stop() == 143)
     }
 
     /// The issue's attack on a full ring: every payload is `a`s and the needle is 255 `a`s and a
@@ -55,27 +55,27 @@ struct InboxHardeningCLITests {
     /// per request (1,000 kept entries and a 301-character q: over 30 s each; here about 13 s a
     /// search); the bound is 30 s for all five, a safety net far above the milliseconds they take.
     @Test("Five worst-case searches over a full ring of 1,000 4 KB entries are answered; a match ignores ASCII case")
-    func searchOverFullRingIsBounded() throws {
-        let f = try CLIFixture()
-        let (server, ui) = try inbox(f, extra: ["--inbox-limit", "1000"], fill: 1000)
+    func searchOverFullRingIsBounded() async throws {
+        let f = try await CLIFixture()
+        let (server, ui) = await try inbox(f, extra: ["--inbox-limit", "1000"], fill: 1000)
         let needle = String(repeating: "a", count: 255) + "b"
         let url = "http://127.0.0.1:\(ui)/api/notifications?q=\(needle)"
         // All five within 30 s (timeout(1) ends curl otherwise): milliseconds each now; the old
         // search took about 13 s per request here.
-        let searches = try ProcessRunner.run("/usr/bin/timeout", ["30", "/usr/bin/curl", "--silent", "--show-error", "--write-out", "%{http_code}\n"]
+        let searches = await try ProcessRunner.run("/usr/bin/timeout", ["30", "/usr/bin/curl", "--silent", "--show-error", "--write-out", "%{http_code}\n"]
             + Array(repeating: url, count: 5))
         #expect(searches.status == 0, "\(searches)")
         #expect(searches.stdout.components(separatedBy: #""count":0"#).count - 1 == 5, "\(searches.stdout.prefix(500))")
         let found = try curl(["http://127.0.0.1:\(ui)/api/notifications?limit=1000&q=" + String(repeating: "A", count: 256)])
         let all = json(found)
         #expect(all["count"] as? Int == 1000 && all["kept"] as? Int == 1000, "\(found.stdout.prefix(300))")
-        #expect(server.stop() == 143)
+        await #expect(server.stop() == 143)
     }
 
     @Test("SIGTERM ends a mock whose inbox is busy (searches, a live feed, idle connections): exit 143 and its summary")
-    func sigtermWhileBusy() throws {
-        let f = try CLIFixture()
-        let (server, ui) = try inbox(f, extra: ["--inbox-limit", "1000"], fill: 1000)
+    func sigtermWhileBusy() async throws {
+        let f = try await CLIFixture()
+        let (server, ui) = await try inbox(f, extra: ["--inbox-limit", "1000"], fill: 1000)
         let needle = String(repeating: "a", count: 255) + "b"
         let url = "http://127.0.0.1:\(ui)/api/notifications?q=\(needle)"
         let searching = try BackgroundProcess("/usr/bin/curl", ["--silent", "--max-time", "120", "-o", "/dev/null"] + Array(repeating: url, count: 200))
@@ -88,22 +88,22 @@ struct InboxHardeningCLITests {
         #expect(feed.waitForFile(f.dir.file("events.txt")), "the live feed never started")
         let idle = (0..<10).compactMap { _ in connectIdle(from: "127.0.0.1", to: ui) }
         defer { idle.forEach { close($0) } }
-        usleep(500_000)  // let the searches start; the assertion is on the exit, not on this
+        try? await Task.sleep(nanoseconds: 500_000_000)  // let the searches start; the assertion is on the exit, not on this
         kill(server.process.processIdentifier, SIGTERM)
         let deadline = Date().addingTimeInterval(60)
-        while server.process.isRunning, Date() < deadline { usleep(100_000) }
+        while server.process.isRunning, Date() < deadline { try? await Task.sleep(nanoseconds: 100_000_000) }
         #expect(!server.process.isRunning, "SIGTERM did not end the mock within 60 s")
-        #expect(server.stop(signal: SIGKILL) == 143, "\(server.stderr)")
+        await #expect(server.stop(signal: SIGKILL) == 143, "\(server.stderr)")
         #expect(server.stderr.contains("apnskit mock gateway stopped by SIGTERM"), "\(server.stderr)")
-        searching.stop(signal: SIGKILL)
-        pinning.stop(signal: SIGKILL)
-        feed.stop(signal: SIGKILL)
+        await searching.stop(signal: SIGKILL)
+        await pinning.stop(signal: SIGKILL)
+        await feed.stop(signal: SIGKILL)
     }
 
     @Test("A foreign Host is 403 (GET and DELETE); DELETE from another Origin is 403; the inbox's own names and origin are served")
-    func hostAndOriginChecked() throws {
-        let f = try CLIFixture()
-        let (server, ui) = try inbox(f, fill: 1)
+    func hostAndOriginChecked() async throws {
+        let f = try await CLIFixture()
+        let (server, ui) = await try inbox(f, fill: 1)
         let api = "http://127.0.0.1:\(ui)/api/notifications"
         let foreign = try curl(["--write-out", "\n%{http_code}", "-H", "Host: evil.attacker.com", api])
         #expect(foreign.stdout.hasSuffix("403") && (json(foreign)["error"] as? String)?.contains("Host 'evil.attacker.com' is not this inbox's address") == true, "\(foreign)")
@@ -121,18 +121,18 @@ struct InboxHardeningCLITests {
         let sameOrigin = try curl(["--write-out", "%{http_code}", "-X", "DELETE", "-H", "Origin: http://127.0.0.1:\(ui)", api])
         #expect(sameOrigin.stdout == "204", "\(sameOrigin)")
         #expect(json(try curl([api]))["count"] as? Int == 0)
-        #expect(server.stop() == 143)
+        await #expect(server.stop() == 143)
     }
 
     @Test("64 idle TCP connections from one address do not stop an API request from another; an idle connection is closed by the server")
-    func idleConnectionsDoNotLockTheInbox() throws {
-        let f = try CLIFixture()
-        let (server, ui) = try inbox(f)
+    func idleConnectionsDoNotLockTheInbox() async throws {
+        let f = try await CLIFixture()
+        let (server, ui) = await try inbox(f)
         let idle = (0..<64).compactMap { _ in connectIdle(from: "127.0.0.2", to: ui) }
         defer { idle.forEach { close($0) } }
         #expect(idle.count == 64)
         // Well under the 10 s idle timeout: the per-address cap, not the timeout, makes room.
-        let answer = try ProcessRunner.run("/usr/bin/curl", ["--silent", "--show-error", "--max-time", "8", "--write-out", "\n%{http_code}",
+        let answer = await try ProcessRunner.run("/usr/bin/curl", ["--silent", "--show-error", "--max-time", "8", "--write-out", "\n%{http_code}",
                                                              "http://127.0.0.1:\(ui)/api/notifications"])
         #expect(answer.status == 0 && answer.stdout.hasSuffix("200"), "\(answer)")
         // One that never sends a request is closed by the server (read sees end of file).
@@ -142,18 +142,18 @@ struct InboxHardeningCLITests {
         setsockopt(silent, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var byte: UInt8 = 0
         #expect(read(silent, &byte, 1) == 0, "the server should close a connection that sends nothing")
-        #expect(server.stop() == 143)
+        await #expect(server.stop() == 143)
     }
 
     @Test("A request rejected as BadMessageId shows the apns-id it sent, not one the mock made up")
-    func badMessageIDShownAsSent() throws {
-        let f = try CLIFixture()
-        try f.prepareMock()
-        let (server, ports) = try f.startMock(["--ui-port", "0"])
+    func badMessageIDShownAsSent() async throws {
+        let f = try await CLIFixture()
+        try await f.prepareMock()
+        let (server, ports) = try await f.startMock(["--ui-port", "0"])
         let ui = try #require(ports["ui"] as? Int)
         let provider = try #require(ports["provider"] as? Int)
-        let jwt = try f.providerToken()
-        let sent = try ProcessRunner.run("/usr/bin/curl", ["--http2", "--silent", "--max-time", "30", "--cacert", "mockca/ca-bundle.pem",
+        let jwt = await try f.providerToken()
+        let sent = await try ProcessRunner.run("/usr/bin/curl", ["--http2", "--silent", "--max-time", "30", "--cacert", "mockca/ca-bundle.pem",
                                                            "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: com.example.app",
                                                            "-H", "apns-id: not-a-uuid", "--data", #"{"aps":{"alert":"x"}}"#,
                                                            "https://127.0.0.1:\(provider)/3/device/\(String(repeating: "ab", count: 32))"],
@@ -161,19 +161,19 @@ struct InboxHardeningCLITests {
         #expect(sent.stdout.contains("BadMessageId"), "\(sent)")
         let list = json(try curl(["http://127.0.0.1:\(ui)/api/notifications"]))["notifications"] as? [[String: Any]] ?? []
         #expect(list.first?["reason"] as? String == "BadMessageId" && list.first?["apns_id"] as? String == "not-a-uuid", "\(list)")
-        #expect(server.stop() == 143)
+        await #expect(server.stop() == 143)
     }
 
     @Test("--ui-address 0.0.0.0 starts with a warning that the inbox has no authentication; 127.0.0.1 without one")
-    func wildcardAddressWarns() throws {
-        let f = try CLIFixture()
-        try f.prepareMock()
-        let (exposed, _) = try f.startMock(["--ui-port", "0", "--ui-address", "0.0.0.0"])
-        #expect(exposed.stop() == 143)
+    func wildcardAddressWarns() async throws {
+        let f = try await CLIFixture()
+        try await f.prepareMock()
+        let (exposed, _) = try await f.startMock(["--ui-port", "0", "--ui-address", "0.0.0.0"])
+        await #expect(exposed.stop() == 143)
         #expect(exposed.stderr.contains("warning: the inbox web UI listens on 0.0.0.0, beyond this machine, without authentication"), "\(exposed.stderr)")
         try FileManager.default.removeItem(atPath: f.dir.file("ports.json"))
-        let (local, _) = try f.startMock(["--ui-port", "0"])
-        #expect(local.stop() == 143)
+        let (local, _) = try await f.startMock(["--ui-port", "0"])
+        await #expect(local.stop() == 143)
         #expect(!local.stderr.contains("without authentication"), "\(local.stderr)")
     }
 }

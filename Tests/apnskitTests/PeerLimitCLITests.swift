@@ -7,10 +7,10 @@ import TestSupport
 @Suite("CLI: verify past the mock's per-address connection limit")
 struct PeerLimitCLITests {
     @Test("--max-connections-per-peer 1 with one connection held: verify exits 4 and names the connection limit")
-    func verifyNamesTheLimit() throws {
-        let f = try CLIFixture()
-        try f.prepareMock(certificates: true)
-        let (server, ports) = try f.startMock(["--max-connections-per-peer", "1"])
+    func verifyNamesTheLimit() async throws {
+        let f = try await CLIFixture()
+        try await f.prepareMock(certificates: true)
+        let (server, ports) = try await f.startMock(["--max-connections-per-peer", "1"])
         let provider = try #require(ports["provider"] as? Int)
         let held = try #require(connectIdle(from: "127.0.0.1", to: provider))
         defer { close(held) }
@@ -18,13 +18,13 @@ struct PeerLimitCLITests {
         // verify is refused, as a first one may slip in before that accept.
         var refused: ProcessResult?
         for _ in 0..<20 {
-            let verify = try f.run(["verify", "apns.pem", "--gateway", "127.0.0.1:\(provider)", "--ca-file", "mockca/ca-bundle.pem"])
+            let verify = await try f.run(["verify", "apns.pem", "--gateway", "127.0.0.1:\(provider)", "--ca-file", "mockca/ca-bundle.pem"])
             if verify.status == 4 { refused = verify; break }
-            usleep(100_000)
+            try? await Task.sleep(nanoseconds: 100_000_000)
         }
         let verify = try #require(refused, "verify was never refused with one connection held")
         #expect(verify.stderr.contains("closed the connection during the TLS handshake; a server does that when it is at its connection limit (for all clients or for this address)"),
                 "\(verify)")
-        #expect(server.stop() == 143)
+        await #expect(server.stop() == 143)
     }
 }
