@@ -243,6 +243,6 @@ row "push $M tokens with --results: peak memory" "$((kb / 1024)) MiB" "target: 6
     "$([ ${#RT[@]} -gt 0 ] && echo "every measured process at real-time priority (chrt -f 10)" || echo "normal priority (chrt not permitted)")."
 } | tee results.md
 # The library path (issue 21): PushWorker's task group of single sends beside push --tokens.
-(cd .. && SKIP_BUILD=1 bash scripts/bench-library.sh "$([ $QUICK = 1 ] && echo 2000 || echo 10000)") | tee -a results.md
+(cd .. && bash scripts/bench-library.sh "$([ $QUICK = 1 ] && echo 2000 || echo 10000)") | tee -a results.md
 # A row whose work failed (a push that did not deliver everything) fails the run.
 if printf '%s\n' "${ROWS[@]}" | grep -q FAILED; then echo "bench: a benchmark failed; see the rows marked FAILED" >&2; exit 1; fi
