@@ -167,11 +167,12 @@ struct ProviderAPIReasonTests {
             #expect(error.message.contains("Shutdown"), "\(error.message)")
         }
 
+        // A connection that sends nothing: the idle clock runs from the handshake (on a loaded
+        // machine a first request could itself come after the timeout, so none is sent).
         var idle = GatewayFaults()
         idle.idleTimeoutSeconds = 0.3
         let g = try GatewayFixture(faults: idle)
         let quiet = try await g.client(try g.identity(.development))
-        #expect(try await push(quiet).status == 200)
         // The GOAWAY is the event; once it arrived the client takes no new requests.
         #expect(await Wait.until(seconds: 30) { quiet.isClosed }, "the idle connection was never sent GOAWAY")
         do {
