@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // apnskit: APNs provider credentials on OpenSSL 3 and nghttp2.
 import PackageDescription
 
@@ -11,6 +11,15 @@ let package = Package(
         .library(name: "APNs", targets: ["APNs"]),
         .library(name: "APNsMock", targets: ["APNsMock"]),
     ],
+    // The library is one product; the CLI, the mock's web inbox and the test suites need more
+    // packages (ArgumentParser, Hummingbird, NIO). They are behind the "CommandLineTool"
+    // trait, on by default here; a service that only uses the library turns it off and
+    // resolves none of them (README, Libraries):
+    //     .package(url: "https://github.com/...apnskit", from: "...", traits: [])
+    traits: [
+        .trait(name: "CommandLineTool", description: "The apnskit CLI, the mock gateway's web inbox and the test suites."),
+        .default(enabledTraits: ["CommandLineTool"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // The server world's logging and metrics APIs: a host app's bootstrap (swift-log
@@ -19,6 +28,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // The mock gateway's inbox web UI (APNsMockInbox): HTTP/1.1 and server-sent events.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        // Only for APNsTests: an app importing NIO beside APNs compiles (no name clashes).
+        // Hummingbird depends on it already, so it costs no extra build.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        // Graceful shutdown in a server's ServiceGroup: APNsClient is a Service (the APNs target).
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // System libraries: module maps over the Debian -dev packages (scripts/setup.sh installs them).
@@ -45,15 +59,16 @@ let package = Package(
                                                    .product(name: "Logging", package: "swift-log"),
                                                    .product(name: "Metrics", package: "swift-metrics")]),
         // The umbrella a push service imports: re-exports the public API of the three below.
-        .target(name: "APNs", dependencies: ["APNsCredentials", "APNsProtocol", "APNsSender"]),
+        .target(name: "APNs", dependencies: ["APNsCredentials", "APNsProtocol", "APNsSender",
+                                             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
         // Test CA issuing Apple-like push certificates, and the local mock gateway.
-        .target(name: "APNsMock", dependencies: ["APNsCredentials", "APNsProtocol", "APNsTransport", "COpenSSL", "CAPNsShims"]),
+        .target(name: "APNsMock", dependencies: ["APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "COpenSSL", "CAPNsShims"]),
         // The mock's inbox: a bounded store of answered requests, its JSON API, live events and
         // web page on Hummingbird. Only the CLI depends on it: APNsMock stays free of NIO, and
         // the ASan build of the fuzz pass never compiles NIO or Hummingbird.
         .target(name: "APNsMockInbox", dependencies: ["APNsMock", "APNsProtocol",
-                                                      .product(name: "Hummingbird", package: "hummingbird"),
-                                                      .product(name: "HummingbirdCore", package: "hummingbird")]),
+                                                      .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["CommandLineTool"])),
+                                                      .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["CommandLineTool"]))]),
         .executableTarget(
             name: "apnskit",
             dependencies: [
@@ -63,7 +78,7 @@ let package = Package(
                 "APNsSender",
                 "APNsMock",
                 "APNsMockInbox",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CommandLineTool"])),
             ]
         ),
         // The README's long-running example (APNsClient with async/await, swift-log and
@@ -76,6 +91,16 @@ let package = Package(
                            .product(name: "Metrics", package: "swift-metrics")],
             path: "Examples/PushWorker"
         ),
+        // The README's server example: a Hummingbird app sending through one shared APNsClient,
+        // both in one ServiceGroup; LifecycleTests builds it and runs it against APNsMockGateway.
+        .executableTarget(
+            name: "HummingbirdPush",
+            dependencies: ["APNs",
+                           .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["CommandLineTool"])),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                           .product(name: "Logging", package: "swift-log")],
+            path: "Examples/HummingbirdPush"
+        ),
         // Fuzz harnesses for every input parser, shared by the libFuzzer executable and the
         // deterministic pass in HardeningTests (issue 7).
         .target(name: "APNsFuzzHarness", dependencies: ["APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "APNsMock", "COpenSSL"]),
@@ -86,6 +111,8 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // Fixtures only OpenSSL's C API can make (crafted PKCS#12 layouts), for HardeningTests.
         .target(name: "CTestFixtures", dependencies: ["COpenSSL"], path: "Tests/CTestFixtures"),
+        // The library as a user sees it: `import APNs` only (plus NIO, to prove the names do not clash).
+        .testTarget(name: "APNsTests", dependencies: ["APNs", "TestSupport", .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CommandLineTool"]))]),
         .testTarget(name: "APNsCredentialsTests", dependencies: ["APNsCredentials", "TestSupport"]),
         .testTarget(name: "APNsProtocolTests", dependencies: ["APNsProtocol"]),
         .testTarget(name: "APNsTransportTests", dependencies: ["APNsTransport", "APNsCredentials", "APNsSender", "TestSupport"]),
@@ -94,7 +121,9 @@ let package = Package(
                                                             .product(name: "Metrics", package: "swift-metrics"),
                                                             .product(name: "MetricsTestKit", package: "swift-metrics")]),
         .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "TestSupport",
-                                                          "PushWorker"]),
+                                                          "PushWorker", "APNs", "HummingbirdPush",
+                                                          .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                                                          .product(name: "MetricsTestKit", package: "swift-metrics")]),
         // CLI end-to-end tests for inspect/check/mock: run the built apnskit binary.
         .testTarget(name: "InspectCheckTests", dependencies: ["apnskit", "APNsMock", "APNsCredentials", "TestSupport"],
                     exclude: ["Schemas"]),

@@ -8,8 +8,8 @@ enum ProtocolHarnesses {
         let token: APNsDeviceToken
         do {
             token = try APNsDeviceToken(parsing: String(decoding: input, as: UTF8.self))
-        } catch let error as DeviceTokenError {
-            try Check.require(!error.reason.isEmpty, "DeviceTokenError with an empty reason")
+        } catch let error as APNsDeviceTokenError {
+            try Check.require(!error.reason.isEmpty, "APNsDeviceTokenError with an empty reason")
             return
         }
         try Check.require((APNsDeviceToken.minimumLength...APNsDeviceToken.maximumLength).contains(token.bytes.count), "accepted a \(token.bytes.count)-byte token")

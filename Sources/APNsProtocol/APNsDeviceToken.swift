@@ -15,7 +15,7 @@ public struct APNsDeviceToken: Sendable, Hashable, CustomStringConvertible {
 
     public init(bytes: [UInt8]) throws {
         guard bytes.count >= Self.minimumLength, bytes.count <= Self.maximumLength else {
-            throw DeviceTokenError("is \(bytes.count) bytes; device tokens are \(Self.minimumLength) to \(Self.maximumLength) bytes (usually 32)")
+            throw APNsDeviceTokenError("is \(bytes.count) bytes; device tokens are \(Self.minimumLength) to \(Self.maximumLength) bytes (usually 32)")
         }
         self.bytes = bytes
     }
@@ -52,9 +52,9 @@ public struct APNsDeviceToken: Sendable, Hashable, CustomStringConvertible {
             case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10
             default:
                 if Self.isIOS13Description(String(decoding: text, as: UTF8.self)) {
-                    throw DeviceTokenError("is in the iOS 13 description form ({length = ..., bytes = 0x...}), which is truncated; send the token as hex from the app (map each byte to %02x)")
+                    throw APNsDeviceTokenError("is in the iOS 13 description form ({length = ..., bytes = 0x...}), which is truncated; send the token as hex from the app (map each byte to %02x)")
                 }
-                throw DeviceTokenError("contains '\(Character(Unicode.Scalar(byte)))', which is not a hex digit")
+                throw APNsDeviceTokenError("contains '\(Character(Unicode.Scalar(byte)))', which is not a hex digit")
             }
             digitCount += 1
             if let first = high {
@@ -64,9 +64,9 @@ public struct APNsDeviceToken: Sendable, Hashable, CustomStringConvertible {
                 high = nibble
             }
         }
-        guard digitCount > 0 else { throw DeviceTokenError("is empty") }
+        guard digitCount > 0 else { throw APNsDeviceTokenError("is empty") }
         guard high == nil else {
-            throw DeviceTokenError("has an odd number of hex digits (\(digitCount)); a digit is missing")
+            throw APNsDeviceTokenError("has an odd number of hex digits (\(digitCount)); a digit is missing")
         }
         try self.init(bytes: bytes)
     }
@@ -100,7 +100,7 @@ public struct APNsDeviceToken: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Why a token was refused; `description` completes "the device token ...".
-public struct DeviceTokenError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct APNsDeviceTokenError: Error, Sendable, Equatable, CustomStringConvertible {
     public let reason: String
     public init(_ reason: String) { self.reason = reason }
     public var description: String { "The device token \(reason)." }

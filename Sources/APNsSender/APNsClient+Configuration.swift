@@ -34,6 +34,9 @@ extension APNsClient {
             case system
             /// Only the CA certificates in this PEM file (a mock gateway's CA bundle).
             case caFile(String)
+            /// Only the CA certificates in this PEM text (an in-process mock gateway's CA, a
+            /// bundle from a secret store): no file needed.
+            case caPEM(String)
         }
 
         public var gateway: Gateway

@@ -30,6 +30,7 @@ extension APNsClient.Configuration {
         switch trust {
         case .system: return .system
         case .caFile(let path): return .caFile(path)
+        case .caPEM(let text): return .certificates(pem: Array(text.utf8))
         }
     }
 

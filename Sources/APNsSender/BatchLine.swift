@@ -24,7 +24,7 @@ package enum BatchLine {
         let token: APNsDeviceToken
         do {
             token = try APNsDeviceToken(parsingUTF8: tokenBytes)
-        } catch let error as DeviceTokenError {
+        } catch let error as APNsDeviceTokenError {
             return .badToken(error.description)
         } catch {
             return .badToken("The device token is not valid.")

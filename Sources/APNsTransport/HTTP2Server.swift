@@ -20,6 +20,11 @@ package final class HTTP2Server: @unchecked Sendable {
     package enum Reply: Sendable {
         case now(HTTP2Response)
         case later(@Sendable () async -> HTTP2Response)
+        /// `response`, sent `seconds` from now by a timer of the loop: no task, so a held
+        /// answer (the mock's `--delay-ms`) comes on time however busy or blocked the Swift
+        /// concurrency pool of the process is (an in-process mock inside a test that waits
+        /// for a child process).
+        case after(seconds: Double, HTTP2Response)
     }
 
     /// Runs on the loop thread for each complete request; must not block.
@@ -92,6 +97,8 @@ package final class HTTP2Server: @unchecked Sendable {
                         let response = await work()
                         loop.execute { session.respond(streamID, response, then: response.afterward) }
                     }
+                case .after(let seconds, let response):
+                    loop.schedule(after: seconds) { session.respond(streamID, response, then: response.afterward) }
                 }
             }
             connection.start()

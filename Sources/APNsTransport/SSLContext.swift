@@ -67,6 +67,8 @@ final class SSLContext: @unchecked Sendable {
                     }
                     SSL_CTX_set_client_CA_list(ctx, names)
                 }
+            case .certificates(let pem):
+                try Self.trust(pem, in: ctx, server: server)
             }
         }
 
@@ -95,4 +97,27 @@ final class SSLContext: @unchecked Sendable {
     }
 
     deinit { SSL_CTX_free(pointer) }
+
+    /// Adds every certificate of `pem` to the context's trust store (and, on a server, to the
+    /// CA names it sends when asking for a client certificate), as `caFile` does from a file.
+    private static func trust(_ pem: [UInt8], in ctx: OpaquePointer, server: Bool) throws {
+        let label = "the trusted CA certificates given as PEM text"
+        let certificates: [Certificate]
+        do {
+            certificates = try PEMScanner.blocks(in: pem, label: label).filter { $0.kind == .certificate }
+                .map { try Certificate(pem: $0.text, label: label) }
+        } catch let error as APNsCredentialError {
+            throw TransportError.openssl(.configuration, error.description)
+        }
+        guard !certificates.isEmpty, let store = SSL_CTX_get_cert_store(ctx) else {
+            throw TransportError.openssl(.configuration, "\(label) hold no certificate; give the CA's certificates as PEM blocks (-----BEGIN CERTIFICATE-----).")
+        }
+        for certificate in certificates {
+            // OpenSSL takes its own reference in both calls; a duplicate is not an error.
+            guard X509_STORE_add_cert(store, certificate.pointer) == 1,
+                  !server || SSL_CTX_add_client_CA(ctx, certificate.pointer) == 1 else {
+                throw TransportError.openssl(.configuration, "OpenSSL would not trust a certificate of \(label).")
+            }
+        }
+    }
 }

@@ -10,6 +10,9 @@ package struct TLSConfiguration: Sendable {
         case system
         /// PEM file(s) with CA certificates, e.g. `--ca-file` or the mock gateway's CA.
         case caFile(String)
+        /// CA certificates held in memory as PEM text: the in-process mock gateway's CA, which
+        /// no file on disk holds (`APNsMockGateway`).
+        case certificates(pem: [UInt8])
     }
 
     /// How the peer's certificate is checked.
@@ -71,7 +74,13 @@ package struct TLSConfiguration: Sendable {
     /// A server presenting `identity`; with `clientCA` it requires client certificates issued
     /// by that CA.
     package static func server(identity: APNsIdentity, clientCA: String? = nil) -> TLSConfiguration {
-        TLSConfiguration(trust: clientCA.map { .caFile($0) } ?? .system, verification: clientCA == nil ? .none : .full,
-                         identity: identity, requireClientCertificate: clientCA != nil)
+        server(identity: identity, clientTrust: clientCA.map { .caFile($0) })
+    }
+
+    /// A server presenting `identity`; with `clientTrust` it requires client certificates that
+    /// chain to it (a CA file, or certificates in memory).
+    package static func server(identity: APNsIdentity, clientTrust: Trust?) -> TLSConfiguration {
+        TLSConfiguration(trust: clientTrust ?? .system, verification: clientTrust == nil ? .none : .full,
+                         identity: identity, requireClientCertificate: clientTrust != nil)
     }
 }

@@ -16,14 +16,14 @@ struct DeviceTokenTests {
 
     @Test("The iOS 13 description form is refused with the reason")
     func ios13Form() {
-        let error = #expect(throws: DeviceTokenError.self) { try APNsDeviceToken(parsing: "{length = 32, bytes = 0xc9d4c07c fbbc26d6 ... a1f0e5d4 }") }
+        let error = #expect(throws: APNsDeviceTokenError.self) { try APNsDeviceToken(parsing: "{length = 32, bytes = 0xc9d4c07c fbbc26d6 ... a1f0e5d4 }") }
         #expect(error?.description.contains("iOS 13") == true)
         #expect(error?.description.contains("truncated") == true)
     }
 
     @Test("Non-hex, odd length, too short, too long are refused", arguments: ["xyz0", "abc", "abcd", String(repeating: "ab", count: 101), ""])
     func refused(text: String) {
-        #expect(throws: DeviceTokenError.self) { try APNsDeviceToken(parsing: text) }
+        #expect(throws: APNsDeviceTokenError.self) { try APNsDeviceToken(parsing: text) }
     }
 
     @Test("The provider API's path form: plain hex only, either case")

@@ -7,7 +7,8 @@ public final class BackgroundProcess: @unchecked Sendable {
     private let outputPath: String
     private let errorPath: String
 
-    public init(_ executable: String, _ arguments: [String], directory: String? = nil) throws {
+    /// `environment` is added to this process's own (as `ProcessRunner.run` does).
+    public init(_ executable: String, _ arguments: [String], directory: String? = nil, environment: [String: String] = [:]) throws {
         let stamp = UUID().uuidString
         outputPath = NSTemporaryDirectory() + "/apnskit-bg-\(stamp).out"
         errorPath = NSTemporaryDirectory() + "/apnskit-bg-\(stamp).err"
@@ -16,6 +17,7 @@ public final class BackgroundProcess: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle(forWritingAtPath: outputPath)
         process.standardError = FileHandle(forWritingAtPath: errorPath)
@@ -40,6 +42,18 @@ public final class BackgroundProcess: @unchecked Sendable {
             usleep(50_000)
         }
         return false
+    }
+
+    /// Waits (bounded) until the child's standard output has a line containing `text`, and
+    /// returns that line; nil when the process died first or the wait ran out.
+    public func waitForOutputLine(containing text: String, seconds: Double = 60) -> String? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let line = stdout.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
+            if !process.isRunning { return nil }
+            usleep(50_000)
+        }
+        return nil
     }
 
     /// Sends `signal` and waits for the exit status.

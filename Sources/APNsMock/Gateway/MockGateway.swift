@@ -65,20 +65,28 @@ package final class MockGateway: @unchecked Sendable {
     /// `log` gets the per-connection lines; `warn` (default: `log`) the ones about the gateway
     /// itself: connections refused at the limit, accept() out of file descriptors, clients
     /// closed for breaking HTTP/2 limits.
-    package init(ca: MockCA, caFolder: String, configuration: Configuration, log: @escaping @Sendable (String) -> Void = { _ in },
+    package convenience init(ca: MockCA, caFolder: String, configuration: Configuration, log: @escaping @Sendable (String) -> Void = { _ in },
                 warn: (@Sendable (String) -> Void)? = nil) throws {
+        var configuration = configuration
+        if configuration.api.authKeys.entries.isEmpty { configuration.api.authKeys = try AuthKeyRegistry.load(caFolder: caFolder) }
+        try self.init(ca: ca, clientTrust: .caFile("\(caFolder)/\(MockCALayout.bundle)"), configuration: configuration, log: log, warn: warn)
+    }
+
+    /// The same without a CA folder: client certificates are checked against `clientTrust`
+    /// (the CA's certificates in memory, for `APNsMockGateway`) and provider tokens against
+    /// `configuration.api.authKeys` only.
+    package init(ca: MockCA, clientTrust: TLSConfiguration.Trust, configuration: Configuration, log: @escaping @Sendable (String) -> Void = { _ in },
+                 warn: (@Sendable (String) -> Void)? = nil) throws {
         let warn = warn ?? log
         let limit = ConnectionLimit(maximum: configuration.maxConnections, perPeer: configuration.maxConnectionsPerPeer,
                                     hint: configuration.connectionLimitHint, perPeerHint: configuration.connectionsPerPeerHint, log: warn)
         connectionLimit = limit
-        var settings = configuration.api
-        if settings.authKeys.entries.isEmpty { settings.authKeys = try AuthKeyRegistry.load(caFolder: caFolder) }
+        let settings = configuration.api
         recorder = try configuration.recordPath.map { try NotificationRecorder(path: $0) }
         handler = ProviderAPIHandler(settings: settings, recorder: recorder, log: log)
         let identity = try APNsIdentity(certificate: ca.server, privateKey: ca.serverKey, chain: [],
                                     certificateLabel: "the mock CA's server.pem", keyLabel: "server-key.pem")
-        let bundle = "\(caFolder)/\(MockCALayout.bundle)"
-        var tls = TLSConfiguration.server(identity: identity, clientCA: bundle)
+        var tls = TLSConfiguration.server(identity: identity, clientTrust: clientTrust)
         tls.requireClientCertificate = false
         tls.requestClientCertificate = true
         let handler = self.handler
@@ -98,7 +106,7 @@ package final class MockGateway: @unchecked Sendable {
         }
         channelsServer = channels
         channelsPort = channels?.port
-        let required = TLSConfiguration.server(identity: identity, clientCA: bundle)
+        let required = TLSConfiguration.server(identity: identity, clientTrust: clientTrust)
         let recorder = self.recorder
         let registry = settings.registry
         let environment = settings.environment

@@ -81,12 +81,7 @@ package final class ProviderAPIHandler: @unchecked Sendable {
         let response = lock.withLock { decide(request, management: management) }
         if let inbox = settings.inbox { report(request, response, management: management, to: inbox) }
         if settings.faults.delayMilliseconds > 0 {
-            let delay = UInt64(settings.faults.delayMilliseconds) * 1_000_000
-            let ready = response
-            return .later {
-                try? await Task.sleep(nanoseconds: delay)
-                return ready
-            }
+            return .after(seconds: Double(settings.faults.delayMilliseconds) / 1000, response)
         }
         return .now(response)
     }

@@ -14,7 +14,7 @@ import Foundation
 /// `timestamp`, `stale-date` and `dismissal-date` keys are Apple's, always UNIX seconds,
 /// whatever the encoder's date strategy.
 ///
-/// Priority: an update that shows an alert goes at 10 (it is meant to be seen now); one
+/// APNsPriority: an update that shows an alert goes at 10 (it is meant to be seen now); one
 /// without goes at 5, which Apple delivers opportunistically and does not count against the
 /// activity's budget of priority-10 updates; an end goes at 10 (a finished activity should
 /// not linger). Pass `priority:` to choose otherwise.
