@@ -33,11 +33,11 @@ trap 'rm -rf "$WORK"' EXIT
 # APNsProtocol and APNsSender (`@_exported import`); -experimental-allowed-reexported-modules
 # folds their public symbols into APNs's graph, so the catalog documents one module, `APNs`,
 # and links read ``APNsClient`` (three separate graphs would make three modules, and DocC's
-# landing page ``APNs`` would resolve to none of them). The C modules are `package import`ed
-# by the libraries, so extracting public symbols needs none of their module maps.
+# landing page ``APNs`` would resolve to none of them). The C module maps are passed as for
+# the compiler below (OneImportTests extracts with the same flags).
 echo "== extracting the symbol graph of APNs" >&2
 mkdir -p "$WORK/symbol-graphs"
-swift-symbolgraph-extract -module-name APNs -target "$TRIPLE" -I "$MODULES" \
+swift-symbolgraph-extract -module-name APNs -target "$TRIPLE" -I "$MODULES" "${C_MODULES[@]}" \
   -minimum-access-level public -experimental-allowed-reexported-modules=APNsCredentials,APNsProtocol,APNsSender \
   -output-dir "$WORK/symbol-graphs"
 SYMBOLS=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["symbols"]))' "$WORK/symbol-graphs/APNs.symbols.json")
