@@ -214,18 +214,25 @@ final class BatchRun: @unchecked Sendable {
     /// Stops taking work: what was read and not sent, and what waits for a retry, ends now
     /// (`unsentResult`); in-flight requests get their answers. Safe from any thread, repeatable.
     func stop() {
+        // `stopped` first: nothing more is taken. `sourceEnded` only once what the source read
+        // ahead is counted as outstanding, or a completion on another thread could see the run
+        // empty and finish it (closing the result thread) before those results are out.
+        let first = lock.withLock {
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        let unread = source.stop()
         let ended: [PendingNotification] = lock.withLock {
-            guard !stopped else { return [] }
-            stopped = true
             sourceEnded = true
+            outstanding += unread.count
             let waiting = ready + active.values.filter { inFlightRequests[$0.index] == nil }
             ready.removeAll()
             for item in waiting { active[item.index] = nil }
             return waiting
         }
-        let unread = source.stop()
         for item in ended { emit(item, item.unsentResult) }
-        for (index, notification) in unread { emitUnread(index: index, notification) }
+        for (index, notification) in unread { emitUnread(index: index, notification, counted: true) }
         finishIfDone()
     }
 
@@ -545,9 +552,10 @@ final class BatchRun: @unchecked Sendable {
 
     // MARK: results
 
-    /// A notification read from the source and never taken: it ends "not sent".
-    private func emitUnread(index: Int, _ notification: APNsNotification) {
-        lock.withLock { outstanding += 1 }
+    /// A notification read from the source and never taken: it ends "not sent". `counted`:
+    /// the caller already added it to `outstanding`.
+    private func emitUnread(index: Int, _ notification: APNsNotification, counted: Bool = false) {
+        if !counted { lock.withLock { outstanding += 1 } }
         let item = Self.pending(index: index, notification.withDefaults(bundleID: defaultBundleID))
         emit(item, item.unsentResult)
     }
