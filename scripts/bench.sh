@@ -6,10 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 QUICK=0; [ "${1:-}" = "--quick" ] && QUICK=1
 bash scripts/setup.sh >/dev/null
-export PATH="/opt/swift/usr/bin:$PATH"
+. scripts/lib.sh
 echo "== building apnskit (release)" >&2
-swift build -c release --product apnskit >&2
-BIN="$(swift build -c release --show-bin-path)/apnskit"
+BIN="$(apnskit_binary release)"
 
 OUT=bench-out
 rm -rf "$OUT" && mkdir -p "$OUT" && cd "$OUT"
@@ -18,9 +17,8 @@ cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
 now_ns() { date +%s%N; }
-seconds_since() { python3 -c "print(f'{($(now_ns)-$1)/1e9:.3f}')"; }
-ratio() { python3 -c "a,b=float('$1'),float('$2'); print(f'{a/b:.2f}' if b else 'n/a')"; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+seconds_since() { calc "($(now_ns)-$1)/1e9" .3f; }
+ratio() { if [ "$(calc "$2 == 0")" = True ]; then echo n/a; else calc "$1/$2" .2f; fi; }
 
 # ---- fixtures --------------------------------------------------------------------------
 echo "== fixtures" >&2
@@ -39,15 +37,12 @@ done
 # CPU per unit is what the README compares (it stays put on a noisy machine where rates move):
 # a client's user+sys comes from getrusage of its process (GNU time), a server's from
 # /proc/PID/stat (utime+stime) read before and after each run.
-TICKS=$(getconf CLK_TCK)
-# proc_cpu PID: the process's user+sys seconds so far (fields 14 and 15; the name may hold spaces).
-proc_cpu() { python3 -c "f=open('/proc/$1/stat').read().rsplit(')',1)[1].split(); print((int(f[11])+int(f[12]))/$TICKS)"; }
 # cpu_of FILE: user+sys seconds from a `/usr/bin/time -f "%U %S"` output file.
 cpu_of() { tail -1 "$1" | awk '{print $1+$2}'; }
 # us_per SECONDS COUNT: microseconds per unit.
-us_per() { python3 -c "print(f'{$1*1e6/$2:.1f}')"; }
+us_per() { calc "$1*1e6/$2" .1f; }
 # us_between BEFORE AFTER COUNT: microseconds per unit of a CPU-seconds difference.
-us_between() { python3 -c "print(f'{($2-$1)*1e6/$3:.1f}')"; }
+us_between() { calc "($2-$1)*1e6/$3" .1f; }
 ROWS=()
 # row NAME APNSKIT REFERENCE RATIO APNSKIT-CPU REFERENCE-CPU: one table line.
 row() { ROWS+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); }
@@ -91,7 +86,6 @@ row "check $CERTS certificates, in-process reference" "apnskit check, one proces
 # rate and CPU figure is the median of REPS runs.
 RT=(); if chrt -f 10 true 2>/dev/null; then RT=(chrt -f 10); fi
 REPS=3; [ $QUICK = 1 ] && REPS=1
-median() { python3 -c "import sys, statistics; m=statistics.median(float(x) for x in sys.argv[1:]); print(f'{m:.0f}' if m >= 100 else f'{m:.1f}')" "$@"; }
 
 # ---- 2. the mock gateway vs nghttpd under h2load -c 1 -m 100 -------------------------------
 N=200000; [ $QUICK = 1 ] && N=50000
@@ -117,8 +111,8 @@ HEADERS=(-H "apns-id: 6f1c1b1e-5c2d-4c1a-9a3e-2f7d0c8b4a10" -H "apns-push-type: 
          -H "authorization: bearer $JWT")
 "${RT[@]}" "$BIN" mock serve --ca ca --port 0 --no-legacy --no-feedback --ports-file ports.json -q >/dev/null 2>mock.log &
 MOCK_PID=$!; PIDS+=("$MOCK_PID")
-for _ in $(seq 1 100); do [ -s ports.json ] && break; sleep 0.1; done
-MOCK_PORT=$(python3 -c "import json; print(json.load(open('ports.json'))['provider'])")
+wait_for_file ports.json 10 "$MOCK_PID"
+MOCK_PORT=$(json_field ports.json provider)
 # nghttpd answers 200 (an empty body) to a path whose file exists, 404 otherwise.
 mkdir -p htdocs/3/device && : > "htdocs/3/device/$TOKEN"
 NG_PORT=$(free_port)
@@ -135,9 +129,9 @@ h2load_median() {
   local rates=() cpus=() server_cpus=() before got
   H2_OK=1; H2_2XX=$count
   for _ in $(seq 1 $REPS); do
-    before=$(proc_cpu "$server")
+    before=$(process_cpu "$server")
     "${RT[@]}" /usr/bin/time -f "%U %S" -o "cpu-h2load-$name.txt" h2load -n "$count" "$@" >"h2load-$name.txt" 2>&1 || true
-    server_cpus+=("$(us_between "$before" "$(proc_cpu "$server")" "$count")")
+    server_cpus+=("$(us_between "$before" "$(process_cpu "$server")" "$count")")
     cpus+=("$(us_per "$(cpu_of "cpu-h2load-$name.txt")" "$count")")
     rates+=("$(rate < "h2load-$name.txt" || echo 0)")
     got=$(grep -oE 'status codes: [0-9]+ 2xx' "h2load-$name.txt" | cut -d' ' -f3 || echo 0)
@@ -168,14 +162,14 @@ row "h2load -c 1 -m 100, $N POSTs, token auth, same headers" "$(checked $ok_mock
 # inbox's cost (an event handed over and one ring slot per answered request).
 "${RT[@]}" "$BIN" mock serve --ca ca --port 0 --no-legacy --no-feedback --ui-port 0 --ports-file ports-ui.json -q >/dev/null 2>mock-ui.log &
 UI_MOCK_PID=$!; PIDS+=("$UI_MOCK_PID")
-for _ in $(seq 1 100); do [ -s ports-ui.json ] && break; sleep 0.1; done
-UI_MOCK_PORT=$(python3 -c "import json; print(json.load(open('ports-ui.json'))['provider'])")
-UI_PORT=$(python3 -c "import json; print(json.load(open('ports-ui.json'))['ui'])")
+wait_for_file ports-ui.json 10 "$UI_MOCK_PID"
+UI_MOCK_PORT=$(json_field ports-ui.json provider)
+UI_PORT=$(json_field ports-ui.json ui)
 echo "== h2load: the mock with --ui-port, $N requests" >&2
 h2load_median mock-ui "$UI_MOCK_PID" "$N" -c 1 -m 100 "${HEADERS[@]}" -d payload.json "https://127.0.0.1:$UI_MOCK_PORT/3/device/$TOKEN"
 r_ui=$H2_RATE; c_ui=$H2_SERVER_CPU; ok_ui=$H2_OK; n_ui=$H2_2XX
 # Every answer reaches the inbox (streams refused before the token was accepted are not answers).
-seen=$(curl --silent "http://127.0.0.1:$UI_PORT/api/notifications?limit=1" | python3 -c "import json, sys; print(json.load(sys.stdin)['seen'])")
+seen=$(curl --silent "http://127.0.0.1:$UI_PORT/api/notifications?limit=1" | json_field - seen)
 [ "$seen" -ge "$((n_ui * REPS))" ] || echo "warning: the inbox saw $seen requests, fewer than the $((n_ui * REPS)) answered 2xx" >&2
 row "mock with vs without --ui-port (nobody watching), h2load -c 1 -m 100, $N POSTs" \
   "$(checked $ok_ui "with --ui-port: ${r_ui} req/s" $n_ui $N)" "without: ${r_mock} req/s" "$(ratio "$r_ui" "$r_mock")x" \
@@ -184,12 +178,8 @@ row "mock with vs without --ui-port (nobody watching), h2load -c 1 -m 100, $N PO
 # ---- 3. push vs h2load sending the same requests (same paths, headers, payload) to the same
 #         server; every notification and every h2load request must be answered 2xx -----------
 P=200000; [ $QUICK = 1 ] && P=50000
-python3 -c "
-with open('tokens.txt','w') as f:
-    for i in range($P): f.write('%064x\n' % (i+1))
-with open('tokens-one.txt','w') as f:
-    for i in range($P): f.write('$TOKEN\n')
-"
+token_lines "$P" > tokens.txt
+token_lines "$P" "$TOKEN" > tokens-one.txt
 sed "s|^|https://127.0.0.1:$MOCK_PORT/3/device/|" tokens.txt > uris-mock.txt
 # push_median NAME SERVER-PID PORT TOKENS "POOL OPTIONS": runs push REPS times; sets PUSH_RATE,
 # PUSH_CPU, PUSH_SERVER_CPU (medians; µs per notification) and PUSH_OK (1 when every run
@@ -200,14 +190,14 @@ push_median() {
   count=$(wc -l < "$tokens")
   PUSH_OK=1
   for _ in $(seq 1 $REPS); do
-    before=$(proc_cpu "$server")
+    before=$(process_cpu "$server")
     "${RT[@]}" /usr/bin/time -f "%U %S" -o "cpu-push-$name.txt" "$BIN" push --auth-key AuthKey_BENCH00001.p8 --team-id TEAM123456 \
       --tokens "$tokens" --payload payload.json --push-type alert --topic com.example.app --gateway "127.0.0.1:$port" \
       --ca-file ca/ca-bundle.pem $pool --concurrency 100 --format json >"push-$name.json" 2>"push-$name.err" || PUSH_OK=0
-    server_cpus+=("$(us_between "$before" "$(proc_cpu "$server")" "$count")")
+    server_cpus+=("$(us_between "$before" "$(process_cpu "$server")" "$count")")
     cpus+=("$(us_per "$(cpu_of "cpu-push-$name.txt")" "$count")")
-    rates+=("$(python3 -c "import json; print(json.load(open('push-$name.json'))['rate'])" 2>/dev/null || echo 0)")
-    python3 -c "import json, sys; sys.exit(json.load(open('push-$name.json'))['delivered'] != $count)" 2>/dev/null || PUSH_OK=0
+    rates+=("$(json_field "push-$name.json" rate 2>/dev/null || echo 0)")
+    [ "$(json_field "push-$name.json" delivered 2>/dev/null)" = "$count" ] || PUSH_OK=0
   done
   PUSH_RATE=$(median "${rates[@]}"); PUSH_CPU=$(median "${cpus[@]}"); PUSH_SERVER_CPU=$(median "${server_cpus[@]}")
 }
@@ -232,15 +222,12 @@ push_row "push $P notifications, --connections 2 --event-loops 2, to nghttpd on 
 
 # ---- 4. the batch memory bound: a million tokens with a results line each -------------------
 M=1000000; [ $QUICK = 1 ] && M=200000
-python3 -c "
-with open('tokens-big.txt','w') as f:
-    for i in range($M): f.write('%064x\n' % (i+1))
-"
+token_lines "$M" > tokens-big.txt
 echo "== push: peak memory for $M tokens" >&2
 mem_ok=1
 /usr/bin/time -f "%M" -o push-mem.txt "$BIN" push apns.pem --tokens tokens-big.txt --payload payload.json --topic com.example.app \
   --gateway "127.0.0.1:$MOCK_PORT" --ca-file ca/ca-bundle.pem --results results-big.jsonl --format json >push-mem.json 2>push-mem.err || mem_ok=0
-python3 -c "import json, sys; sys.exit(json.load(open('push-mem.json'))['delivered'] != $M)" 2>/dev/null || mem_ok=0
+[ "$(json_field push-mem.json delivered 2>/dev/null)" = "$M" ] || mem_ok=0
 [ "$(wc -l < results-big.jsonl 2>/dev/null || echo 0)" = "$M" ] || mem_ok=0
 kb=$(tail -1 push-mem.txt)
 if [ $mem_ok = 1 ]; then verdict=$([ "$kb" -lt 65536 ] && echo within || echo OVER)
@@ -255,5 +242,7 @@ row "push $M tokens with --results: peak memory" "$((kb / 1024)) MiB" "target: 6
   echo "Machine: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%d); release build; loopback; median of $REPS runs; CPU is user+sys per unit (getrusage for clients, /proc/PID/stat for servers);" \
     "$([ ${#RT[@]} -gt 0 ] && echo "every measured process at real-time priority (chrt -f 10)" || echo "normal priority (chrt not permitted)")."
 } | tee results.md
+# The library path (issue 21): PushWorker's task group of single sends beside push --tokens.
+(cd .. && bash scripts/bench-library.sh "$([ $QUICK = 1 ] && echo 2000 || echo 10000)") | tee -a results.md
 # A row whose work failed (a push that did not deliver everything) fails the run.
 if printf '%s\n' "${ROWS[@]}" | grep -q FAILED; then echo "bench: a benchmark failed; see the rows marked FAILED" >&2; exit 1; fi

@@ -7,11 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
-export PATH="/opt/swift/usr/bin:$PATH"
+. scripts/lib.sh
 
 echo "== building apnskit"
-swift build -c release --product apnskit 2>&1 | tail -1
-APNSKIT="$(swift build -c release --show-bin-path)/apnskit"
+APNSKIT="$(apnskit_binary release 2> >(tail -1 >&2))"
 
 OUT=demo-out
 rm -rf "$OUT" && mkdir -p "$OUT" && cd "$OUT"
@@ -72,10 +71,10 @@ printf '\n== 8. the embedded default gateway: apnskit mock serve (HTTP/2 provide
 "$APNSKIT" mock serve --ca mock-ca --port 0 --legacy-port 0 --feedback-port 0 --channels-port 0 --ui-port 0 --ports-file ports.json --record accepted.jsonl \
   >gateway.out 2>gateway.log &
 GATEWAY_PID=$!
-for _ in $(seq 1 100); do [ -s ports.json ] && break; sleep 0.1; done
+wait_for_file ports.json 10 "$GATEWAY_PID"
 cat gateway.out
-PORT=$(python3 -c "import json; print(json.load(open('ports.json'))['provider'])")
-UI=$(python3 -c "import json; print(json.load(open('ports.json'))['ui'])")
+PORT=$(json_field ports.json provider)
+UI=$(json_field ports.json ui)
 echo "   the inbox: open http://127.0.0.1:$UI/ to see every notification below as a device would show it"
 
 step "9. verify: TLS handshake, chain, client certificate, probe request" \
@@ -86,15 +85,14 @@ if "$APNSKIT" push --help >/dev/null 2>&1; then
   step "10. push one notification with the verified identity" \
     "$APNSKIT" push apns-dev.pem --token "$TOKEN" --alert "Hello from apnskit" --topic com.example.demo \
     --gateway "127.0.0.1:$PORT" --ca-file mock-ca/ca-bundle.pem
-  python3 -c "
-for i in range(1000): print('%064x' % (i + 1))" > tokens.txt
+  token_lines 1000 > tokens.txt
   step "11. push a batch of 1,000 with per-notification results" \
     "$APNSKIT" push apns-dev.pem --tokens tokens.txt --alert "Batch" --topic com.example.demo \
     --gateway "127.0.0.1:$PORT" --ca-file mock-ca/ca-bundle.pem --results results.jsonl
 fi
 
 # Live Activities over a broadcast channel (apns-protocol.md §8), with a token-auth key.
-CHANNELS=$(python3 -c "import json; print(json.load(open('ports.json'))['channels'])")
+CHANNELS=$(json_field ports.json channels)
 KEY=(--auth-key keys/AuthKey_DEMOKEY001.p8 --team-id DEMOTEAM01 --bundle-id com.example.demo --ca-file mock-ca/ca-bundle.pem)
 step "12. a provider JWT from the .p8, and what the Console's JWT validator would say about it" \
   "$APNSKIT" token inspect "$("$APNSKIT" token --auth-key keys/AuthKey_DEMOKEY001.p8 --team-id DEMOTEAM01)" --auth-key keys/AuthKey_DEMOKEY001.p8
@@ -123,18 +121,15 @@ head -3 tokens.txt > three-tokens.txt
 while IFS= read -r command; do curl_run "$command"; done < batch-curl.txt
 
 printf '\n== 18. the inbox saw all of it: its JSON API (the page at http://127.0.0.1:%s/ shows the same)\n' "$UI"
-curl --silent --show-error "http://127.0.0.1:$UI/api/notifications?limit=1" | python3 -c "
-import json, sys
-data = json.load(sys.stdin)
-print('   %d request(s) answered, %d kept; the newest: %s %s' % (data['seen'], data['kept'], data['notifications'][0]['protocol'], data['notifications'][0]['status']))"
+curl --silent --show-error "http://127.0.0.1:$UI/api/notifications?limit=1" > inbox.json
+printf '   %s request(s) answered, %s kept; the newest: %s %s\n' "$(json_field inbox.json seen)" "$(json_field inbox.json kept)" \
+  "$(json_field inbox.json notifications.0.protocol)" "$(json_field inbox.json notifications.0.status)"
 # At a terminal, leave the inbox up to look at; CI and piped runs go straight on.
 if [ -t 0 ] && [ -z "${CI:-}" ]; then read -r -p "   Press Enter to stop the mock gateway and its inbox... " _; fi
 
 kill "$GATEWAY_PID"; wait "$GATEWAY_PID" 2>/dev/null || true; GATEWAY_PID=""
-python3 -c "
-import collections, json
-kinds = collections.Counter(json.loads(line)['protocol'] for line in open('accepted.jsonl'))
-print('\n== the gateway recorded %d accepted notification(s), %d broadcast(s) and %d channel call(s) in $OUT/accepted.jsonl'
-      % (kinds['h2'] + kinds['legacy'], kinds['broadcast'], kinds['channels']))"
+printf '\n== the gateway recorded %s accepted notification(s), %s broadcast(s) and %s channel call(s) in %s/accepted.jsonl\n' \
+  "$(( $(jsonl_count accepted.jsonl protocol h2) + $(jsonl_count accepted.jsonl protocol legacy) ))" \
+  "$(jsonl_count accepted.jsonl protocol broadcast)" "$(jsonl_count accepted.jsonl protocol channels)" "$OUT"
 ls -l apns-dev.pem push.key Certificates.p12 | awk '{print "   " $1, $NF}'
 printf '\nDemo finished: files are in %s/\n' "$OUT"

@@ -7,7 +7,7 @@
 # Both folders are ignored by git.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="/opt/swift/usr/bin:$PATH"
+. scripts/lib.sh
 targets="certificate privateKey csr pkcs12 credentialFile topics providerToken deviceToken json batchLine request legacyFrames legacyReplies provisioningProfile http2"
 target="${1:-}"
 if [ -z "$target" ] || [ "$target" = "list" ]; then
@@ -19,10 +19,9 @@ seconds="${2:-60}"
 shift $(( $# >= 2 ? 2 : 1 ))
 
 # APNSKIT_FUZZ=1 makes Package.swift declare the APNsFuzz executable (it links only with libFuzzer).
-APNSKIT_FUZZ=1 swift build --scratch-path .build-fuzz -c debug \
-  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld --product APNsFuzz >&2
-binary="$(APNSKIT_FUZZ=1 swift build --scratch-path .build-fuzz -c debug \
-  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld --show-bin-path)/APNsFuzz"
+export APNSKIT_FUZZ=1
+binary="$(build_product APNsFuzz --scratch-path .build-fuzz -c debug \
+  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld)"
 
 corpus="fuzz/corpus/$target"
 artifacts="fuzz/artifacts/$target"

@@ -8,9 +8,8 @@ cd "$(dirname "$0")/.."
 ROOT="$PWD"
 OUT_PNG="$(realpath -m "${1:-docs/inbox.png}")"
 bash scripts/setup.sh >/dev/null
-export PATH="/opt/swift/usr/bin:$PATH"
-swift build --product apnskit 2>&1 | tail -1
-BIN="$(swift build --show-bin-path)/apnskit"
+. scripts/lib.sh
+BIN="$(apnskit_binary debug 2> >(tail -1 >&2))"
 
 WORK=$(mktemp -d)
 SERVER_PID=""
@@ -24,13 +23,13 @@ cd "$WORK"
 "$BIN" mock issue --auth-key --ca ca --team-id ACME123456 --key-id ACMEKEY001 -o . >/dev/null
 "$BIN" mock serve --ca ca --port 0 --no-legacy --no-feedback --ui-port 0 --ports-file ports.json -q >server.out 2>server.log &
 SERVER_PID=$!
-for _ in $(seq 1 100); do [ -s ports.json ] && break; sleep 0.1; done
-PORT=$(python3 -c "import json; print(json.load(open('ports.json'))['provider'])")
-UI=$(python3 -c "import json; print(json.load(open('ports.json'))['ui'])")
+wait_for_file ports.json 10 "$SERVER_PID"
+PORT=$(json_field ports.json provider)
+UI=$(json_field ports.json ui)
 TOKEN=7c9a1f3e5b2d4c6a8e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d
 push() { "$BIN" push apns.pem --token "$TOKEN" --gateway "127.0.0.1:$PORT" --ca-file ca/ca-bundle.pem "$@" >/dev/null 2>&1 || true; }
 
-python3 -c "print('{\"aps\":{\"alert\":\"Your receipt: ' + 'flat white 3.40, ' * 260 + '\"}}')" > big.json
+printf '{"aps":{"alert":"Your receipt: %s"}}\n' "$(yes 'flat white 3.40, ' | head -n 260 | tr -d '\n')" > big.json
 printf '%s' '{"aps":{"alert":{"title-loc-key":"ORDER_READY_TITLE","loc-key":"ORDER_READY_BODY","loc-args":["Sam","flat white"]},"sound":"chime.caf"}}' > loc.json
 push --content-available
 push --payload loc.json

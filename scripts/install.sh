@@ -12,7 +12,7 @@
 # DESTDIR=DIR          stage under DIR (for packaging): files land in DIR/PREFIX/...
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="/opt/swift/usr/bin:$PATH"
+. scripts/lib.sh
 
 prefix="${1:-/usr/local}"
 case "$prefix" in
@@ -29,15 +29,14 @@ if [ -n "${APNSKIT_BINARY:-}" ]; then
   fi
 else
   echo "install.sh: release build (a few minutes)"
-  swift build -c release --product apnskit
-  binary="$(swift build -c release --show-bin-path)/apnskit"
+  binary="$(apnskit_binary release)"
 fi
 
 # The man page comes from swift-argument-parser's generate-manual plugin. The plugin itself
 # (`swift package plugin generate-manual`) first rebuilds every product in release mode;
 # running its generator tool on the binary being installed gives the same page without that.
-if [ -z "${APNSKIT_BINARY:-}" ]; then swift build --product generate-manual >/dev/null; fi
-generator="$(swift build --show-bin-path)/generate-manual"
+if [ -z "${APNSKIT_BINARY:-}" ]; then generator="$(build_product generate-manual 2>/dev/null)"
+else generator="$(swift build --show-bin-path)/generate-manual"; fi
 if [ ! -x "$generator" ]; then
   echo "install.sh: the man page generator $generator is not built; run swift build --product generate-manual (APNSKIT_BINARY builds nothing)." >&2
   exit 3

@@ -5,12 +5,11 @@
 # valgrind, fed a few requests by the plain binary and stopped with SIGTERM. OpenSSL's and the
 # Swift runtime's one-time global allocations are "still reachable" at exit, which is not an
 # error here. Request counts stay small: memcheck runs apnskit about 30 times slower.
-# Usage: scripts/leakcheck.sh [path/to/apnskit]   (default: .build/debug/apnskit, built if missing)
+# Usage: scripts/leakcheck.sh [path/to/apnskit]   (default: the debug build, built first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="/opt/swift/usr/bin:$PATH"
-apnskit="${1:-.build/debug/apnskit}"
-if [ ! -x "$apnskit" ]; then swift build --product apnskit >&2; fi
+. scripts/lib.sh
+apnskit="${1:-$(apnskit_binary debug)}"
 apnskit="$(cd "$(dirname "$apnskit")" && pwd)/$(basename "$apnskit")"
 command -v valgrind >/dev/null || { echo "leakcheck: valgrind is not installed (scripts/setup.sh installs it)" >&2; exit 1; }
 
@@ -57,14 +56,6 @@ printf '%s\n' "$token" 0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0
 memcheck=(env LD_PRELOAD="$work/sigsuspend.so" valgrind --quiet --suppressions="$suppressions" --leak-check=full
           --show-leak-kinds=definite --errors-for-leak-kinds=definite --error-exitcode=97)
 
-# wait_for_file PATH SECONDS: until a server has written its ports file.
-wait_for_file() {
-  local i
-  for ((i = 0; i < $2 * 10; i++)); do [ -s "$1" ] && return 0; sleep 0.1; done
-  echo "leakcheck: $1 did not appear within $2 s" >&2
-  return 1
-}
-port_of() { sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p" "$1"; }
 
 # Scenarios run as background jobs, up to one per core (memcheck itself is single-threaded;
 # LEAKCHECK_JOBS=N sets how many at once; scripts/test.sh runs one, beside the test suites):
@@ -154,12 +145,12 @@ vg check-profiles 3 check fixture.cer fixture.mobileprovision truncated.mobilepr
 # The network clients, against a mock gateway outside valgrind.
 "$apnskit_plain" mock serve --ca ca --port 0 --legacy-port 0 --feedback-port 0 --ports-file mock.json -q >mock.log 2>&1 &
 mock_pid=$!
-wait_for_file mock.json 30
-gateway="127.0.0.1:$(port_of mock.json provider)"
+wait_for_file mock.json 30 "$mock_pid"
+gateway="127.0.0.1:$(json_field mock.json provider)"
 vg verify 0 verify apns.pem --gateway "$gateway" --ca-file ca/ca-bundle.pem
 vg push-single 0 push apns.pem --gateway "$gateway" --ca-file ca/ca-bundle.pem --token "$token" --alert "leak check"
 vg push-batch 0 push apns.pem --gateway "$gateway" --ca-file ca/ca-bundle.pem --tokens tokens.txt --alert "leak check" --results results.jsonl
-vg push-legacy 0 push apns.pem --legacy --gateway "127.0.0.1:$(port_of mock.json legacy)" --ca-file ca/ca-bundle.pem --token "$token" --alert "leak check"
+vg push-legacy 0 push apns.pem --legacy --gateway "127.0.0.1:$(json_field mock.json legacy)" --ca-file ca/ca-bundle.pem --token "$token" --alert "leak check"
 reap_all
 kill "$mock_pid"; wait "$mock_pid" 2>/dev/null || true; mock_pid=""
 
@@ -168,13 +159,13 @@ started=$SECONDS
 "${memcheck[@]}" --log-file=vg-mock-serve.log "$apnskit" mock serve --ca ca --port 0 --legacy-port 0 --feedback-port 0 \
   --ports-file vg-mock.json >out-mock-serve.txt 2>&1 &
 vg_mock_pid=$!
-wait_for_file vg-mock.json 120
-gateway="127.0.0.1:$(port_of vg-mock.json provider)"
+wait_for_file vg-mock.json 120 "$vg_mock_pid"
+gateway="127.0.0.1:$(json_field vg-mock.json provider)"
 fed=0
 "$apnskit_plain" push apns.pem --gateway "$gateway" --ca-file ca/ca-bundle.pem --tokens tokens.txt --alert "leak check" >fed.txt 2>&1 || fed=$?
-"$apnskit_plain" push apns.pem --legacy --gateway "127.0.0.1:$(port_of vg-mock.json legacy)" --ca-file ca/ca-bundle.pem \
+"$apnskit_plain" push apns.pem --legacy --gateway "127.0.0.1:$(json_field vg-mock.json legacy)" --ca-file ca/ca-bundle.pem \
   --token "$token" --alert "leak check" >>fed.txt 2>&1 || fed=$?
-"$apnskit_plain" feedback apns.pem --gateway "127.0.0.1:$(port_of vg-mock.json feedback)" --ca-file ca/ca-bundle.pem >>fed.txt 2>&1 || fed=$?
+"$apnskit_plain" feedback apns.pem --gateway "127.0.0.1:$(json_field vg-mock.json feedback)" --ca-file ca/ca-bundle.pem >>fed.txt 2>&1 || fed=$?
 if [ "$fed" -ne 0 ]; then
   echo "leakcheck: mock-serve: the requests to the gateway under memcheck failed (exit $fed):" >&2
   cat fed.txt >&2
@@ -184,7 +175,7 @@ kill -TERM "$vg_mock_pid"
 status=0
 wait "$vg_mock_pid" || status=$?
 vg_mock_pid=""
-judge mock-serve 0 "$status" "$started"
+judge mock-serve 143 "$status" "$started"  # SIGTERM: exit 143, as every command a signal stops
 
 if [ "$failed" -ne 0 ]; then
   echo "leakcheck: FAILED" >&2

@@ -2,6 +2,7 @@
 # Installs the system packages apnskit builds against and tests with.
 # Idempotent: packages already present are left alone. Uses sudo only when not root.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 
 packages=(
   libssl-dev openssl           # OpenSSL 3: the C API we wrap, and the CLI we interoperate with
@@ -38,7 +39,7 @@ ensure_python_packages() {
   local spec name version
   for spec in "${python_packages[@]}"; do
     name="${spec%%==*}"; version="${spec#*==}"
-    if [ "$(python3 -c "import importlib.metadata as m; print(m.version('$name'))" 2>/dev/null)" = "$version" ]; then continue; fi
+    if [ "$(python_package_version "$name")" = "$version" ]; then continue; fi
     echo "setup: installing Python $spec"
     python3 -m pip install --quiet --disable-pip-version-check "$spec" 2>/dev/null \
       || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "$spec"

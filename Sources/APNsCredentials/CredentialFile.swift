@@ -71,17 +71,17 @@ package enum CredentialFile {
             }
             return Array(data)
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw APNsCredentialError(.unreadable, "\(label) does not exist; check the path.")
-        }
-        guard !isDirectory.boolValue else {
-            throw APNsCredentialError(.unreadable, "\(label) is a folder, not \(kind).")
-        }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        // By its bytes: a name that is not UTF-8 (`RawPath`) is read like any other.
+        let descriptor = open(RawPath.cString(RawPath.systemBytes(path)), O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT || errno == ENOTDIR { throw APNsCredentialError(.unreadable, "\(label) does not exist; check the path.") }
             throw APNsCredentialError(.unreadable, "\(label) cannot be opened; check its permissions.")
         }
-        defer { try? handle.close() }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT != S_IFDIR else {
+            throw APNsCredentialError(.unreadable, "\(label) is a folder, not \(kind).")
+        }
         let data = (try? handle.read(upToCount: limit + 1)) ?? Data()
         guard data.count <= limit else {
             throw APNsCredentialError(.unreadable, "\(label) is larger than \(size); that is not \(kind).")
@@ -90,6 +90,13 @@ package enum CredentialFile {
             throw APNsCredentialError(.unreadable, "\(label) is empty.")
         }
         return Array(data)
+    }
+
+    /// The credential bytes of `path` as every command reads them: the file (or `-`, or
+    /// `env:VAR`), bounded, with base64 text holding a credential unwrapped (how CI variables
+    /// hold a `.p12`). One path for `check`, `inspect`, `push`, `p12 split`.
+    package static func readCredential(_ path: String, decoding: CredentialDecoding = .automatic) throws -> [UInt8] {
+        try Base64Credential.unwrap(readBytes(path), label: displayName(path), decoding: decoding)
     }
 
     /// Loads everything in `path` (a file, `-` for standard input, or `env:VAR`).

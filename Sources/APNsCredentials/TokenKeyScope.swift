@@ -18,7 +18,9 @@ package enum TokenKeyScope: Sendable, Equatable {
         default:
             guard argument.hasPrefix("topics:") else { return nil }
             let topics = argument.dropFirst("topics:".count).split(separator: ",").map(String.init)
-            guard !topics.isEmpty, topics.allSatisfy({ !$0.isEmpty && !$0.contains(" ") }) else { return nil }
+            // Bundle ids by Apple's rule (apns-protocol.md §8), each once: the portal lists a
+            // key's topics as a set, and a typo would make a key that APNs never issues.
+            guard !topics.isEmpty, topics.allSatisfy(BundleIdentifier.isValid), Set(topics).count == topics.count else { return nil }
             self = .topics(topics)
         }
     }

@@ -12,11 +12,17 @@ package struct InboxQuery: Sendable, Equatable {
     package var status: String?
     /// The apns-push-type exactly (e.g. background); "none" for requests without one.
     package var pushType: String?
-    /// Anywhere in token, channel, topic, reason, apns-id, identity or payload.
-    package var search: String?
+    /// Anywhere in token, channel, topic, reason, apns-id, identity or payload: UTF-8, folded
+    /// as `SearchText.fold` folds the entries' text.
+    package var search: [UInt8]?
     package var limit = InboxQuery.defaultLimit
 
     package static let defaultLimit = 200
+    /// The longest text filter (`q`, `token`, `topic`, `push-type`), in bytes. Device tokens are
+    /// 64 to 200 hex digits and topics at most 155 characters plus a push-type suffix, so 256
+    /// finds anything an entry can hold; a longer needle only made each search slower (a
+    /// 5,001-character `q` once kept a core busy for over ten minutes).
+    package static let maxTextLength = 256
 
     package init() {}
 
@@ -28,11 +34,14 @@ package struct InboxQuery: Sendable, Equatable {
         query.limit = min(defaultLimit, maximum)
         for (name, rawValue) in parameters {
             let value: String? = rawValue.isEmpty ? nil : rawValue
+            if ["token", "topic", "push-type", "q"].contains(name), rawValue.utf8.count > maxTextLength {
+                return .failure(QueryError("\(name) is \(rawValue.utf8.count) bytes long, more than \(maxTextLength); search for a shorter part."))
+            }
             switch name {
             case "token": query.token = value?.lowercased()
             case "topic": query.topic = value?.lowercased()
             case "push-type": query.pushType = value?.lowercased()
-            case "q": query.search = value?.lowercased()
+            case "q": query.search = value.map { SearchText.fold(Array($0.utf8)) }
             case "status":
                 guard let value else { continue }
                 guard value == "accepted" || value == "rejected" || Int(value) != nil else {
@@ -50,7 +59,8 @@ package struct InboxQuery: Sendable, Equatable {
         return .success(query)
     }
 
-    package func matches(_ event: InboxEvent) -> Bool {
+    package func matches(_ entry: InboxStore.Entry) -> Bool {
+        let event = entry.event
         if let token, !Self.contains(event.deviceToken, token), !Self.contains(event.channel, token) { return false }
         if let topic, !Self.contains(event.topic, topic) { return false }
         if let pushType {
@@ -63,13 +73,7 @@ package struct InboxQuery: Sendable, Equatable {
             default: if String(event.status) != status { return false }
             }
         }
-        if let search {
-            let fields = [event.deviceToken, event.channel, event.topic, event.reason, event.apnsID, event.sender, event.pushType]
-            if !fields.contains(where: { Self.contains($0, search) }),
-               !String(decoding: event.payload, as: UTF8.self).lowercased().contains(search) {
-                return false
-            }
-        }
+        if let search, !entry.searchText.containsBytes(search) { return false }
         return true
     }
 

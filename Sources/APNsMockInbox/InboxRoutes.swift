@@ -7,9 +7,9 @@ import NIOCore
 struct InboxRoutes: Sendable {
     let store: InboxStore
 
-    func add(to router: Router<BasicRequestContext>) {
+    func add(to router: Router<InboxRequestContext>) {
         router.get("/") { _, _ in page() }
-        router.get("/api/notifications") { request, _ in list(request) }
+        router.get("/api/notifications") { request, context in list(request, channel: context.channel) }
         router.delete("/api/notifications") { _, _ in
             store.clear()
             return Response(status: .noContent)
@@ -32,19 +32,21 @@ struct InboxRoutes: Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
-    private func list(_ request: Request) -> Response {
+    /// The API's list. A search stops early when its client has gone (`channel` no longer
+    /// active) or the server is stopping.
+    private func list(_ request: Request, channel: any Channel) -> Response {
         let parameters = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
         switch InboxQuery.parse(parameters, maximum: store.limit) {
         case .failure(let error):
-            return json(.badRequest, .object([("error", .string(error.message))]))
+            return Self.json(.badRequest, .object([("error", .string(error.message))]))
         case .success(let query):
-            let (entries, kept, seen) = store.newest(query.limit, where: query.matches)
-            return json(.ok, .object([("count", .int(entries.count)), ("kept", .int(kept)), ("limit", .int(store.limit)),
+            let (entries, kept, seen) = store.newest(query.limit, where: query.matches, abandoned: { !channel.isActive })
+            return Self.json(.ok, .object([("count", .int(entries.count)), ("kept", .int(kept)), ("limit", .int(store.limit)),
                                       ("seen", .int(seen)), ("notifications", .array(entries.map(\.json)))]))
         }
     }
 
-    private func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response {
+    static func json(_ status: HTTPResponse.Status, _ value: JSONValue) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         headers[.cacheControl] = "no-store"
@@ -56,7 +58,7 @@ struct InboxRoutes: Sendable {
     /// reader falls `InboxStore.subscriberBacklog` entries behind (the page reconnects).
     private func events() -> Response {
         guard let subscription = store.subscribe() else {
-            return json(.serviceUnavailable, .object([("error", .string("too many live feeds open (\(InboxStore.maxSubscribers)); close a tab."))]))
+            return Self.json(.serviceUnavailable, .object([("error", .string("too many live feeds open (\(InboxStore.maxSubscribers)); close a tab."))]))
         }
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"

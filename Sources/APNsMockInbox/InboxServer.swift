@@ -16,7 +16,18 @@ package final class InboxServer: Sendable {
     private let store: InboxStore
 
     /// Connections open at once (page loads, API calls, live feeds); more wait in the backlog.
-    package static let maxConnections = 64
+    package static let maxConnections = 128
+    /// Of those, at most this many from one address; more are closed at once. Above
+    /// `InboxStore.maxSubscribers` (32 live feeds) so a browser's tabs get their 503 from the
+    /// store, with a reason, not a closed connection.
+    package static let maxConnectionsPerPeer = 48
+    /// A connection with no request in progress for this long is closed: one that never
+    /// finishes its request head, and a kept-alive one gone quiet. Live feeds have a request in
+    /// progress (and a heartbeat every `heartbeatSeconds`), so they stay.
+    package static let idleTimeoutSeconds: Int64 = 10
+    /// How long `stop` waits for requests in progress before it returns anyway: a request
+    /// never holds up the mock's exit on SIGINT/SIGTERM.
+    static let stopGraceSeconds: UInt64 = 2
     /// A comment line on every live feed this often, so a feed whose reader has gone is noticed
     /// (its write fails) and its subscriber slot freed even when the gateway is quiet.
     static let heartbeatSeconds: UInt64 = 10
@@ -31,14 +42,18 @@ package final class InboxServer: Sendable {
 
     /// Binds and starts serving; returns once the port is known, or throws `StartError`.
     package static func start(store: InboxStore, host: String, port: Int) async throws -> InboxServer {
-        let router = Router()
+        let router = Router(context: InboxRequestContext.self)
+        router.add(middleware: InboxAccessPolicy(boundHost: host))
         InboxRoutes(store: store).add(to: router)
+        let peers = PeerConnectionCounter(limit: maxConnectionsPerPeer)
+        let http = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [PeerConnectionLimitHandler(counter: peers)],
+                                                                idleTimeout: .seconds(idleTimeoutSeconds)))
         let (ports, portReady) = AsyncStream<Int>.makeStream()
         let configuration = ApplicationConfiguration(address: .hostname(host, port: port), serverName: "apnskit-mock-inbox",
                                                      availableConnectionsDelegate: MaximumAvailableConnections(maxConnections))
         // A library never prints: Hummingbird's own log lines go nowhere.
         let quiet = Logger(label: "apnskit.mock.inbox", factory: { _ in SwiftLogNoOpLogHandler() })
-        let app = Application(router: router, configuration: configuration,
+        let app = Application(router: router, server: http, configuration: configuration,
                               onServerRunning: { channel in
                                   portReady.yield(channel.localAddress?.port ?? 0)
                                   portReady.finish()
@@ -73,11 +88,24 @@ package final class InboxServer: Sendable {
         self.store = store
     }
 
-    /// Ends the live feeds, stops listening and waits for the server to finish.
+    /// Ends the live feeds and any search in progress (the store is closed), stops listening
+    /// and waits for the server to finish, at most `stopGraceSeconds`.
     package func stop() async {
         ticker.cancel()
         store.close()
         running.cancel()
-        _ = try? await running.value
+        let (finished, finish) = AsyncStream<Void>.makeStream()
+        let running = self.running
+        let waiter = Task {
+            _ = try? await running.value
+            finish.finish()
+        }
+        let timer = Task {
+            try? await Task.sleep(nanoseconds: Self.stopGraceSeconds * 1_000_000_000)
+            finish.finish()
+        }
+        for await _ in finished {}
+        timer.cancel()
+        waiter.cancel()
     }
 }

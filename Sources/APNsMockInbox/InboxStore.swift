@@ -22,6 +22,8 @@ package final class InboxStore: InboxSink, @unchecked Sendable {
         /// 1, 2, 3, ... since start (not reset by `clear`): the page's and the API's key.
         package let id: Int
         package let event: InboxEvent
+        /// Its text for `q`, folded the first time a search needs it.
+        let search = SearchText()
     }
 
     package enum Update: Sendable {
@@ -91,16 +93,20 @@ package final class InboxStore: InboxSink, @unchecked Sendable {
     }
 
     /// The entries kept, newest first, that `matches` accepts, at most `maximum` of them;
-    /// and how many are kept and were ever seen.
-    package func newest(_ maximum: Int, where matches: (InboxEvent) -> Bool = { _ in true }) -> (entries: [Entry], kept: Int, seen: Int) {
+    /// and how many are kept and were ever seen. The walk stops early (with what it found) once
+    /// `abandoned` says the asker has gone or the store is closed: a search never outlives its
+    /// client or holds up the server's shutdown.
+    package func newest(_ maximum: Int, where matches: (Entry) -> Bool = { _ in true },
+                       abandoned: () -> Bool = { false }) -> (entries: [Entry], kept: Int, seen: Int) {
         // A copy of the array is a reference under the lock; the filtering happens outside it.
         let (snapshot, start, seen) = lock.withLock { (entries, oldest, nextID - 1) }
         var found: [Entry] = []
         let count = snapshot.count
         var step = 0
         while step < count, found.count < maximum {
+            if step % Self.abandonCheckInterval == 0, step > 0, abandoned() || isClosed { break }
             let entry = snapshot[(start + count - 1 - step) % count]
-            if matches(entry.event) { found.append(entry) }
+            if matches(entry) { found.append(entry) }
             step += 1
         }
         return (found, count, seen)
@@ -127,6 +133,11 @@ package final class InboxStore: InboxSink, @unchecked Sendable {
     }
 
     package var subscriberCount: Int { lock.withLock { subscribers.count } }
+
+    /// Entries a search looks at between two checks that its client is still there.
+    static let abandonCheckInterval = 256
+
+    private var isClosed: Bool { lock.withLock { closed } }
 
     /// Forgets a feed and ends its stream (a no-op for one already gone).
     package func unsubscribe(_ id: Int) {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A fixed number of connection slots, each holding one live connection or reconnecting it.
 ///
 /// Reconnects are single-flight per slot (many streams notice a dead connection at once, one
@@ -43,6 +45,10 @@ actor ConnectionPool {
     /// none does, and the summary must still say how often we tried).
     private var attemptCount = 0
     private var slotsAttempted: Set<Int> = []
+    /// When the attempt that began the current run of failures started (nil after a success):
+    /// the outage's sentence says how long the run took, since each attempt alone is bounded
+    /// by the connect timeout and a user who gave `--timeout 2` waited for all of them.
+    private var failureRunStarted: ContinuousClock.Instant?
     var reconnectCount: Int { attemptCount - slotsAttempted.count }
 
     init(connector: any ProviderConnector, size: Int, policy: APNsRetryPolicy, observer: SenderObserver) {
@@ -51,6 +57,17 @@ actor ConnectionPool {
         self.observer = observer
         slots = Array(repeating: Slot(), count: max(1, size))
         self.size = max(1, size)
+    }
+
+    /// `reason` with how many attempts in a row failed and how long they took in all, e.g.
+    /// "... within 2 seconds (5 attempts in a row, 10.8 s in all)." (`push --timeout 2` once
+    /// took 10.6 s and its message named one attempt).
+    private func attemptsNamed(in reason: String) -> String {
+        guard consecutiveFailures > 1 else { return reason }
+        let elapsed = failureRunStarted.map { ContinuousClock.now - $0 } ?? .zero
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let text = "\(consecutiveFailures) attempts in a row, \(String(format: "%.1f", seconds)) s in all"
+        return reason.hasSuffix(".") ? "\(reason.dropLast()) (\(text))." : "\(reason) (\(text))"
     }
 
     /// The number of slots; fixed at creation, so readable without the actor.
@@ -86,6 +103,7 @@ actor ConnectionPool {
                     }
                 }
                 slots[slot].connecting = task
+                if consecutiveFailures == 0, failureRunStarted == nil { failureRunStarted = .now }
                 slots[slot].attempt += 1
                 attemptCount += 1
                 slotsAttempted.insert(slot)
@@ -97,6 +115,7 @@ actor ConnectionPool {
                 switch result {
                 case .success(let connection):
                     consecutiveFailures = 0
+                    failureRunStarted = nil
                     observer.connected()
                     if outage != nil { observer.outageEnded() }
                     outage = nil
@@ -114,7 +133,7 @@ actor ConnectionPool {
                                         rounds: current.rounds + 1, credentialsRejected: refused)
                     } else if consecutiveFailures > policy.maximumReconnects || refused {
                         let wait = backOff(round: 1)
-                        outage = Outage(reason: reason, retryAt: ContinuousClock.now + wait, rounds: 1, credentialsRejected: refused)
+                        outage = Outage(reason: refused ? reason : attemptsNamed(in: reason), retryAt: ContinuousClock.now + wait, rounds: 1, credentialsRejected: refused)
                         observer.outageBegan(reason, retryIn: Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
                     }
                 }

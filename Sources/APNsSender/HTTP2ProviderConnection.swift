@@ -95,7 +95,7 @@ package struct HTTP2ProviderConnector: ProviderConnector {
     package func connect(slot: Int) async throws(ProviderSendError) -> any ProviderConnection {
         let loop = loops[slot % loops.count]
         do {
-            let client = try await HTTP2Client.connect(to: endpoint, tls: tls, settings: HTTP2Settings(maxConcurrentStreams: 100),
+            let client = try await HTTP2Client.connect(to: endpoint, tls: tls, settings: .apnsClient(),
                                                        timeout: connectTimeout, healthCheck: healthCheck, loop: loop)
             do {
                 try await client.ready(timeout: connectTimeout)

@@ -320,12 +320,20 @@ final class Connection: PollHandler, @unchecked Sendable {
                 return TransportError(.untrustedServer(trust), "The certificate of \(peer) did not verify: \(text).", details: queue)
             }
         }
-        if sslError == SSL_ERROR_SYSCALL || sslError == SSL_ERROR_ZERO_RETURN, queue.isEmpty {
-            return TransportError(.tls, "\(peer) closed the connection during the TLS handshake.", details: queue)
+        // OpenSSL 3 reports a peer that closed without close_notify either with an empty queue
+        // or as "unexpected eof while reading" (which one depends on how far the handshake got).
+        let silentClose = queue.isEmpty || Self.readableReason(queue) == "unexpected eof while reading"
+        if sslError == SSL_ERROR_SYSCALL || sslError == SSL_ERROR_ZERO_RETURN || sslError == SSL_ERROR_SSL, silentClose {
+            return TransportError(.tls, "\(peer) closed the connection during the TLS handshake\(Self.silentCloseCauses)", details: queue)
         }
         let reason = Self.readableReason(queue) ?? "unknown error"
         return TransportError(.tls, "The TLS handshake with \(peer) failed: \(reason).", details: queue)
     }
+
+    /// Ends the sentence for a peer that closed during the handshake without an alert: the
+    /// likely causes, so the reader need not guess (the mock's per-address limit once showed
+    /// only "closed the connection during the TLS handshake").
+    static let silentCloseCauses = "; a server does that when it is at its connection limit (for all clients or for this address) or refuses the connection without saying why."
 
     /// The "reason" part of OpenSSL's last error line ("unsupported protocol").
     static func readableReason(_ queue: [String]) -> String? {

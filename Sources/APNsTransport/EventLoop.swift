@@ -29,7 +29,7 @@ protocol PollHandler: AnyObject {
 /// `running`) or touched only on the loop thread (`handlers`, `timers`).
 package final class EventLoop: @unchecked Sendable {
     /// A loop shared by everyone who does not need isolation (the CLI, tests).
-    package static let shared = EventLoop(name: "apnskit.transport")
+    package static let shared = EventLoop(name: "transport.loop")
 
     private let lock = NSLock()
     private var pending: [@Sendable () -> Void] = []
@@ -49,10 +49,10 @@ package final class EventLoop: @unchecked Sendable {
     private var timers: [UInt64: (deadline: UInt64, work: () -> Void)] = [:]
     private var nextTimerID: UInt64 = 1
 
-    package init(name: String = "apnskit.transport") {
+    package init(name: String = "transport.loop") {
         var fds: [Int32] = [0, 0]
         let rc = pipe(&fds)
-        precondition(rc == 0, "apnskit: could not create the event loop's wake-up pipe (errno \(errno)).")
+        precondition(rc == 0, "The event loop could not create its wake-up pipe (errno \(errno)).")
         for fd in fds {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)

@@ -25,7 +25,7 @@ private final class SharedLoops: @unchecked Sendable {
 
     func first(_ count: Int) -> [EventLoop] {
         lock.withLock {
-            while loops.count < count { loops.append(EventLoop(name: "apnskit.transport.\(loops.count)")) }
+            while loops.count < count { loops.append(EventLoop(name: "transport.loop.\(loops.count)")) }
             return Array(loops.prefix(count))
         }
     }

@@ -2,12 +2,12 @@ import Foundation
 
 /// When to test a quiet client connection with a PING, and how long to wait for the answer.
 ///
-/// APNs (and the NAT boxes and load balancers on the way) drop connections that stay idle, and
+/// Servers (and the NAT boxes and load balancers on the way) drop connections that stay idle, and
 /// not always with a GOAWAY or a FIN: a socket can die silently, and the next request would
 /// then wait for its deadline and be counted as possibly delivered twice. Pinging a connection
 /// that has been quiet for `idleInterval` seconds finds that out beforehand; a PING not
 /// acknowledged within `timeout` seconds closes the connection, so the next send reconnects
-/// at once (apns-protocol.md §1).
+/// at once. The sender's reasons are in the protocol notes (docs/, §1).
 package struct HTTP2HealthCheck: Sendable, Equatable {
     package var idleInterval: Double
     package var timeout: Double

@@ -47,8 +47,8 @@ package struct HTTP2Response: Sendable {
     package var body: [UInt8]
     /// Server side: what to do with the connection once this response is queued.
     package var afterward: ConnectionAction = .keepOpen
-    /// Server side: announce this SETTINGS_MAX_CONCURRENT_STREAMS with the answer (APNs
-    /// raises a token connection's limit from 1 once a request with a valid token succeeded).
+    /// Server side: announce this SETTINGS_MAX_CONCURRENT_STREAMS with the answer (a server
+    /// that starts some clients at a low limit raises it once it trusts them).
     package var announceMaxConcurrentStreams: UInt32?
 
     package init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
@@ -62,7 +62,7 @@ package struct HTTP2Response: Sendable {
         return headers.first { $0.name == lower }?.value
     }
 
-    /// The body as UTF-8 text (APNs error bodies are small JSON objects).
+    /// The body as UTF-8 text (error bodies are usually small JSON objects).
     package var bodyText: String { String(decoding: body, as: UTF8.self) }
 }
 
@@ -78,34 +78,58 @@ package struct HTTP2Settings: Sendable {
     /// response may carry; announced as SETTINGS_MAX_HEADER_LIST_SIZE and enforced, since
     /// nghttp2 leaves that to the application. Without it, HPACK lets a peer send one 4 KB
     /// header and then reference it with one byte each: a 150 KB header block decoded to over
-    /// 500 MB in the mock. APNs requests and answers carry a few hundred bytes of headers
-    /// (the longest is a provider token, about 200), so 16 KiB is generous; a peer going over
-    /// it gets GOAWAY ENHANCE_YOUR_CALM and the connection closes.
+    /// 500 MB in the mock. The requests and answers this carries hold a few hundred bytes of
+    /// headers (the longest a bearer token of about 200), so 16 KiB is generous; a peer going
+    /// over it gets GOAWAY ENHANCE_YOUR_CALM and the connection closes.
     package var maxHeaderListSize: UInt32
     /// The largest body the peer may send on one stream: a request's (server) or an answer's
     /// (client). A server answers a request over it at once (the mock: 413 PayloadTooLarge,
     /// before END_STREAM) and stores nothing more of it; a client fails the request with a
     /// sentence and cancels the stream. Without it, one endless upload took the mock to 3.5 GB
-    /// in 8 seconds, and a 1 GB answer took `verify` to 1.1 GB. APNs answers carry a small JSON
-    /// body (a reason and perhaps a timestamp); requests at most a 5 KB payload. A connection
-    /// so holds at most `maxConcurrentStreams` x this many body bytes.
+    /// in 8 seconds, and a 1 GB answer took `verify` to 1.1 GB. The callers' answers carry a
+    /// small JSON body and their requests a few KB, so the 64 KiB default is generous. A
+    /// connection so holds at most `maxConcurrentStreams` x this many body bytes.
     package var maxBodySize: Int
     /// Server: a connection that has sent no request frame (HEADERS or DATA) for this many
-    /// seconds gets GOAWAY (NO_ERROR with `idleGoAwayDebug`) and is closed; nil: never. APNs
-    /// closes idle connections too, and without it a client that opens connections and sends
-    /// nothing holds the server's connection slots for good.
+    /// seconds gets GOAWAY (NO_ERROR with `idleGoAwayDebug`) and is closed; nil: never. Without
+    /// it a client that opens connections and sends nothing holds the server's connection
+    /// slots for good.
     package var idleTimeout: Double?
-    /// The GOAWAY debug data of an idle close (the mock: `{"reason":"IdleTimeout"}`).
+    /// The GOAWAY debug data of an idle close (the caller's wording, e.g. a JSON reason).
     package var idleGoAwayDebug = ""
-    /// Server: response headers (lower case) whose values differ on every response, such as
-    /// ids. They are sent as HPACK literals that are never indexed: indexing them would only
-    /// push reusable entries out of both peers' tables and cost both sides time.
-    package var uniqueResponseHeaders: [String] = []
+    /// Headers we send (lower-case names; a client may list `:path`) whose values differ on
+    /// every message, such as ids: a client's request headers, a server's response headers.
+    /// They are sent as HPACK literals that are never indexed: indexing them would only push
+    /// reusable entries (a topic, a user-agent) out of both peers' tables and cost both sides
+    /// time. The caller knows its protocol's headers; the transport knows none (empty: every
+    /// header is indexed, as nghttp2 does by default).
+    package var neverIndexedHeaders: [String] = []
+    /// Server: request header names (lower case) a request usually carries. The server keeps
+    /// each as one shared String, found by its bytes, and reuses a value equal to the one the
+    /// previous request on the connection sent: no String is made per header for them. Other
+    /// names are stored just the same, only copied. The default holds common HTTP headers; a
+    /// caller adds its protocol's own.
+    package var keptRequestHeaders: [String] = HTTP2Settings.commonRequestHeaders
+    /// The request headers most HTTP/2 clients send (`keptRequestHeaders`' default).
+    package static let commonRequestHeaders = [
+        "authorization", "content-length", "content-type", "user-agent", "accept", "accept-encoding", "te",
+    ]
     /// Server: offered instead of `maxConcurrentStreams` to a client that presented no
-    /// certificate (nil: the same to all). APNs offers token-auth connections 1 stream until
-    /// a request with a valid token succeeds; the server raises it with
-    /// `HTTP2Response.announceMaxConcurrentStreams`.
+    /// certificate (nil: the same to all), who must earn more streams with a request the
+    /// server accepts; the server raises it with `HTTP2Response.announceMaxConcurrentStreams`.
     package var maxConcurrentStreamsWithoutClientCertificate: UInt32?
+
+    /// Whether `name` is one of `neverIndexedHeaders` (HTTP/2 names are case-insensitive).
+    /// Lengths first, as most names differ in length and a failed String comparison is an
+    /// out-of-line call; lower-cased only for a name that has upper-case letters.
+    func isNeverIndexed(_ name: String) -> Bool {
+        let length = name.utf8.count
+        for candidate in neverIndexedHeaders where candidate.utf8.count == length {
+            if candidate == name { return true }
+            if name.utf8.contains(where: { (65...90).contains($0) }), candidate == name.lowercased() { return true }
+        }
+        return false
+    }
 
     package init(maxConcurrentStreams: UInt32 = 1000, initialWindowSize: UInt32 = 1 << 20, connectionWindowSize: Int32 = 16 << 20,
                 maxHeaderListSize: UInt32 = 16 << 10, maxBodySize: Int = 64 << 10, idleTimeout: Double? = nil) {
@@ -122,7 +146,7 @@ package struct HTTP2Settings: Sendable {
 /// plays a gateway going away or a dropped connection.
 package enum ConnectionAction: Sendable, Equatable {
     case keepOpen
-    /// Send GOAWAY (APNs puts `{"reason":...}` in the debug data); streams above the last
+    /// Send GOAWAY with `debug` as its debug data (e.g. a JSON reason); streams above the last
     /// processed one are refused.
     case goAway(code: UInt32, debug: String)
     /// Send the response, then close the TCP connection without GOAWAY.

@@ -139,7 +139,7 @@ package final class HTTP2Server: @unchecked Sendable {
         loop.execute { state.byConnectionID[connectionID]?.goAway(code: code, debug: debug) }
     }
 
-    /// Sends GOAWAY with `code` and a debug body (APNs: `{"reason":"Shutdown"}`) on every
+    /// Sends GOAWAY with `code` and a debug body (the caller's wording, e.g. a JSON reason) on every
     /// connection, as a gateway going down would.
     package func goAwayAll(code: UInt32 = 0, debug: String = "") {
         let state = self.state

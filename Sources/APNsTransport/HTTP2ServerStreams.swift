@@ -10,11 +10,12 @@ import Foundation
 /// - the request whose HEADERS block is being decoded is a field of its own (a block's header
 ///   callbacks come in a row), not looked up per header; only a request still waiting for its
 ///   DATA is parked in a dictionary, and no object is made per stream;
-/// - header names a request usually carries are the same String constants every time, found
+/// - header names a request usually carries (`HTTP2Settings.keptRequestHeaders`, which the
+///   caller fills with its protocol's names) are the same String constants every time, found
 ///   by their bytes, so no String is made for them and they compare equal by their bits;
 /// - a value equal to what the previous request sent for the same known header is reused
-///   instead of copied again: a provider sends one token, topic and user-agent on every
-///   request of a connection, and the token alone is some 200 bytes.
+///   instead of copied again: a client typically sends one credential, routing header and
+///   user-agent on every request of a connection, and a bearer token alone is some 200 bytes.
 ///
 /// Loop-thread only; owned by its session.
 final class HTTP2ServerStreams {
@@ -37,31 +38,33 @@ final class HTTP2ServerStreams {
     /// Per known name (same index as `knownNames`): the value the previous request sent.
     private var lastValues: [String?]
 
-    /// Names looked up by bytes; the first four are the request's pseudo-headers.
-    private static let knownNames: [String] = [
-        ":method", ":scheme", ":authority", ":path",
-        "authorization", "apns-id", "apns-expiration", "apns-priority", "apns-topic", "apns-push-type", "apns-collapse-id",
-        "content-length", "content-type", "user-agent", "accept", "accept-encoding", "te",
-    ]
-    private let names = knownNames
+    /// Names looked up by bytes: the request's four pseudo-headers, then the caller's
+    /// `HTTP2Settings.keptRequestHeaders` (lower case).
+    private let names: [String]
     /// The known names' bytes one after the other, and where each starts (index `count` ends
     /// the last): one contiguous table, compared with memcmp.
-    private let nameBytes: [UInt8] = knownNames.flatMap { Array($0.utf8) }
-    private let nameStarts: [Int] = knownNames.reduce(into: [0]) { $0.append($0.last! + $1.utf8.count) }
+    private let nameBytes: [UInt8]
+    private let nameStarts: [Int]
     /// By name length: the first known name that long, and for each name the next one as long
     /// (-1: none), so a name is compared only with the one or two of its length.
-    private let firstOfLength: [Int] = (0...knownNames.map(\.utf8.count).max()!).map { length in knownNames.firstIndex { $0.utf8.count == length } ?? -1 }
-    private let nextOfLength: [Int] = knownNames.indices.map { index in
-        knownNames.indices.first { $0 > index && knownNames[$0].utf8.count == knownNames[index].utf8.count } ?? -1
-    }
+    private let firstOfLength: [Int]
+    private let nextOfLength: [Int]
 
     /// The largest request body kept (`HTTP2Settings.maxBodySize`).
     private let maxBodySize: Int
 
-    init(maxHeaderListSize: Int, maxBodySize: Int) {
+    init(maxHeaderListSize: Int, maxBodySize: Int, keptHeaders: [String]) {
         self.maxHeaderListSize = maxHeaderListSize
         self.maxBodySize = maxBodySize
-        lastValues = Array(repeating: nil, count: Self.knownNames.count)
+        let names = [":method", ":scheme", ":authority", ":path"] + keptHeaders.map { $0.lowercased() }
+        self.names = names
+        nameBytes = names.flatMap { Array($0.utf8) }
+        nameStarts = names.reduce(into: [0]) { $0.append($0.last! + $1.utf8.count) }
+        firstOfLength = (0...names.map(\.utf8.count).max()!).map { length in names.firstIndex { $0.utf8.count == length } ?? -1 }
+        nextOfLength = names.indices.map { index in
+            names.indices.first { $0 > index && names[$0].utf8.count == names[index].utf8.count } ?? -1
+        }
+        lastValues = Array(repeating: nil, count: names.count)
     }
 
     /// The TLS handshake is done: every request on this connection carries these.

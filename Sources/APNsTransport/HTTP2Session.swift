@@ -92,7 +92,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     /// session is being terminated, and this is why, for the server's log and the client's
     /// callers, instead of a bare "connection closed".
     private(set) var violation: TransportError?
-    /// GOAWAY from the peer: error code and debug data (APNs sends `{"reason":...}`).
+    /// GOAWAY from the peer: error code and debug data (often a JSON reason).
     private(set) var goaway: (code: UInt32, debug: String, lastStreamID: Int32)?
     /// Client: told when the peer's SETTINGS arrive (its MAX_CONCURRENT_STREAMS) and when a
     /// GOAWAY arrives, so `HTTP2Client` can answer `isOpen` without hopping onto the loop.
@@ -102,7 +102,8 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
     init(connection: Connection, server: Bool, settings: HTTP2Settings) {
         self.connection = connection
         self.isServer = server
-        serverStreams = server ? HTTP2ServerStreams(maxHeaderListSize: Int(settings.maxHeaderListSize), maxBodySize: settings.maxBodySize) : nil
+        serverStreams = server ? HTTP2ServerStreams(maxHeaderListSize: Int(settings.maxHeaderListSize), maxBodySize: settings.maxBodySize,
+                                                   keptHeaders: settings.keptRequestHeaders) : nil
         self.settings = settings
         connection.delegate = self
     }
@@ -211,8 +212,9 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         produce()
     }
 
-    /// `certificateless`: a server's client presented no certificate (APNs: token auth), and
-    /// is offered `maxConcurrentStreamsWithoutClientCertificate` streams if that is set.
+    /// `certificateless`: a server's client presented no certificate (it authenticates in its
+    /// requests instead), and is offered `maxConcurrentStreamsWithoutClientCertificate` streams
+    /// if that is set.
     private func startSession(certificateless: Bool) throws {
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
@@ -267,7 +269,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         let user = Unmanaged.passUnretained(self).toOpaque()
         var created: OpaquePointer?
         // Server: closed streams are not kept. nghttp2 keeps them only to maintain RFC 7540
-        // priority trees, which no APNs client uses; keeping them cost about 0.5 us per request.
+        // priority trees, which RFC 9113 deprecated; keeping them cost about 0.5 us per request.
         if isServer { nghttp2_option_set_no_closed_streams(option, 1) }
         let rc = isServer ? nghttp2_session_server_new2(&created, callbacks, user, option)
                           : nghttp2_session_client_new2(&created, callbacks, user, option)
@@ -395,7 +397,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         clientStreams[id] = nil
         if let session { _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, NGHTTP2_CANCEL.rawValue) }
         let peer = connection.host ?? connection.remoteAddress
-        stream.completion(.failure(TransportError(.protocolError, "The server \(peer) sent more than \(settings.maxBodySize) bytes of response body on stream \(id) (an APNs answer is a small JSON object); the request was cancelled.")))
+        stream.completion(.failure(TransportError(.protocolError, "The server \(peer) sent more than \(settings.maxBodySize) bytes of response body on stream \(id) (our limit for one answer); the request was cancelled.")))
     }
 
     private func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
@@ -550,15 +552,14 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         swap(&headers, &nameValueScratch)
         defer { swap(&headers, &nameValueScratch) }
         headers.removeAll()
-        // :path and apns-id are new on every request: never indexed, so they do not push the
-        // provider token and topic out of both peers' HPACK tables.
+        // The caller's `neverIndexedHeaders` (perhaps :path, an id) are new on every request:
+        // never indexed, so they do not push the reusable ones out of both peers' HPACK tables.
         headers.append(name: ":method", value: request.method)
         headers.append(name: ":scheme", value: request.scheme)
         headers.append(name: ":authority", value: request.authority ?? connection.host ?? "")
-        headers.append(name: ":path", value: request.path, indexed: false)
+        headers.append(name: ":path", value: request.path, indexed: !settings.isNeverIndexed(":path"))
         for header in request.headers {
-            let isID = header.name.utf8.count == 7 && header.name.lowercased() == "apns-id"
-            headers.append(name: header.name, value: header.value, indexed: !isID)
+            headers.append(name: header.name, value: header.value, indexed: !settings.isNeverIndexed(header.name))
         }
         if !request.body.isEmpty, request.header("content-length") == nil {
             headers.append(name: "content-length", value: String(request.body.count))
@@ -691,10 +692,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         headers.removeAll()
         headers.appendStatus(response.status)
         for header in response.headers {
-            let name = header.name
-            // Lengths first: a String comparison that fails is an out-of-line call.
-            let unique = settings.uniqueResponseHeaders.contains { $0.utf8.count == name.utf8.count && $0 == name }
-            headers.append(name: name, value: header.value, indexed: !unique)
+            headers.append(name: header.name, value: header.value, indexed: !settings.isNeverIndexed(header.name))
         }
         var provider = nghttp2_data_provider()
         provider.read_callback = Self.readCallback
@@ -764,7 +762,7 @@ final class HTTP2Session: ConnectionDelegate, @unchecked Sendable {
         }
     }
 
-    /// Server: GOAWAY with `code` and a debug body (APNs sends `{"reason":"Shutdown"}`).
+    /// Server: GOAWAY with `code` and a debug body (the caller's wording, e.g. a JSON reason).
     func goAway(code: UInt32, debug: String) {
         guard let session, !closed else { return }
         let bytes = Array(debug.utf8)

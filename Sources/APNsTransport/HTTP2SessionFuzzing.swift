@@ -45,7 +45,7 @@ package enum HTTP2SessionFuzzing {
                 return
             }
             if !asServer {
-                let request = HTTP2Request(path: "/3/device/00", headers: [(name: "apns-topic", value: "com.example.app")], body: Array(#"{"aps":{}}"#.utf8))
+                let request = HTTP2Request(path: "/fuzz/00", headers: [(name: "x-topic", value: "com.example.app")], body: Array(#"{"aps":{}}"#.utf8))
                 session.submit(request, timeout: nil) { result in
                     box.outcome.completions += 1
                     if case .success(let response) = result {

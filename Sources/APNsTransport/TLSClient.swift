@@ -139,7 +139,7 @@ final class RawStream: ConnectionDelegate, @unchecked Sendable {
         wakeWriters()
         if let callback = onHandshake {
             onHandshake = nil
-            callback(.failure(error ?? TransportError(.connectionClosed, "\(connection.host ?? connection.remoteAddress) closed the connection during the TLS handshake.")))
+            callback(.failure(error ?? TransportError(.connectionClosed, "\(connection.host ?? connection.remoteAddress) closed the connection during the TLS handshake\(Connection.silentCloseCauses)")))
         }
         deliver()
     }

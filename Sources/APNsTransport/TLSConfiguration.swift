@@ -2,7 +2,8 @@ import APNsCredentials
 
 /// What a TLS endpoint (client or server) presents and what it accepts.
 ///
-/// Defaults (docs/apns-protocol.md §1, §3): verification on (chain + host name), TLS 1.2 minimum, ALPN h2.
+/// Defaults: verification on (chain + host name), TLS 1.2 minimum, ALPN h2, what an HTTP/2
+/// client of a public service needs; a caller with other rules passes them.
 package struct TLSConfiguration: Sendable {
     /// Where the certificates that anchor trust come from.
     package enum Trust: Sendable, Equatable {
@@ -11,7 +12,7 @@ package struct TLSConfiguration: Sendable {
         /// PEM file(s) with CA certificates, e.g. `--ca-file` or the mock gateway's CA.
         case caFile(String)
         /// CA certificates held in memory as PEM text: the in-process mock gateway's CA, which
-        /// no file on disk holds (`APNsMockGateway`).
+        /// no file on disk holds (an in-process test server).
         case certificates(pem: [UInt8])
     }
 
@@ -20,7 +21,7 @@ package struct TLSConfiguration: Sendable {
         /// Chain and host name are checked in the handshake; a failure aborts it.
         case full
         /// The handshake always proceeds; the outcome is recorded in `TLSHandshakeInfo` so a
-        /// diagnostic tool (`apnskit verify`) can report it. Callers must look at the result.
+        /// diagnostic tool (the CLI's `verify`) can report it. Callers must look at the result.
         case reportOnly
         /// No checks at all (an `--insecure` escape hatch; callers must warn).
         case none
@@ -41,7 +42,7 @@ package struct TLSConfiguration: Sendable {
 
     package var trust: Trust
     package var verification: Verification
-    /// The certificate (and chain) we present: the APNs provider certificate on a client, the
+    /// The certificate (and chain) we present: a client certificate on a client, the
     /// server certificate on a server.
     package var identity: APNsIdentity?
     package var minimumVersion: Version

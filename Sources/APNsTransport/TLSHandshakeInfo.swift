@@ -3,7 +3,7 @@ package import CAPNsShims
 package import COpenSSL
 import Foundation
 
-/// What a finished TLS handshake established, as `apnskit verify` reports it.
+/// What a finished TLS handshake established, as the CLI's `verify` reports it.
 package struct TLSHandshakeInfo: Sendable {
     /// The numeric address actually connected to, e.g. `127.0.0.1:2197`.
     package let remoteAddress: String

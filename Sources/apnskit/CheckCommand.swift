@@ -105,7 +105,7 @@ struct CheckCommand: ParsableCommand {
         policy.ruleNames = [.minimumDays: "--min-days", .requireKey: "--require-key", .caFile: "--ca-file",
                             .minimumRemaining: "--min-remaining", .keyID: "--key-id"]
         let passphrases = PassphraseSupplier(source: try passin.map(PassphraseSource.init(parsing:)), optionName: "--passin", allowPrompt: false)
-        let files = CredentialChecker.expand(paths)
+        let files = CredentialChecker.expand(RawPath.fromCommandLine(paths))
         let profileRun = try CheckProfiles(pushCredentials: pushCredentials, passphrases: passphrases)
         let reportFormat = CheckFormat(rawValue: format) ?? .text
         // Text goes out line by line (a long folder walk shows progress); the other formats,

@@ -30,9 +30,19 @@ enum CheckGitHub {
     }
 
     static func message(_ text: String) -> String {
-        text.replacingOccurrences(of: "%", with: "%25")
-            .replacingOccurrences(of: "\r", with: "%0D")
-            .replacingOccurrences(of: "\n", with: "%0A")
+        // GitHub decodes %25, %0D and %0A; other control characters (TAB, ESC from a file
+        // name) are written as %HH too, so no raw one reaches the log's line-based reader.
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "%": out += "%25"
+            case "\r": out += "%0D"
+            case "\n": out += "%0A"
+            case _ where ControlCharacters.isControl(scalar): out += String(format: "%%%02X", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     static func property(_ text: String) -> String {

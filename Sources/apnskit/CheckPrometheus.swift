@@ -63,7 +63,9 @@ enum CheckPrometheus {
     /// format requires.
     static func labelSet(_ pairs: [(String, String)]) -> String {
         let escaped = pairs.map { name, value in
-            let text = value.replacingOccurrences(of: "\\", with: "\\\\")
+            // Other control characters (CR, TAB, ESC from a file name) are valid in a label
+            // but break line-based readers: written as the text \xHH, then escaped as text.
+            let text = ControlCharacters.hexEscaped(value, keeping: ["\n"]).replacingOccurrences(of: "\\", with: "\\\\")
                 .replacingOccurrences(of: "\"", with: "\\\"")
                 .replacingOccurrences(of: "\n", with: "\\n")
             return "\(name)=\"\(text)\""

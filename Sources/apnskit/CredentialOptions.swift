@@ -55,7 +55,14 @@ struct CredentialOptions: ParsableArguments {
     /// (`--key-scope`), with APNs' reason in the sentence (exit 1, as if APNs had answered).
     func checkKeyScope(environment: APNsEnvironment, topic: String?) throws {
         guard let scope = keyScope.flatMap(TokenKeyScope.init(argument:)), let refusal = scope.refusal(environment: environment, topic: topic) else { return }
-        throw CommandFailure(message: "Not sent: \(refusal). Use a key for this environment and topic, or --environment accordingly.", status: ExitStatus.problem)
+        // The fix follows what the key is limited to: --environment cannot help a topic.
+        let fix: String
+        switch scope {
+        case .environment(let allowed): fix = "Use a key for \(environment.rawValue) (or a team key), or --environment \(allowed.rawValue)."
+        case .topics(let topics): fix = "Use a key whose topics include \(topic ?? "this topic") (or a team key), or --topic \(topics.first ?? "one of its topics")."
+        case .team: fix = "Use a key for this environment and topic."
+        }
+        throw CommandFailure(message: "Not sent: \(refusal). \(fix)", status: ExitStatus.problem)
     }
 
     func validate(for service: GatewayService) throws {

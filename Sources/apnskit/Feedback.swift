@@ -16,7 +16,8 @@ struct Feedback: AsyncParsableCommand {
         Prints one line per tuple, "<ISO date> <hex token>", or JSON with --format json. The service \
         clears its list once read, so keep the output (-o FILE). \
         Exit codes: 0 read (also with no tuples), 2 usage, 3 identity or CA file unreadable, 4 could \
-        not connect or the TLS handshake failed.
+        not connect or the TLS handshake failed, 130/143 stopped by SIGINT/SIGTERM (the tuples read \
+        until then are written).
         """
     )
 
@@ -39,9 +40,13 @@ struct Feedback: AsyncParsableCommand {
         let loaded = try IdentityLoader.load(identity.files, passphrases: try identity.passin.supplier(), identity: identity.choice.selector)
         var tls = TLSConfiguration.client(identity: loaded, trust: try gateway.trust())
         tls.applicationProtocols = []
-        let (bytes, cut) = try await Self.readAll(endpoint: gateway.endpoint(for: .feedback), tls: tls, timeout: gateway.timeout(for: .feedback))
+        // The service forgets what it sent: a signal stops the read, and what was read is
+        // still written, summarized, and the exit status says it was cut short.
+        let interruption = Interruption.install()
+        let (bytes, cut) = try await Self.readAll(endpoint: gateway.endpoint(for: .feedback), tls: tls, timeout: gateway.timeout(for: .feedback),
+                                                  interruption: interruption)
         let (tuples, remainder) = FeedbackTuple.decodeAll(bytes)
-        if remainder > 0, !cut {
+        if remainder > 0, !cut, interruption.signal == nil {
             Output.warning("The feedback service closed the connection in the middle of a tuple; \(remainder) trailing bytes were ignored.")
         }
         let text = output.format == .json ? Self.json(tuples) : Self.text(tuples)
@@ -50,6 +55,11 @@ struct Feedback: AsyncParsableCommand {
             Output.note("Wrote \(tuples.count) feedback tuple\(tuples.count == 1 ? "" : "s") to \(out).")
         } else {
             FileHandle.standardOutput.write(Data(text.utf8))
+        }
+        if let status = interruption.exitStatus {
+            let destination = out.flatMap { $0 == "-" ? nil : "in \($0)" } ?? "above"
+            Output.note("Stopped by \(interruption.signalName) while reading the feedback service: the \(tuples.count) tuple\(tuples.count == 1 ? "" : "s") read until then are \(destination); the service may have had more, which it has now forgotten.")
+            throw ExitCode(status)
         }
         if cut {
             throw CommandFailure(message: "The feedback service at \(gateway.endpoint(for: .feedback)) sent more than \(Self.maxTuples) tuples; apnskit stopped reading there and wrote the first \(tuples.count). A real service sends its list and closes: check the gateway.", status: ExitStatus.network)
@@ -64,8 +74,9 @@ struct Feedback: AsyncParsableCommand {
     static let tupleSize = 38
 
     /// Everything the server sends until it closes, or the first `maxTuples` tuples' worth
-    /// (`cut`: the server had more).
-    static func readAll(endpoint: Endpoint, tls: TLSConfiguration, timeout: Double) async throws -> (bytes: [UInt8], cut: Bool) {
+    /// (`cut`: the server had more), or what came before `interruption`'s signal (which closes
+    /// the connection, so the read ends with the bytes already received).
+    static func readAll(endpoint: Endpoint, tls: TLSConfiguration, timeout: Double, interruption: Interruption) async throws -> (bytes: [UInt8], cut: Bool) {
         let client: TLSClient
         do {
             client = try await TLSClient.connect(to: endpoint, tls: tls, timeout: timeout)
@@ -73,6 +84,7 @@ struct Feedback: AsyncParsableCommand {
             throw CommandFailure(message: error.message, status: ExitStatus.network)
         }
         defer { client.close() }
+        interruption.onSignal { _ in client.close() }
         var bytes: [UInt8] = []
         while true {
             do {
@@ -87,6 +99,8 @@ struct Feedback: AsyncParsableCommand {
                 switch error.kind {
                 case .connectionClosed, .tls:
                     // Closed without close_notify: the service is done talking.
+                    return (bytes, false)
+                case _ where interruption.signal != nil:
                     return (bytes, false)
                 default:
                     throw CommandFailure(message: "Reading the feedback service at \(endpoint) failed: \(error.message)", status: ExitStatus.network)

@@ -1,65 +1,84 @@
 import Foundation
 
-/// SIGINT and SIGTERM during a long command (`push` with many tokens): the first signal asks
-/// the work to stop gracefully (stop reading input, let what is in flight finish, write every
-/// result), the second to stop at once (still writing what is known). The command then exits
-/// 128 + the first signal's number (130 for SIGINT, 143 for SIGTERM), as shells expect.
+/// SIGINT and SIGTERM as an event a command can act on: stop what it is doing, write what it
+/// has, print its summary and exit 128 + the signal (130, 143), so "every result written"
+/// holds for an interrupted run too. A second signal ends the process at once with the same
+/// code: whatever was already handed to the kernel (record lines, outputs linked in whole by
+/// `SecureFileWriter`) stays as it is. A command that can still write what it knows quickly
+/// (`push`: give in-flight requests up, then write every result) says so with
+/// `onSecondSignal`, and exits itself.
 final class Interruption: @unchecked Sendable {
-    // @unchecked: `received`, `count` and the handlers only under `lock`; the sources are
-    // set once in `init` and only kept alive.
     private let lock = NSLock()
-    private var count = 0
-    private var first: Int32?
-    private var onFirst: (@Sendable () -> Void)?
-    private var onSecond: (@Sendable () -> Void)?
+    private var signalNumber: Int32?
+    private var actions: [@Sendable (Int32) -> Void] = []
+    private var secondAction: (@Sendable () -> Void)?
+    private var secondReceived = false
     private var sources: [DispatchSourceSignal] = []
 
-    /// Starts watching: from now on SIGINT and SIGTERM no longer end the process by default.
-    init() {
+    /// Takes over SIGINT and SIGTERM for the rest of the process.
+    static func install() -> Interruption {
+        let interruption = Interruption()
         for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
+            Glibc.signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [weak self] in self?.received(number) }
+            source.setEventHandler { interruption.received(number) }
             source.resume()
-            sources.append(source)
+            interruption.sources.append(source)
         }
+        return interruption
     }
 
-    /// What to do on the first signal and on the second. A signal that came before this call
-    /// runs its handler at once.
-    func handle(first: @escaping @Sendable () -> Void, second: @escaping @Sendable () -> Void) {
-        let pending: Int = lock.withLock {
-            onFirst = first
-            onSecond = second
-            return count
+    /// The first signal received, or nil.
+    var signal: Int32? { lock.withLock { signalNumber } }
+
+    /// The exit status for the signal received (130 for SIGINT, 143 for SIGTERM), or nil.
+    var exitStatus: Int32? { signal.map { 128 + $0 } }
+
+    /// "SIGINT" or "SIGTERM", for the summary line.
+    var signalName: String { signal == SIGINT ? "SIGINT" : "SIGTERM" }
+
+    /// Runs `action` when the first signal arrives, or now if it already has.
+    func onSignal(_ action: @escaping @Sendable (Int32) -> Void) {
+        let already: Int32? = lock.withLock {
+            if signalNumber == nil { actions.append(action) }
+            return signalNumber
         }
-        if pending >= 1 { first() }
-        if pending >= 2 { second() }
+        if let already { action(already) }
     }
 
-    /// The first signal's number, once one came.
-    var signalNumber: Int32? { lock.withLock { first } }
+    /// Runs `action` on the second signal instead of ending the process at once; the command
+    /// then writes what it knows and exits with `exitStatus` itself.
+    func onSecondSignal(_ action: @escaping @Sendable () -> Void) {
+        lock.withLock { secondAction = action }
+    }
 
-    /// The exit status for an interrupted command: 128 + the signal's number.
-    var exitStatus: Int32? { signalNumber.map { 128 + $0 } }
+    /// Suspends until the first signal; returns its number.
+    func wait() async -> Int32 {
+        let (stream, continuation) = AsyncStream<Int32>.makeStream()
+        onSignal { number in
+            continuation.yield(number)
+            continuation.finish()
+        }
+        for await number in stream { return number }
+        return SIGTERM
+    }
 
     private func received(_ number: Int32) {
-        let handler: (@Sendable () -> Void)? = lock.withLock {
-            count += 1
-            if first == nil { first = number }
-            switch count {
-            case 1: return onFirst
-            case 2: return onSecond
-            default: return nil
+        let (pending, second): ([@Sendable (Int32) -> Void]?, (@Sendable () -> Void)?) = lock.withLock {
+            guard signalNumber == nil else {
+                defer { secondReceived = true }
+                return (nil, secondReceived ? nil : secondAction)
             }
+            signalNumber = number
+            defer { actions.removeAll() }
+            return (actions, nil)
         }
-        handler?()
-    }
-
-    /// Back to the default dispositions (the command is done with its work).
-    func stopWatching() {
-        for source in sources { source.cancel() }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
+        guard let pending else {
+            // The second signal: the operator wants out now (a third always ends it).
+            guard let second else { _exit(128 + (signal ?? number)) }
+            second()
+            return
+        }
+        for action in pending { action(number) }
     }
 }

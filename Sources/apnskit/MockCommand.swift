@@ -113,7 +113,7 @@ struct MockIssueCommand: ParsableCommand {
         if authKey {
             if csr != nil || bundleID != nil { throw ValidationError("--auth-key makes a token-auth key; it takes no CSR and no --bundle-id.") }
             if AuthKeyRegistry.Scope(argument: scope) == nil {
-                throw ValidationError("--scope '\(scope)' must be team, sandbox, production or topics:BUNDLE[,BUNDLE...], e.g. topics:com.example.app.")
+                throw ValidationError("--scope '\(scope)' must be team, sandbox, production or topics:BUNDLE[,BUNDLE...] with each bundle id once (letters, digits, hyphens, periods), e.g. topics:com.example.app.")
             }
             return
         }

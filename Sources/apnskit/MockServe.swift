@@ -5,7 +5,8 @@ import APNsTransport
 import ArgumentParser
 import Foundation
 
-/// `apnskit mock serve`: the local gateway in the foreground until SIGINT/SIGTERM.
+/// `apnskit mock serve`: the local gateway in the foreground until SIGINT/SIGTERM (exit 130/143,
+/// as every command that a signal ends).
 struct MockServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -64,6 +65,9 @@ struct MockServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-channels"), help: "Broadcast channels per bundle id (Apple's limit: 10,000); creates beyond it get CannotCreateChannelConfig.")
     var maxChannels: Int = ChannelStore.appleLimit
 
+    @Option(name: .customLong("max-channels-total"), help: "Broadcast channels over all bundle ids; creates beyond it get CannotCreateChannelConfig.")
+    var maxChannelsTotal: Int = ChannelStore.defaultTotalLimit
+
     @Option(name: .customLong("max-connections"), help: "Connections open at once, over all ports; more are closed at once, with a log line.")
     var maxConnections: Int = MockGateway.defaultMaxConnections
 
@@ -101,6 +105,7 @@ struct MockServeCommand: AsyncParsableCommand {
         guard GatewayFaults.DropMode(rawValue: dropMode) != nil else { throw ValidationError("--drop-mode must be accepted, answered or unprocessed.") }
         _ = try parsedRates()
         guard maxChannels >= 0 else { throw ValidationError("--max-channels must be 0 or more.") }
+        guard maxChannelsTotal >= 0 else { throw ValidationError("--max-channels-total must be 0 or more.") }
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1.") }
         guard maxConnectionsPerPeer >= 1 else { throw ValidationError("--max-connections-per-peer must be at least 1.") }
         guard idleTimeout >= 0, idleTimeout.isFinite else { throw ValidationError("--idle-timeout must be 0 (never) or a number of seconds.") }
@@ -147,7 +152,10 @@ struct MockServeCommand: AsyncParsableCommand {
         configuration.connectionLimitHint = "--max-connections allows more"
         configuration.connectionsPerPeerHint = "--max-connections-per-peer allows more"
         configuration.api.channelLimit = maxChannels
+        configuration.api.channelTotalLimit = maxChannelsTotal
         checkOpenFileLimit()
+        // Before anything listens: a signal from then on stops the gateway cleanly.
+        let interruption = Interruption.install()
         let quiet = self.quiet
         let webInbox = try await inbox.start()
         configuration.api.inbox = webInbox?.store
@@ -187,10 +195,14 @@ struct MockServeCommand: AsyncParsableCommand {
             ])
             try SecureFileWriter.write(json.serialized() + [0x0A], to: portsFile, sensitivity: .public, force: true)
         }
-        await SignalWaiter.waitForTermination()
+        let signal = await interruption.wait()
+        // Every record line went to the kernel with its own write(2) before its answer; stop
+        // closes the record (fsync) before the summary says how many there are.
         gateway.stop()
         await webInbox?.server.stop()
-        Output.note("apnskit mock gateway stopped\(gateway.recorder.map { " (\($0.count) record line(s))" } ?? "").")
+        let recorded = gateway.recorder.map { " (\($0.count) record line(s)\(record.map { " in \($0)" } ?? ""))" } ?? ""
+        Output.note("apnskit mock gateway stopped by \(interruption.signalName)\(recorded).")
+        throw ExitCode(128 + signal)
     }
 }
 
@@ -209,40 +221,4 @@ extension MockServeCommand {
         guard available < needed else { return }
         Output.warning("the open-file limit (ulimit -n) is \(available), enough for about \(max(0, available - Self.reservedDescriptors)) connections, not --max-connections \(maxConnections); raise it with ulimit -n or lower --max-connections.")
     }
-}
-
-/// Suspends until SIGINT or SIGTERM arrives.
-enum SignalWaiter {
-    static func waitForTermination() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumer = OnceResumer(continuation)
-            for signalNumber in [SIGINT, SIGTERM] {
-                signal(signalNumber, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-                source.setEventHandler { resumer.resume() }
-                source.resume()
-                SignalSources.keep(source)
-            }
-        }
-    }
-}
-
-/// Resumes a continuation at most once, from whichever signal comes first.
-final class OnceResumer: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<Void, Never>?
-    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
-    func resume() {
-        lock.lock()
-        let pending = continuation
-        continuation = nil
-        lock.unlock()
-        pending?.resume()
-    }
-}
-
-/// Keeps dispatch sources alive for the life of the process.
-enum SignalSources {
-    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
-    static func keep(_ source: DispatchSourceSignal) { sources.append(source) }
 }

@@ -56,7 +56,7 @@ struct P12Split: ParsableCommand {
         common.apply()
         try SecureFileWriter.preflight([("--cert-out", certOut), ("--key-out", keyOut), ("--chain-out", chainOut)], force: common.force)
         let label = displayName(input)
-        let bytes = try CredentialFile.readBytes(input)
+        let bytes = try CredentialFile.readCredential(input)
         guard PKCS12.isPKCS12(bytes) else {
             let contents = try? CredentialFile.load(bytes: bytes, label: label, passphrases: .none)
             let what = contents.map { "holds \($0.summary)" } ?? "is not a PKCS#12 file"

@@ -171,28 +171,24 @@ struct Push: AsyncParsableCommand {
         // SIGINT/SIGTERM: the first stops reading input and lets what is in flight finish (each
         // request within --timeout), the second gives in-flight requests up; either way every
         // result is written and the summary printed, then the exit status is 130/143.
-        let interruption = Interruption()
-        defer { interruption.stopWatching() }
+        let interruption = Interruption.install()
+        interruption.onSignal { _ in feed.stop() }
         let summary: APNsBatchSummary
         if legacy, let legacySender {
-            interruption.handle(first: { feed.stop() }, second: {
+            interruption.onSecondSignal {
                 // The legacy protocol cannot take frames back: write what is known, and go.
                 progress.stop()
                 let unwritten = sink.commit()
                 Output.note("apnskit: stopped at once by a second signal after \(sink.counts.done) results; frames in flight have no result.\(unwritten.isEmpty ? "" : " Not written: \(unwritten.joined(separator: " "))")")
                 Foundation.exit(interruption.exitStatus ?? 130)
-            })
+            }
             summary = await legacySender.send(feed) { sink.record($0) }
         } else {
             let client = APNsClient(endpoint: endpoint, trust: trust, authentication: authentication,
                                     connections: connections, eventLoops: eventLoops, concurrency: concurrency,
                                     connectTimeout: timeout, requestTimeout: timeout)
-            interruption.handle(first: {
-                feed.stop()
-                Task { await client.close() }
-            }, second: {
-                Task { await client.close(cancellingInFlight: true) }
-            })
+            interruption.onSignal { _ in Task { await client.close() } }
+            interruption.onSecondSignal { Task { await client.close(cancellingInFlight: true) } }
             summary = await client.send(feed: feed) { sink.record($0) }
             await client.close()
         }
@@ -216,7 +212,7 @@ struct Push: AsyncParsableCommand {
             throw CommandFailure(message: "Reading \(tokens ?? "the tokens") failed after \(report.total) notifications: \(readError)", status: ExitStatus.input)
         }
         if let interrupted = interruption.exitStatus {
-            Output.note("apnskit: interrupted by \(interrupted == 130 ? "SIGINT" : "SIGTERM"): input not read further; \(summary.notSent) not sent, \(summary.cancelled) cancelled after they were written (they may be delivered). Every result above and in --results is final.")
+            Output.note("apnskit: interrupted by \(interruption.signalName): input not read further; \(summary.notSent) not sent, \(summary.cancelled) cancelled after they were written (they may be delivered). Every result above and in --results is final.")
             throw ExitCode(interrupted)
         }
         let status = report.exitStatus

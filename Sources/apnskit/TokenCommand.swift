@@ -79,7 +79,8 @@ struct TokenInspect: ParsableCommand {
     }
 
     func run() throws {
-        let text = token == "-" ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) : token
+        // Standard input is bounded like every other input (200 MB piped in once took 611 MB).
+        let text = token == "-" ? String(decoding: try CredentialFile.readBytes("-", limit: CredentialFile.maximumSize, kind: "a provider token"), as: UTF8.self) : token
         let key = try authKey.map { try PublicKey(of: try IdentityLoader.privateKey($0, passphrases: try passin.supplier())) }
         let inspection = ProviderTokenInspection(text, key: key, keyFileID: authKey.flatMap(APNsTokenSigner.keyIDFromFileName),
                                                  expectedTeamID: teamID)

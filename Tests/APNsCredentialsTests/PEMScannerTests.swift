@@ -6,7 +6,7 @@ struct PEMScannerTests {
     let certificateBlock = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
 
     @Test("Finds blocks in order, skipping text around them (bag attributes, notes)")
-    func findsBlocks() throws {
+    func findsBlocks() async throws {
         let text = "Bag Attributes\n    friendlyName: x\n" + certificateBlock + "note\n" +
             "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: DES-EDE3-CBC,00\n\nAAAA\n-----END RSA PRIVATE KEY-----\n"
         let blocks = try PEMScanner.blocks(in: Array(text.utf8), label: "t")
@@ -33,13 +33,13 @@ struct PEMScannerTests {
     }
 
     @Test("CRLF line endings are accepted")
-    func crlf() throws {
+    func crlf() async throws {
         let text = certificateBlock.replacingOccurrences(of: "\n", with: "\r\n")
         #expect(try PEMScanner.blocks(in: Array(text.utf8), label: "t").count == 1)
     }
 
     @Test("A byte order mark, at the start or after a cat, hides no block; blocks come out clean")
-    func byteOrderMark() throws {
+    func byteOrderMark() async throws {
         let bom = "\u{FEFF}"
         let text = bom + certificateBlock.replacingOccurrences(of: "\n", with: "  \r\n") + bom + certificateBlock.dropLast()
         let blocks = try PEMScanner.blocks(in: Array(text.utf8), label: "t")
@@ -51,7 +51,7 @@ struct PEMScannerTests {
     }
 
     @Test("Bag Attributes above a block give its friendlyName and localKeyID")
-    func bagAttributes() throws {
+    func bagAttributes() async throws {
         let text = "Bag Attributes\n    localKeyID: 0A FF 01 \n    friendlyName: Push A\nsubject=CN=x\n" + certificateBlock + certificateBlock
         let blocks = try PEMScanner.blocks(in: Array(text.utf8), label: "t")
         #expect(blocks[0].attributes == BagAttributes(friendlyName: "Push A", localKeyID: [0x0A, 0xFF, 0x01]))

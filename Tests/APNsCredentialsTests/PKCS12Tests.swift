@@ -11,15 +11,15 @@ struct PKCS12Tests {
         let ca: OpenSSLCA
     }
 
-    func fixture() throws -> Fixture {
+    func fixture() async throws -> Fixture {
         let dir = try TemporaryDirectory()
-        let ca = try OpenSSLCA.make(in: dir)
-        return Fixture(dir: dir, client: try ClientFixture.make(in: dir, ca: ca), ca: ca)
+        let ca = try await OpenSSLCA.make(in: dir)
+        return Fixture(dir: dir, client: try await ClientFixture.make(in: dir, ca: ca), ca: ca)
     }
 
-    func export(_ f: Fixture, _ name: String, _ extra: [String], password: String = "pass:s3cret") throws -> String {
+    func export(_ f: Fixture, _ name: String, _ extra: [String], password: String = "pass:s3cret") async throws -> String {
         let out = f.dir.file(name)
-        let result = try Binaries.openssl(["pkcs12", "-export", "-in", f.client.certificate, "-inkey", f.client.key,
+        let result = try await Binaries.openssl(["pkcs12", "-export", "-in", f.client.certificate, "-inkey", f.client.key,
                                            "-passout", password, "-out", out] + extra)
         #expect(result.status == 0, "\(result)")
         return out
@@ -34,10 +34,10 @@ struct PKCS12Tests {
     ]
 
     @Test("Parses p12 files openssl exports", arguments: 0..<exports.count)
-    func parsesOpenSSLExports(index: Int) throws {
-        let f = try fixture()
+    func parsesOpenSSLExports(index: Int) async throws {
+        let f = try await fixture()
         let (name, extra) = Self.exports[index]
-        let path = try export(f, "\(name).p12", extra.map { $0 == "{ca}" ? f.ca.certificate : $0 })
+        let path = try await export(f, "\(name).p12", extra.map { $0 == "{ca}" ? f.ca.certificate : $0 })
         let contents = try PKCS12.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path))), label: path,
                                         passphrases: PassphraseSupplier(source: .literal("s3cret"), allowPrompt: false)).select(nil, label: path)
         let certificate = try #require(contents.certificate)
@@ -48,10 +48,10 @@ struct PKCS12Tests {
     }
 
     @Test("Empty password: both the empty-string and the absent encodings open without a passphrase")
-    func emptyPasswords() throws {
-        let f = try fixture()
-        let empty = try export(f, "empty.p12", [], password: "pass:")
-        let emptyLegacy = try export(f, "empty-legacy.p12", ["-legacy"], password: "pass:")
+    func emptyPasswords() async throws {
+        let f = try await fixture()
+        let empty = try await export(f, "empty.p12", [], password: "pass:")
+        let emptyLegacy = try await export(f, "empty-legacy.p12", ["-legacy"], password: "pass:")
         for path in [empty, emptyLegacy] {
             let contents = try CredentialFile.load(path, passphrases: .none)
             #expect(contents.certificates.count == 1)
@@ -64,11 +64,11 @@ struct PKCS12Tests {
     }
 
     @Test("Certificate-only and key-only p12 files (the two-file Keychain guide)")
-    func halves() throws {
-        let f = try fixture()
-        let certOnly = try export(f, "cert.p12", ["-nokeys", "-legacy"])
+    func halves() async throws {
+        let f = try await fixture()
+        let certOnly = try await export(f, "cert.p12", ["-nokeys", "-legacy"])
         let keyOnlyOut = f.dir.file("key.p12")
-        let keyOnly = try Binaries.openssl(["pkcs12", "-export", "-nocerts", "-inkey", f.client.key, "-passout", "pass:s3cret", "-out", keyOnlyOut, "-legacy"])
+        let keyOnly = try await Binaries.openssl(["pkcs12", "-export", "-nocerts", "-inkey", f.client.key, "-passout", "pass:s3cret", "-out", keyOnlyOut, "-legacy"])
         #expect(keyOnly.status == 0, "\(keyOnly)")
         let supplier = PassphraseSupplier(source: .literal("s3cret"), allowPrompt: false)
         let certContents = try PKCS12.parse(try f.dir.read("cert.p12"), label: certOnly, passphrases: supplier).select(nil, label: certOnly)
@@ -82,9 +82,9 @@ struct PKCS12Tests {
     }
 
     @Test("Wrong and missing passphrases are told apart from corruption")
-    func passphraseErrors() throws {
-        let f = try fixture()
-        let path = try export(f, "legacy.p12", ["-legacy"])
+    func passphraseErrors() async throws {
+        let f = try await fixture()
+        let path = try await export(f, "legacy.p12", ["-legacy"])
         let bytes = try f.dir.read("legacy.p12")
         let wrong = #expect(throws: APNsCredentialError.self) {
             try PKCS12.parse(bytes, label: path, passphrases: PassphraseSupplier(source: .literal("wrong"), allowPrompt: false))
@@ -100,29 +100,29 @@ struct PKCS12Tests {
     }
 
     @Test("Files we write open in openssl: modern by default, legacy only with -legacy", arguments: [PKCS12.Format.modern, .legacy])
-    func writtenFilesReadByOpenSSL(format: PKCS12.Format) throws {
-        let f = try fixture()
+    func writtenFilesReadByOpenSSL(format: PKCS12.Format) async throws {
+        let f = try await fixture()
         let identity = try IdentityLoader.load([f.client.certificate, f.client.key], passphrases: .none)
         let chain = try IdentityLoader.chain([f.ca.certificate])
         let bytes = try PKCS12.create(certificate: identity.certificate, privateKey: identity.privateKey, chain: chain,
                                       passphrase: Passphrase("s3cret"), format: format)
         let path = try f.dir.write("ours.p12", bytes)
-        let info = try Binaries.openssl(["pkcs12", "-in", path, "-passin", "pass:s3cret", "-info", "-nokeys", "-legacy"])
+        let info = try await Binaries.openssl(["pkcs12", "-in", path, "-passin", "pass:s3cret", "-info", "-nokeys", "-legacy"])
         #expect(info.status == 0, "\(info)")
         if format == .legacy {
             #expect(info.stderr.contains("pbeWithSHA1And40BitRC2-CBC"))
             #expect(info.stderr.contains("pbeWithSHA1And3-KeyTripleDES-CBC"))
             #expect(info.stderr.contains("MAC: sha1"))
-            let withoutLegacy = try Binaries.openssl(["pkcs12", "-in", path, "-passin", "pass:s3cret", "-nokeys"])
+            let withoutLegacy = try await Binaries.openssl(["pkcs12", "-in", path, "-passin", "pass:s3cret", "-nokeys"])
             #expect(withoutLegacy.status != 0, "OpenSSL 3 without -legacy must refuse RC2: proves the file really is legacy")
         } else {
             #expect(info.stderr.contains("AES-256-CBC"))
             #expect(info.stderr.contains("MAC: sha256"))
-            let plain = try Binaries.openssl(["pkcs12", "-in", path, "-passin", "pass:s3cret", "-nokeys"])
+            let plain = try await Binaries.openssl(["pkcs12", "-in", path, "-passin", "pass:s3cret", "-nokeys"])
             #expect(plain.status == 0, "\(plain)")
         }
         #expect(info.stdout.components(separatedBy: "BEGIN CERTIFICATE").count - 1 == 2)
-        let keys = try Binaries.openssl(["pkcs12", "-in", path, "-passin", "pass:s3cret", "-nocerts", "-nodes", "-legacy"])
+        let keys = try await Binaries.openssl(["pkcs12", "-in", path, "-passin", "pass:s3cret", "-nocerts", "-nodes", "-legacy"])
         #expect(keys.stdout.contains("BEGIN PRIVATE KEY"))
     }
 }

@@ -6,7 +6,7 @@ import TestSupport
 @Suite("Passphrase sources")
 struct PassphraseSourceTests {
     @Test("Parses every form, as openssl spells them")
-    func parsing() throws {
+    func parsing() async throws {
         #expect(try PassphraseSource(parsing: "env:P") == .environment("P"))
         #expect(try PassphraseSource(parsing: "file:/x") == .file("/x"))
         #expect(try PassphraseSource(parsing: "fd:3") == .fileDescriptor(3))
@@ -21,7 +21,7 @@ struct PassphraseSourceTests {
     }
 
     @Test("A file source gives its first line without the newline")
-    func fileFirstLine() throws {
+    func fileFirstLine() async throws {
         let dir = try TemporaryDirectory()
         let path = try dir.write("pass", text: "hunter2\r\nsecond line\n")
         #expect(try PassphraseSource.file(path).read().bytes == Array("hunter2".utf8))

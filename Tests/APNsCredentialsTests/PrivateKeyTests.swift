@@ -6,11 +6,11 @@ import TestSupport
 @Suite("Private keys: generation, encodings, interop with the openssl CLI")
 struct PrivateKeyTests {
     @Test("Generated keys of every type are read back by openssl pkey", arguments: PrivateKey.Kind.allCases)
-    func generatedKeysReadByOpenSSL(kind: PrivateKey.Kind) throws {
+    func generatedKeysReadByOpenSSL(kind: PrivateKey.Kind) async throws {
         let dir = try TemporaryDirectory()
         let key = try PrivateKey.generate(kind)
         let path = try dir.write("key.pem", try key.pkcs8PEM())
-        let text = try Binaries.openssl(["pkey", "-in", path, "-noout", "-text"])
+        let text = try await Binaries.openssl(["pkey", "-in", path, "-noout", "-text"])
         #expect(text.status == 0, "\(text)")
         switch kind {
         case .rsa2048: #expect(key.summary == "RSA-2048"); #expect(text.stdout.contains("2048 bit"))
@@ -21,21 +21,21 @@ struct PrivateKeyTests {
     }
 
     @Test("An encrypted PKCS#8 key opens in openssl with the passphrase and not without")
-    func encryptedKeyInterop() throws {
+    func encryptedKeyInterop() async throws {
         let dir = try TemporaryDirectory()
         let key = try PrivateKey.generate(.ec256)
         let path = try dir.write("key.pem", try key.pkcs8PEM(encryptedWith: Passphrase("correct horse")))
         #expect(String(decoding: try dir.read("key.pem"), as: UTF8.self).hasPrefix("-----BEGIN ENCRYPTED PRIVATE KEY-----"))
-        let good = try Binaries.openssl(["pkey", "-in", path, "-passin", "pass:correct horse", "-noout"])
+        let good = try await Binaries.openssl(["pkey", "-in", path, "-passin", "pass:correct horse", "-noout"])
         #expect(good.status == 0, "\(good)")
-        let bad = try Binaries.openssl(["pkey", "-in", path, "-passin", "pass:wrong", "-noout"])
+        let bad = try await Binaries.openssl(["pkey", "-in", path, "-passin", "pass:wrong", "-noout"])
         #expect(bad.status != 0)
-        let info = try Binaries.openssl(["asn1parse", "-in", path])
+        let info = try await Binaries.openssl(["asn1parse", "-in", path])
         #expect(info.stdout.contains("aes-256-cbc"), "PBES2 with AES-256-CBC expected")
     }
 
     @Test("Traditional PEM is PKCS#1 for RSA and SEC1 for EC")
-    func traditionalForms() throws {
+    func traditionalForms() async throws {
         let rsa = String(decoding: try PrivateKey.generate(.rsa2048).traditionalPEM(), as: UTF8.self)
         #expect(rsa.hasPrefix("-----BEGIN RSA PRIVATE KEY-----"))
         let ec = String(decoding: try PrivateKey.generate(.ec256).traditionalPEM(), as: UTF8.self)
@@ -55,23 +55,23 @@ struct PrivateKeyTests {
     ]
 
     @Test("Reads every RSA key encoding openssl writes", arguments: 0..<opensslVariants.count)
-    func readsOpenSSLRSAVariants(index: Int) throws {
+    func readsOpenSSLRSAVariants(index: Int) async throws {
         let variant = Self.opensslVariants[index]
-        try readVariant(variant, source: ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"], expected: "RSA-2048")
+        try await readVariant(variant, source: ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"], expected: "RSA-2048")
     }
 
     @Test("Reads EC keys openssl writes: PKCS#8, SEC1, encrypted SEC1, encrypted PKCS#8", arguments: [0, 1, 3, 4])
-    func readsOpenSSLECVariants(index: Int) throws {
+    func readsOpenSSLECVariants(index: Int) async throws {
         var variant = Self.opensslVariants[index]
         variant.make = variant.make.map { $0 == "rsa" ? "ec" : $0 }
-        try readVariant(variant, source: ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"], expected: "EC P-256")
+        try await readVariant(variant, source: ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"], expected: "EC P-256")
     }
 
-    private func readVariant(_ variant: (name: String, make: [String], encrypted: Bool), source: [String], expected: String) throws {
+    private func readVariant(_ variant: (name: String, make: [String], encrypted: Bool), source: [String], expected: String) async throws {
         let dir = try TemporaryDirectory()
         let src = dir.file("src.pem"), out = dir.file("\(variant.name).key")
-        #expect(try Binaries.openssl(source + ["-out", src]).status == 0)
-        let made = try Binaries.openssl(variant.make.map { $0 == "{src}" ? src : ($0 == "{out}" ? out : $0) })
+        #expect(try await Binaries.openssl(source + ["-out", src]).status == 0)
+        let made = try await Binaries.openssl(variant.make.map { $0 == "{src}" ? src : ($0 == "{out}" ? out : $0) })
         #expect(made.status == 0, "\(made)")
         let original = try CredentialFile.load(src, passphrases: .none).privateKeys[0]
 
@@ -98,10 +98,10 @@ struct PrivateKeyTests {
     }
 
     @Test("A key matches its own certificate and not another's")
-    func matching() throws {
+    func matching() async throws {
         let dir = try TemporaryDirectory()
-        let ca = try OpenSSLCA.make(in: dir)
-        let client = try ClientFixture.make(in: dir, ca: ca)
+        let ca = try await OpenSSLCA.make(in: dir)
+        let client = try await ClientFixture.make(in: dir, ca: ca)
         let certificate = try IdentityLoader.certificate(client.certificate).0
         let key = try IdentityLoader.privateKey(client.key, passphrases: .none)
         #expect(key.matches(certificate))
@@ -110,7 +110,7 @@ struct PrivateKeyTests {
     }
 
     @Test("Refuses to encrypt with an empty passphrase")
-    func emptyPassphraseRefused() throws {
+    func emptyPassphraseRefused() async throws {
         let error = #expect(throws: APNsCredentialError.self) { try PrivateKey.generate(.ec256).pkcs8PEM(encryptedWith: .empty) }
         #expect(error?.kind == .invalidArgument)
     }

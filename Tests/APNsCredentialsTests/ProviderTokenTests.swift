@@ -6,7 +6,7 @@ import TestSupport
 @Suite("Provider tokens (JWT ES256)")
 struct ProviderTokenTests {
     @Test("A token verifies with its key, fails with another, expires after an hour")
-    func roundTrip() throws {
+    func roundTrip() async throws {
         let key = try PrivateKey.generate(.ec256)
         let signer = try APNsTokenSigner(key: key, keyID: "ABC123DEFG", teamID: "TEAM123456")
         let now = Date()
@@ -24,7 +24,7 @@ struct ProviderTokenTests {
     }
 
     @Test("The JWS signature is raw r||s that openssl verifies after conversion to DER")
-    func opensslVerifies() throws {
+    func opensslVerifies() async throws {
         let dir = try TemporaryDirectory()
         let key = try PrivateKey.generate(.ec256)
         let token = try APNsTokenSigner(key: key, keyID: "ABC123DEFG", teamID: "TEAM123456").token()
@@ -43,14 +43,14 @@ struct ProviderTokenTests {
         let sig = try dir.write("sig.der", der)
         let msg = try dir.write("msg", Array("\(parts[0]).\(parts[1])".utf8))
         let pub = try dir.write("pub.pem", try PublicKey(of: key).pem())
-        let result = try Binaries.openssl(["dgst", "-sha256", "-verify", pub, "-signature", sig, msg])
+        let result = try await Binaries.openssl(["dgst", "-sha256", "-verify", pub, "-signature", sig, msg])
         #expect(result.status == 0, "\(result)")
         let header = String(decoding: try #require(Base64URL.decode(parts[0])), as: UTF8.self)
         #expect(header == #"{"alg":"ES256","kid":"ABC123DEFG"}"#)
     }
 
     @Test("Refuses RSA keys, bad ids; reads the key id from AuthKey_<KEYID>.p8")
-    func validation() throws {
+    func validation() async throws {
         #expect(throws: APNsCredentialError.self) { try APNsTokenSigner(key: try PrivateKey.generate(.rsa2048), keyID: "ABC123DEFG", teamID: "TEAM123456") }
         #expect(throws: APNsCredentialError.self) { try APNsTokenSigner(key: try PrivateKey.generate(.ec256), keyID: "short", teamID: "TEAM123456") }
         #expect(APNsTokenSigner.keyIDFromFileName("/x/AuthKey_ABC123DEFG.p8") == "ABC123DEFG")

@@ -6,7 +6,7 @@ import TestSupport
 @Suite("Atomic, permission-safe output files")
 struct SecureFileWriterTests {
     @Test("Secrets are 0600, public files 0644, and no temporary file is left behind")
-    func modes() throws {
+    func modes() async throws {
         let dir = try TemporaryDirectory()
         try SecureFileWriter.write(Array("secret".utf8), to: dir.file("key.pem"), sensitivity: .secret, force: false)
         try SecureFileWriter.write(Array("public".utf8), to: dir.file("cert.pem"), sensitivity: .public, force: false)
@@ -16,7 +16,7 @@ struct SecureFileWriterTests {
     }
 
     @Test("An existing file is never replaced without force, and is replaced atomically with it")
-    func overwrite() throws {
+    func overwrite() async throws {
         let dir = try TemporaryDirectory()
         let path = try dir.write("out.pem", text: "old")
         let error = #expect(throws: APNsCredentialError.self) {
@@ -33,7 +33,7 @@ struct SecureFileWriterTests {
     }
 
     @Test("A missing or unwritable folder is a clear error before anything is written")
-    func badFolders() throws {
+    func badFolders() async throws {
         let dir = try TemporaryDirectory()
         let missing = #expect(throws: APNsCredentialError.self) {
             try SecureFileWriter.write([1], to: dir.file("nope/out.pem"), sensitivity: .secret, force: false)
@@ -50,7 +50,7 @@ struct SecureFileWriterTests {
 @Suite("Output paths")
 struct OutputPathTests {
     @Test("One-character and bare names work (Foundation's path helpers trap on them)", arguments: ["x", "k.pem", "./y"])
-    func shortNames(name: String) throws {
+    func shortNames(name: String) async throws {
         let dir = try TemporaryDirectory()
         let previous = FileManager.default.currentDirectoryPath
         // Write by absolute path built from a relative-looking name.
@@ -63,7 +63,7 @@ struct OutputPathTests {
 @Suite("Streamed atomic files")
 struct AtomicFileTests {
     @Test("Nothing is visible until commit; an abandoned file leaves nothing behind")
-    func streaming() throws {
+    func streaming() async throws {
         let dir = try TemporaryDirectory()
         do {
             let file = try AtomicFile(path: dir.file("results.jsonl"), sensitivity: .public, force: false)

@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test(arguments: [APNsCertificateType.website, .watchKit])
-    func issuedWebsiteAndWatchKitReadBack(type: APNsCertificateType) throws {
+    func issuedWebsiteAndWatchKitReadBack(type: APNsCertificateType) async throws {
         let ca = try Shared.ca.get()
         let info = try ca.issue(forKey: try Shared.key.get(), PortalRequest(bundleID: "com.example.w", type: type)).apnsInfo()
         #expect(info.type == type)

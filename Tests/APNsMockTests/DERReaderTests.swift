@@ -8,20 +8,20 @@ import Testing
                   APNsTopic(topic: "com.x.app.voip", kinds: ["voip"]),
                   APNsTopic(topic: "com.x.app.complication", kinds: ["complication"])]
 
-    @Test func roundTripsApplesShape() throws {
+    @Test func roundTripsApplesShape() async throws {
         let der = APNsTopics.encode(topics)
         #expect(der.first == 0x30)
         #expect(try APNsTopics.parse(der) == topics)
     }
 
-    @Test func longLengthsUseTheLongForm() throws {
+    @Test func longLengthsUseTheLongForm() async throws {
         let many = (0..<40).map { APNsTopic(topic: "com.example.app\($0)", kinds: ["app", "voip"]) }
         let der = APNsTopics.encode(many)
         #expect(der[1] == 0x82)
         #expect(try APNsTopics.parse(der) == many)
     }
 
-    @Test func emptyListIsValid() throws {
+    @Test func emptyListIsValid() async throws {
         #expect(try APNsTopics.parse([0x30, 0x00]) == [])
     }
 

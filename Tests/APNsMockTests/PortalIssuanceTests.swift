@@ -6,7 +6,7 @@ import Testing
 /// Certificates from the mock CA must look like the portal's to OpenSSL itself: subject
 /// order, extensions, chain. The real `openssl` CLI is the judge.
 @Suite struct PortalIssuanceTests {
-    @Test func universalCertificateHasApplesShape() throws {
+    @Test func universalCertificateHasApplesShape() async throws {
         let ca = try Shared.ca.get()
         let key = try Shared.key.get()
         let request = try CertificateSigningRequest(key: key, subject: [.init(key: "emailAddress", value: "dev@example.com"),
@@ -28,7 +28,7 @@ import Testing
         try write(ca.intermediate.pem() + ca.root.pem(), folder + "/bundle.pem")
         try write(certificate.pem(), folder + "/aps.pem")
 
-        let text = try run(["openssl", "x509", "-inform", "DER", "-in", folder + "/aps.cer", "-noout", "-text"])
+        let text = try await run(["openssl", "x509", "-inform", "DER", "-in", folder + "/aps.cer", "-noout", "-text"])
         #expect(text.status == 0)
         #expect(text.out.contains("Subject: UID = com.example.app, CN = Apple Push Services: com.example.app, OU = TEAM123456, O = Example Ltd, C = US"))
         #expect(text.out.contains("Issuer: CN = Apple Worldwide Developer Relations Certification Authority, OU = G4"))
@@ -38,13 +38,13 @@ import Testing
         #expect(text.out.contains("CA:FALSE"))
         #expect(text.out.contains("Public-Key: (2048 bit)"))
 
-        let verify = try run(["openssl", "verify", "-CAfile", folder + "/bundle.pem", folder + "/aps.pem"])
+        let verify = try await run(["openssl", "verify", "-CAfile", folder + "/bundle.pem", folder + "/aps.pem"])
         #expect(verify.status == 0, "\(verify.out) \(verify.err)")
 
         // The topics extension's value, parsed by OpenSSL's own ASN.1 dumper.
         let topics = try #require(certificate.extensionValue(oid: APNsTopics.oid))
         try write(topics, folder + "/topics.der")
-        let dump = try run(["openssl", "asn1parse", "-inform", "DER", "-in", folder + "/topics.der"])
+        let dump = try await run(["openssl", "asn1parse", "-inform", "DER", "-in", folder + "/topics.der"])
         #expect(dump.status == 0)
         let lines = dump.out.split(separator: "\n").map(String.init)
         #expect(lines.first?.contains("cons: SEQUENCE") == true)
@@ -75,7 +75,7 @@ import Testing
         #expect(info.keyAlgorithm == "RSA" && info.keyBits == 2048)
     }
 
-    @Test func defaultValidityIsThirteenMonths() throws {
+    @Test func defaultValidityIsThirteenMonths() async throws {
         let ca = try Shared.ca.get()
         let now = Date(timeIntervalSince1970: 1_767_225_600) // 2026-01-01T00:00:00Z
         let certificate = try ca.issue(forKey: try Shared.key.get(), PortalRequest(bundleID: "b"), now: now)
@@ -83,7 +83,7 @@ import Testing
         #expect(certificate.notAfter == Date(timeIntervalSince1970: 1_801_440_000)) // 2027-02-01T00:00:00Z
     }
 
-    @Test func expiredWindowIsWrittenAsGiven() throws {
+    @Test func expiredWindowIsWrittenAsGiven() async throws {
         let ca = try Shared.ca.get()
         let notBefore = Date(timeIntervalSince1970: 1_577_836_800) // 2020-01-01
         let notAfter = Date(timeIntervalSince1970: 1_609_459_200)  // 2021-01-01
@@ -95,7 +95,7 @@ import Testing
         #expect(info.daysLeft < 0)
     }
 
-    @Test func malformedTopicsBecomeAFindingNotACrash() throws {
+    @Test func malformedTopicsBecomeAFindingNotACrash() async throws {
         let ca = try Shared.ca.get()
         let certificate = try ca.issue(forKey: try Shared.key.get(),
                                        PortalRequest(bundleID: "com.example.app", type: .universal, topicsDEROverride: [0x30, 0x05, 0x0C, 0x09, 0x61]))
@@ -106,7 +106,7 @@ import Testing
         #expect(info.covers(topic: "com.example.app") == nil)
     }
 
-    @Test func topicsCoverage() throws {
+    @Test func topicsCoverage() async throws {
         let ca = try Shared.ca.get()
         let key = try Shared.key.get()
         let universal = try ca.issue(forKey: key, PortalRequest(bundleID: "com.x", type: .universal)).apnsInfo()
@@ -118,7 +118,7 @@ import Testing
         #expect(pass.covers(topic: "pass.com.x") == true)
     }
 
-    @Test func keyMismatchIsReported() throws {
+    @Test func keyMismatchIsReported() async throws {
         let ca = try Shared.ca.get()
         let certificate = try ca.issue(forKey: try Shared.key.get(), PortalRequest(bundleID: "b"))
         let other = try PrivateKey.generate(.ec256)
@@ -128,7 +128,7 @@ import Testing
         #expect(certificate.apnsInfo(key: try Shared.key.get()).keyMatches == true)
     }
 
-    @Test func tamperedRequestIsRefused() throws {
+    @Test func tamperedRequestIsRefused() async throws {
         let ca = try Shared.ca.get()
         let request = try CertificateSigningRequest(key: try Shared.key.get(), subject: [.init(key: "CN", value: "Dev")])
         var der = request.der
@@ -141,7 +141,7 @@ import Testing
         }
     }
 
-    @Test func caFolderLayoutAndModes() throws {
+    @Test func caFolderLayoutAndModes() async throws {
         let folder = try temporaryFolder()
         defer { cleanup(folder) }
         let ca = try Shared.ca.get()
@@ -155,14 +155,14 @@ import Testing
         let loaded = try MockCA.load(from: folder + "/ca")
         #expect(loaded.intermediate.fingerprint(.sha256) == ca.intermediate.fingerprint(.sha256))
 
-        let server = try run(["openssl", "x509", "-in", folder + "/ca/server.pem", "-noout", "-ext", "subjectAltName,extendedKeyUsage"])
+        let server = try await run(["openssl", "x509", "-in", folder + "/ca/server.pem", "-noout", "-ext", "subjectAltName,extendedKeyUsage"])
         for name in MockCA.serverNames { #expect(server.out.contains("DNS:\(name)")) }
         #expect(server.out.contains("IP Address:127.0.0.1"))
         #expect(server.out.contains("IP Address:0:0:0:0:0:0:0:1"))
         #expect(server.out.contains("TLS Web Server Authentication"))
-        let verify = try run(["openssl", "verify", "-CAfile", folder + "/ca/root.pem", folder + "/ca/server.pem"])
+        let verify = try await run(["openssl", "verify", "-CAfile", folder + "/ca/root.pem", folder + "/ca/server.pem"])
         #expect(verify.status == 0)
-        let intermediate = try run(["openssl", "verify", "-CAfile", folder + "/ca/root.pem", folder + "/ca/wwdr.pem"])
+        let intermediate = try await run(["openssl", "verify", "-CAfile", folder + "/ca/root.pem", folder + "/ca/wwdr.pem"])
         #expect(intermediate.status == 0)
     }
 }

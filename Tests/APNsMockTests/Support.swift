@@ -1,6 +1,7 @@
 import APNsCredentials
 import APNsMock
 import Foundation
+import TestSupport
 
 /// One CA and one key for the whole target: RSA key generation is the slow part of making
 /// fixtures, and nothing in these tests depends on keys being distinct.
@@ -11,21 +12,9 @@ enum Shared {
 
 /// Runs a program (the `openssl` CLI) and returns its exit status and output.
 @discardableResult
-func run(_ arguments: [String], stdin: [UInt8]? = nil) throws -> (status: Int32, out: String, err: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    let out = Pipe(), err = Pipe(), input = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = input
-    try process.run()
-    if let stdin { input.fileHandleForWriting.write(Data(stdin)) }
-    try input.fileHandleForWriting.close()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+func run(_ arguments: [String], stdin: [UInt8]? = nil) async throws -> (status: Int32, out: String, err: String) {
+    let result = try await ProcessRunner.run(arguments[0], Array(arguments.dropFirst()), stdin: stdin.map { Data($0) })
+    return (result.status, result.stdout, result.stderr)
 }
 
 /// A fresh temporary folder, removed by the caller with `cleanup`.

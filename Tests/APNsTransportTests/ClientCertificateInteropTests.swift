@@ -11,13 +11,13 @@ struct ClientCertificateInteropTests {
 
     /// Starts nghttpd (h2c backend) and nghttpx (TLS frontend verifying clients); the caller
     /// stops both with the returned closure.
-    func startProxy() throws -> (stop: @Sendable () -> Void, port: Int) {
+    func startProxy() async throws -> (stop: @Sendable () -> Void, port: Int) {
         let backendPort = ChildProcess.freePort()
-        let backend = try ChildProcess.start(tool("nghttpd"), ["--no-tls", "--address=127.0.0.1", "-d", fixtures.docroot, String(backendPort)],
+        let backend = try await ChildProcess.start(tool("nghttpd"), ["--no-tls", "--address=127.0.0.1", "-d", fixtures.docroot, String(backendPort)],
                                              waitForPort: backendPort)
         let port = ChildProcess.freePort()
         do {
-            let proxy = try ChildProcess.start(tool("nghttpx"), [
+            let proxy = try await ChildProcess.start(tool("nghttpx"), [
                 "--conf=/dev/null", "--single-process", "--workers=1", "--no-ocsp",
                 "--frontend=127.0.0.1,\(port)", "--backend=127.0.0.1,\(backendPort);;proto=h2",
                 "--verify-client", "--verify-client-cacert=\(fixtures.caCert)",
@@ -35,7 +35,7 @@ struct ClientCertificateInteropTests {
     }
 
     @Test func certificateFromTheTrustedCAIsAccepted() async throws {
-        let (stop, port) = try startProxy()
+        let (stop, port) = try await startProxy()
         defer { stop() }
         let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: port), tls: tls(try fixtures.clientIdentity))
         defer { client.close() }
@@ -62,7 +62,7 @@ struct ClientCertificateInteropTests {
     }
 
     @Test func certificateFromAnotherCAIsRejectedWithAnAlert() async throws {
-        let (stop, port) = try startProxy()
+        let (stop, port) = try await startProxy()
         defer { stop() }
         let alert = try await verdict(try fixtures.otherClientIdentity, port: port)
         #expect(alert == .unknownCA)
@@ -70,7 +70,7 @@ struct ClientCertificateInteropTests {
     }
 
     @Test func missingCertificateIsRejectedWithAnAlert() async throws {
-        let (stop, port) = try startProxy()
+        let (stop, port) = try await startProxy()
         defer { stop() }
         let alert = try await verdict(nil, port: port)
         #expect(alert == .certificateRequired)

@@ -73,7 +73,7 @@ struct GatewayCheckTests {
     }
 
     @Test func wrongHostNameFails() async throws {
-        let (server, port) = try Peers.nghttpd(cert: fixtures.wrongHostCert, key: fixtures.wrongHostKey)
+        let (server, port) = try await Peers.nghttpd(cert: fixtures.wrongHostCert, key: fixtures.wrongHostKey)
         defer { server.stop() }
         let report = try await check(port: port).run()
         #expect(report.outcome == .failed)
@@ -82,7 +82,7 @@ struct GatewayCheckTests {
     }
 
     @Test func untrustedServerCAFailsNamingTheCA() async throws {
-        let (server, port) = try Peers.nghttpd(cert: fixtures.serverCert, key: fixtures.serverKey)
+        let (server, port) = try await Peers.nghttpd(cert: fixtures.serverCert, key: fixtures.serverKey)
         defer { server.stop() }
         let report = try await check(port: port, trust: fixtures.otherCACert).run()
         #expect(report.outcome == .failed)
@@ -91,7 +91,7 @@ struct GatewayCheckTests {
     }
 
     @Test func missingUSERTrustIsNamed() async throws {
-        let (server, port) = try Peers.nghttpd(cert: fixtures.usertrustServerCert, key: fixtures.usertrustServerKey)
+        let (server, port) = try await Peers.nghttpd(cert: fixtures.usertrustServerCert, key: fixtures.usertrustServerKey)
         defer { server.stop() }
         let report = try await check(port: port).run()
         #expect(report.outcome == .failed)
@@ -100,7 +100,7 @@ struct GatewayCheckTests {
     }
 
     @Test func expiredServerCertificateFails() async throws {
-        let (server, port) = try Peers.nghttpd(cert: fixtures.expiredCert, key: fixtures.expiredKey)
+        let (server, port) = try await Peers.nghttpd(cert: fixtures.expiredCert, key: fixtures.expiredKey)
         defer { server.stop() }
         let report = try await check(port: port).run()
         #expect(report.outcome == .failed)
@@ -109,7 +109,7 @@ struct GatewayCheckTests {
     }
 
     @Test func tls10OnlyServerFails() async throws {
-        let (server, port) = try Peers.sServer(cert: fixtures.serverCert, key: fixtures.serverKey,
+        let (server, port) = try await Peers.sServer(cert: fixtures.serverCert, key: fixtures.serverKey,
                                                extra: ["-tls1", "-cipher", "DEFAULT@SECLEVEL=0"])
         defer { server.stop() }
         let report = try await check(port: port).run()
@@ -118,7 +118,7 @@ struct GatewayCheckTests {
     }
 
     @Test func serverWithoutH2Fails() async throws {
-        let (server, port) = try Peers.sServer(cert: fixtures.serverCert, key: fixtures.serverKey)
+        let (server, port) = try await Peers.sServer(cert: fixtures.serverCert, key: fixtures.serverKey)
         defer { server.stop() }
         let report = try await check(port: port).run()
         #expect(report.outcome == .failed)
@@ -141,7 +141,7 @@ struct GatewayCheckTests {
     }
 
     @Test func legacyGatewayAcceptsTheCertificate() async throws {
-        let (server, port) = try Peers.sServer(cert: fixtures.serverCert, key: fixtures.serverKey,
+        let (server, port) = try await Peers.sServer(cert: fixtures.serverCert, key: fixtures.serverKey,
                                                extra: ["-Verify", "1", "-CAfile", fixtures.caCert, "-verify_return_error"])
         defer { server.stop() }
         let accepted = try await check(port: port, legacy: true, timeout: 2).run()

@@ -8,9 +8,9 @@ import Testing
 struct HTTP2ClientInteropTests {
     let fixtures = Fixtures.shared
 
-    func startNghttpd(extra: [String] = [], key: String? = nil, cert: String? = nil) throws -> (ChildProcess, Int) {
+    func startNghttpd(extra: [String] = [], key: String? = nil, cert: String? = nil) async throws -> (ChildProcess, Int) {
         let port = ChildProcess.freePort()
-        let server = try ChildProcess.start(tool("nghttpd"),
+        let server = try await ChildProcess.start(tool("nghttpd"),
             ["--address=127.0.0.1", "-d", fixtures.docroot] + extra + [String(port), key ?? fixtures.serverKey, cert ?? fixtures.serverCert],
             waitForPort: port)
         return (server, port)
@@ -21,7 +21,7 @@ struct HTTP2ClientInteropTests {
     }
 
     @Test func getReturnsTheFileOverVerifiedTLS() async throws {
-        let (server, port) = try startNghttpd()
+        let (server, port) = try await startNghttpd()
         defer { server.stop() }
         let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: port), tls: try trustingClient, timeout: 10)
         defer { client.close() }
@@ -36,7 +36,7 @@ struct HTTP2ClientInteropTests {
     }
 
     @Test func postWithBodyGetsAnAnswer() async throws {
-        let (server, port) = try startNghttpd()
+        let (server, port) = try await startNghttpd()
         defer { server.stop() }
         let client = try await HTTP2Client.connect(to: Endpoint(host: "127.0.0.1", port: port), tls: try trustingClient)
         defer { client.close() }
@@ -46,7 +46,7 @@ struct HTTP2ClientInteropTests {
     }
 
     @Test func tenThousandRequestsOverOneConnection() async throws {
-        let (server, port) = try startNghttpd()
+        let (server, port) = try await startNghttpd()
         defer { server.stop() }
         let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: port), tls: try trustingClient)
         defer { client.close() }
@@ -65,7 +65,7 @@ struct HTTP2ClientInteropTests {
     }
 
     @Test func untrustedServerCAFailsTheHandshake() async throws {
-        let (server, port) = try startNghttpd()
+        let (server, port) = try await startNghttpd()
         defer { server.stop() }
         let tls = TLSConfiguration.client(identity: nil, trust: .caFile(fixtures.otherCACert))
         await #expect {
@@ -78,7 +78,7 @@ struct HTTP2ClientInteropTests {
     }
 
     @Test func wrongHostNameFailsTheHandshake() async throws {
-        let (server, port) = try startNghttpd(key: fixtures.wrongHostKey, cert: fixtures.wrongHostCert)
+        let (server, port) = try await startNghttpd(key: fixtures.wrongHostKey, cert: fixtures.wrongHostCert)
         defer { server.stop() }
         let tls = try trustingClient
         await #expect {

@@ -131,32 +131,19 @@ while True:
     /// frames and all;
     /// "drop": closes its first connection without a word after `argument` frames;
     /// "feedback": sends `argument` tuples) and returns it, its port and its log file.
-    /// Runs on a thread of its own: waiting for the port blocks, and a blocked cooperative
-    /// thread (two on a two-core machine) starves the in-process servers of other tests.
     static func start(mode: String, argument: String) async throws -> (ChildProcess, Int, String) {
-        try await offPool { try startBlocking(mode: mode, argument: argument) }
-    }
-
-    private static func startBlocking(mode: String, argument: String) throws -> (ChildProcess, Int, String) {
         let fixtures = Fixtures.shared
         let scriptPath = fixtures.dir + "/legacy_peer.py"
-        if !FileManager.default.fileExists(atPath: scriptPath) {
-            try Data(script.utf8).write(to: URL(fileURLWithPath: scriptPath))
-        }
+        // Atomically: tests running in parallel may write it at the same time.
+        try Data(script.utf8).write(to: URL(fileURLWithPath: scriptPath), options: .atomic)
         let log = fixtures.dir + "/peer-\(UUID().uuidString.prefix(8)).log"
         let port = ChildProcess.freePort()
-        let server = try ChildProcess.start(tool("python3"), [scriptPath, mode, String(port), fixtures.serverCert, fixtures.serverKey,
+        let server = try await ChildProcess.start(tool("python3"), [scriptPath, mode, String(port), fixtures.serverCert, fixtures.serverKey,
                                                               fixtures.caCert, argument, log], waitForPort: port)
         return (server, port, log)
     }
 }
 
-/// Runs blocking work (starting child processes, waiting for ports) on a detached thread.
-func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
-    }
-}
 
 /// A TCP relay in front of a test server that cuts its first connection abruptly once the
 /// client has sent `cutAfter` bytes: requests in flight then die with the connection.
@@ -206,12 +193,11 @@ while True:
     /// The relay's first accepted connection is the readiness probe, so the second (the
     /// client's first) is the one cut.
     static func start(target: Int, cutAfter: Int) async throws -> (ChildProcess, Int) {
-        try await offPool {
-            let path = Fixtures.shared.dir + "/dropping_relay.py"
-            if !FileManager.default.fileExists(atPath: path) { try Data(script.utf8).write(to: URL(fileURLWithPath: path)) }
-            let port = ChildProcess.freePort()
-            let relay = try ChildProcess.start(tool("python3"), [path, String(port), String(target), String(cutAfter)], waitForPort: port)
-            return (relay, port)
-        }
+        let path = Fixtures.shared.dir + "/dropping_relay.py"
+        // Atomically: tests running in parallel may write it at the same time.
+        try Data(script.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        let port = ChildProcess.freePort()
+        let relay = try await ChildProcess.start(tool("python3"), [path, String(port), String(target), String(cutAfter)], waitForPort: port)
+        return (relay, port)
     }
 }

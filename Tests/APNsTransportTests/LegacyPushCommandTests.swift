@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `apnskit push --legacy` and `apnskit feedback` end to end against python3 `ssl` servers
 /// speaking the legacy binary protocol (apns-protocol.md §4 and §5).
@@ -7,9 +8,7 @@ import Testing
 struct LegacyPushCommandTests {
     let fixtures = Fixtures.shared
 
-    var apnskit: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("apnskit").path
-    }
+    var apnskit: String { Binaries.apnskit }
 
     func token(_ i: Int) -> String { String(format: "%064x", i + 1) }
 

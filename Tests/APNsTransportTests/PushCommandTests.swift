@@ -2,6 +2,7 @@ import APNsCredentials
 import APNsTransport
 import Foundation
 import Testing
+import TestSupport
 
 /// `apnskit push` over HTTP/2 end to end: the built binary against in-test `HTTP2Server`s that
 /// answer as APNs would (scripted statuses, GOAWAY mid-batch), and a closed port.
@@ -9,9 +10,7 @@ import Testing
 struct PushCommandTests {
     let fixtures = Fixtures.shared
 
-    var apnskit: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("apnskit").path
-    }
+    var apnskit: String { Binaries.apnskit }
 
     /// Requests seen by a test server, from many handler tasks.
     final class Seen: @unchecked Sendable {
@@ -179,7 +178,7 @@ struct PushCommandTests {
         try FileManager.default.createDirectory(atPath: fixtures.docroot + "/3/device", withIntermediateDirectories: true)
         try Data().write(to: URL(fileURLWithPath: fixtures.docroot + "/3/device/\(token(7))"))
         let fixtures = self.fixtures
-        let (server, port) = try await offPool { try Peers.nghttpd(cert: fixtures.serverCert, key: fixtures.serverKey) }
+        let (server, port) = try await Peers.nghttpd(cert: fixtures.serverCert, key: fixtures.serverKey)
         defer { server.stop() }
         let ok = try await push(["--gateway", "localhost:\(port)", "--token", token(7), "--alert", "x"])
         #expect(ok.status == 0, "\(ok.output)")
@@ -220,7 +219,7 @@ struct PushCommandTests {
 
     @Test func tlsServerWithoutHTTP2ExitsFour() async throws {
         let fixtures = self.fixtures
-        let (server, port) = try await offPool { try Peers.sServer(cert: fixtures.serverCert, key: fixtures.serverKey) }
+        let (server, port) = try await Peers.sServer(cert: fixtures.serverCert, key: fixtures.serverKey)
         defer { server.stop() }
         let result = try await push(["--gateway", "localhost:\(port)", "--token", token(1), "--alert", "x"])
         // s_server stops after 4 accepts, so the last of the pool's attempts may be refused.
@@ -242,10 +241,8 @@ struct PushCommandTests {
         try Data().write(to: URL(fileURLWithPath: fixtures.docroot + "/3/device/\(token(9))"))
         let fixtures = self.fixtures
         let port = ChildProcess.freePort()
-        let server = try await offPool {
-            try ChildProcess.start(tool("nghttpd"), ["--address=127.0.0.1", "-V", "-d", fixtures.docroot, String(port), fixtures.serverKey, fixtures.serverCert],
-                                   waitForPort: port)
-        }
+        let server = try await ChildProcess.start(tool("nghttpd"), ["--address=127.0.0.1", "-V", "-d", fixtures.docroot, String(port),
+                                                                    fixtures.serverKey, fixtures.serverCert], waitForPort: port)
         defer { server.stop() }
         let certificate = try await push(["--gateway", "localhost:\(port)", "--token", token(9), "--alert", "x"])
         #expect(certificate.status == 0, "\(certificate.output)")

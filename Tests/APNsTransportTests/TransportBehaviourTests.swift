@@ -2,6 +2,7 @@ import APNsCredentials
 import APNsTransport
 import Foundation
 import Testing
+import TestSupport
 
 /// HTTP/2 behaviour between our own client and server, each test on an event loop of its own
 /// so it can check that everything it opened is freed at the end.
@@ -33,10 +34,7 @@ struct TransportBehaviourTests {
 
     /// Waits (bounded) until every connection on `loop` has been freed.
     func expectAllFreed(_ loop: EventLoop) async {
-        for _ in 0..<200 where loop.liveConnectionCount != 0 {
-            try? await Task.sleep(nanoseconds: 25_000_000)
-        }
-        #expect(loop.liveConnectionCount == 0)
+        #expect(await Wait.until(seconds: 30) { loop.liveConnectionCount == 0 }, "\(loop.liveConnectionCount) connections left")
     }
 
     @Test func serverLimitsConcurrentStreamsAndClientQueues() async throws {
@@ -160,21 +158,33 @@ struct TransportBehaviourTests {
     /// one must still fire on time, and the long one must not fire with it.
     @Test func shorterDeadlineAfterLongerOneStillTimesOut() async throws {
         try await onOwnLoop("test.deadlines") { loop in
-            let server = try HTTP2Server.start(tls: .server(identity: try fixtures.serverIdentity), loop: loop) { _ in
-                try? await Task.sleep(nanoseconds: 1_000_000_000)
+            // The server answers neither request until the test has seen the short deadline
+            // fire; it says when the long one has arrived (so its deadline is the earlier one set).
+            let (arrived, patientArrived) = AsyncStream<Void>.makeStream()
+            let (patientGate, releasePatient) = AsyncStream<Void>.makeStream()
+            let (impatientGate, releaseImpatient) = AsyncStream<Void>.makeStream()
+            let server = try HTTP2Server.start(tls: .server(identity: try fixtures.serverIdentity), loop: loop) { request in
+                if request.path == "/patient" {
+                    patientArrived.yield()
+                    for await _ in patientGate { break }
+                } else {
+                    for await _ in impatientGate { break }
+                }
                 return HTTP2Response(status: 200)
             }
             defer { server.stop() }
             let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: server.port), tls: try clientTLS(), loop: loop)
             defer { client.close() }
             async let patient = client.send(HTTP2Request(method: "GET", path: "/patient"), timeout: 30)
-            try await Task.sleep(nanoseconds: 50_000_000)
+            for await _ in arrived { break }
             await #expect {
                 _ = try await client.send(HTTP2Request(method: "GET", path: "/impatient"), timeout: 0.2)
             } throws: { error in
                 let transport = error as? TransportError
                 return transport?.kind == .timeout && transport?.message.contains("within 0.2 seconds") == true
             }
+            releaseImpatient.yield()
+            releasePatient.yield()
             #expect(try await patient.status == 200)
         }
     }
@@ -204,8 +214,7 @@ struct TransportBehaviourTests {
                 }
             }
             #expect(sawClosed)
-            for _ in 0..<200 where !client.isClosed { try? await Task.sleep(nanoseconds: 10_000_000) }
-            #expect(client.isClosed)
+            #expect(await Wait.until(seconds: 30) { client.isClosed })
             #expect(client.closeReason?.message.contains("GOAWAY") == true, "\(String(describing: client.closeReason))")
         }
     }

@@ -10,9 +10,7 @@ struct VerifyCommandTests {
     let fixtures = Fixtures.shared
 
     /// The apnskit binary next to the test bundle in .build/<triple>/debug.
-    var apnskit: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("apnskit").path
-    }
+    var apnskit: String { Binaries.apnskit }
 
     func verify(_ arguments: [String]) async throws -> (status: Int32, output: String) {
         #expect(FileManager.default.isExecutableFile(atPath: apnskit), "build apnskit first (swift build)")

@@ -8,39 +8,39 @@ final class CLIWorkspace: @unchecked Sendable {
     let dir: TemporaryDirectory
     private(set) var results: [(command: String, result: ProcessResult)] = []
 
-    init() throws {
+    init() async throws {
         dir = try TemporaryDirectory("apnskit-hardening")
-        try expectSuccess("mock", "ca", "-o", "ca")
-        try expectSuccess("csr", "--email", "dev@example.com", "--common-name", "Hardening Push", "--key-out", "push.key", "--csr-out", "push.csr")
-        try expectSuccess("mock", "issue", "push.csr", "--ca", "ca", "--bundle-id", "com.example.hardening", "--type", "universal", "-o", "push.cer")
+        try await expectSuccess("mock", "ca", "-o", "ca")
+        try await expectSuccess("csr", "--email", "dev@example.com", "--common-name", "Hardening Push", "--key-out", "push.key", "--csr-out", "push.csr")
+        try await expectSuccess("mock", "issue", "push.csr", "--ca", "ca", "--bundle-id", "com.example.hardening", "--type", "universal", "-o", "push.cer")
     }
 
     /// Runs apnskit in the folder (stdin not a TTY) and keeps the result for later checks.
     @discardableResult
-    func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> ProcessResult {
-        let result = try Binaries.apnskit(arguments, stdin: stdin.map { Data($0.utf8) } ?? Data(), environment: environment, directory: dir.path)
+    func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) async throws -> ProcessResult {
+        let result = try await Binaries.apnskit(arguments, stdin: stdin.map { Data($0.utf8) } ?? Data(), environment: environment, directory: dir.path)
         results.append((arguments.joined(separator: " "), result))
         return result
     }
 
     @discardableResult
     func expectSuccess(_ arguments: String..., stdin: String? = nil, environment: [String: String] = [:],
-                       sourceLocation: SourceLocation = #_sourceLocation) throws -> ProcessResult {
-        try expectSuccess(arguments, stdin: stdin, environment: environment, sourceLocation: sourceLocation)
+                       sourceLocation: SourceLocation = #_sourceLocation) async throws -> ProcessResult {
+        try await expectSuccess(arguments, stdin: stdin, environment: environment, sourceLocation: sourceLocation)
     }
 
     @discardableResult
     func expectSuccess(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
-                       sourceLocation: SourceLocation = #_sourceLocation) throws -> ProcessResult {
-        let result = try run(arguments, stdin: stdin, environment: environment)
+                       sourceLocation: SourceLocation = #_sourceLocation) async throws -> ProcessResult {
+        let result = try await run(arguments, stdin: stdin, environment: environment)
         #expect(result.status == 0, "apnskit \(arguments.joined(separator: " ")): \(result)", sourceLocation: sourceLocation)
         return result
     }
 
     /// Runs apnskit under `sh -c 'umask MASK; exec apnskit ...'`.
     @discardableResult
-    func runWithUmask(_ mask: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
-        let result = try ProcessRunner.run("/bin/sh", ["-c", "umask \(mask); exec \"$0\" \"$@\"", Binaries.apnskit] + arguments,
+    func runWithUmask(_ mask: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> ProcessResult {
+        let result = try await ProcessRunner.run("/bin/sh", ["-c", "umask \(mask); exec \"$0\" \"$@\"", Binaries.apnskit] + arguments,
                                            environment: environment, directory: dir.path)
         results.append((arguments.joined(separator: " "), result))
         return result

@@ -33,42 +33,42 @@ extension Hardening {
             return fds
         }
 
-        static func workspace() throws -> CLIWorkspace {
-            let w = try CLIWorkspace()
-            try w.expectSuccess("combine", "push.cer", "push.key", "-o", "apns.pem")
+        static func workspace() async throws -> CLIWorkspace {
+            let w = try await CLIWorkspace()
+            try await w.expectSuccess("combine", "push.cer", "push.key", "-o", "apns.pem")
             return w
         }
 
         @Test("1,000 connections to a mock limited to 100: the rest are closed with a log line, memory stays bounded, normal requests work after")
-        func beyondTheLimit() throws {
-            let w = try Self.workspace()
-            let mock = try MockServeProcess(in: w, ["--max-connections", "100"])
-            defer { _ = mock.stop() }
+        func beyondTheLimit() async throws {
+            let w = try await Self.workspace()
+            let mock = try await MockServeProcess(in: w, ["--max-connections", "100"])
+            defer { mock.kill() }
             let fds = Self.openSilentConnections(1000, port: mock.port)
             #expect(fds.count == 1000)
-            #expect(mock.waitForLog("refused a connection from 127.0.0.1:"), "\(mock.stderr)")
+            #expect(await mock.waitForLog("refused a connection from 127.0.0.1:"), "\(mock.stderr)")
             #expect(mock.stderr.contains("100 connections are open, the limit; --max-connections allows more."), "\(mock.stderr)")
             #expect(mock.isRunning)
             // 100 handshakes waiting cost a few MB; the 900 refused cost nothing.
             #expect(mock.peakRSS > 0 && mock.peakRSS < 96 * 1024, "mock peak RSS \(mock.peakRSS) KiB")
             for fd in fds { close(fd) }
-            let push = try mock.push(w)
+            let push = try await mock.push(w)
             #expect(push.status == 0, "\(push)")
-            #expect(mock.stop() == 0)
+            #expect(await mock.stop() == 143)
         }
 
         @Test("1,000 connections at once within the default limit (h2load -c 1000) are all served, with bounded memory")
-        func thousandServed() throws {
-            let w = try Self.workspace()
-            try w.expectSuccess("mock", "issue", "--auth-key", "--ca", "ca", "--team-id", "TEAM123456", "--key-id", "ABC123DEFG", "-o", ".")
+        func thousandServed() async throws {
+            let w = try await Self.workspace()
+            try await w.expectSuccess("mock", "issue", "--auth-key", "--ca", "ca", "--team-id", "TEAM123456", "--key-id", "ABC123DEFG", "-o", ".")
             // One address may hold 100 by default; h2load opens all 1,000 from 127.0.0.1.
-            let mock = try MockServeProcess(in: w, ["--max-connections-per-peer", "1000"])
-            defer { _ = mock.stop() }
+            let mock = try await MockServeProcess(in: w, ["--max-connections-per-peer", "1000"])
+            defer { mock.kill() }
             let signer = try APNsTokenSigner.load(authKey: w.dir.file("AuthKey_ABC123DEFG.p8"), keyID: "ABC123DEFG", teamID: "TEAM123456")
             let url = "https://127.0.0.1:\(mock.port)/3/device/\(String(repeating: "ab", count: 32))"
             let payload = try w.dir.write("payload.json", Array(#"{"aps":{"alert":"hi"}}"#.utf8))
             // h2load needs a descriptor per connection too.
-            let result = try ProcessRunner.run("/bin/sh", ["-c", "ulimit -n 4096 2>/dev/null; exec h2load \"$@\"", "h2load",
+            let result = try await ProcessRunner.run("/bin/sh", ["-c", "ulimit -n 4096 2>/dev/null; exec h2load \"$@\"", "h2load",
                                                            "-c", "1000", "-n", "1000", "-d", payload,
                                                            "-H", "authorization: bearer \(try signer.token(issuedAt: Date()))",
                                                            "-H", "apns-topic: com.example.hardening", url])
@@ -78,23 +78,23 @@ extension Hardening {
             #expect(!mock.stderr.contains("refused a connection"), "\(mock.stderr)")
             // About 115 KB per connection (TLS, nghttp2, read buffer) on a 30 MB base: 144 MB measured.
             #expect(mock.peakRSS > 0 && mock.peakRSS < 400 * 1024, "mock peak RSS \(mock.peakRSS) KiB")
-            #expect(mock.stop() == 0)
+            #expect(await mock.stop() == 143)
         }
 
         @Test("Out of file descriptors (ulimit -n 64): a warning at start, accept() backs off with one log line instead of spinning, and serving resumes")
-        func outOfDescriptors() throws {
-            let w = try Self.workspace()
-            let mock = try MockServeProcess(in: w, [], ulimit: "-n 64")
-            defer { _ = mock.stop() }
+        func outOfDescriptors() async throws {
+            let w = try await Self.workspace()
+            let mock = try await MockServeProcess(in: w, [], ulimit: "-n 64")
+            defer { mock.kill() }
             #expect(mock.stderr.contains("warning: the open-file limit (ulimit -n) is 64"), "\(mock.stderr)")
             let fds = Self.openSilentConnections(200, port: mock.port)
-            #expect(mock.waitForLog("cannot accept connections on port \(mock.port): too many open files (ulimit -n is 64)"), "\(mock.stderr)")
+            #expect(await mock.waitForLog("cannot accept connections on port \(mock.port): too many open files (ulimit -n is 64)"), "\(mock.stderr)")
             #expect(mock.isRunning)
             for fd in fds { close(fd) }
-            #expect(mock.waitForLog("accepting connections on port \(mock.port) again."), "\(mock.stderr)")
-            let push = try mock.push(w)
+            #expect(await mock.waitForLog("accepting connections on port \(mock.port) again."), "\(mock.stderr)")
+            let push = try await mock.push(w)
             #expect(push.status == 0, "\(push)")
-            #expect(mock.stop() == 0)
+            #expect(await mock.stop() == 143)
         }
     }
 }

@@ -1,11 +1,11 @@
 import Testing
 import Foundation
 
-/// The parent of every hardening suite, run one test at a time. These tests are long and
-/// blocking (CPU-bound fuzz loops, chains of child processes), and Swift Testing's
-/// cooperative pool is only as wide as the machine (2 cores in CI): run side by side they
-/// starved the in-process mock gateway of the verify tests into 10-second timeouts.
-@Suite(.serialized)
+/// The parent of every hardening suite. Its tests run in parallel with each other and with the
+/// other targets: child processes are awaited (TestSupport), and CPU-bound loops in this process
+/// (the fuzz pass, the 1 GB line) run on a thread of their own (`offPool`), so none of them holds
+/// a thread of Swift Testing's cooperative pool, which is only as wide as the machine.
+@Suite
 enum Hardening {
     /// Runs blocking work on a thread of its own, leaving the cooperative pool to the suites
     /// that need it. `body` must not record issues itself (its thread has no test context).

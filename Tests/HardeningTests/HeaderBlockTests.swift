@@ -36,10 +36,10 @@ extension Hardening {
 
         @Test("16 MB header blocks and an HPACK bomb sent to the mock are refused; its memory stays bounded and other connections are served")
         func mockRefusesHugeHeaderBlocks() async throws {
-            let w = try CLIWorkspace()
-            try w.expectSuccess("combine", "push.cer", "push.key", "-o", "apns.pem")
-            let mock = try MockServeProcess(in: w)
-            defer { _ = mock.stop() }
+            let w = try await CLIWorkspace()
+            try await w.expectSuccess("combine", "push.cer", "push.key", "-o", "apns.pem")
+            let mock = try await MockServeProcess(in: w)
+            defer { mock.kill() }
             let identity = try IdentityLoader.load([w.dir.file("apns.pem")], passphrases: .none)
             let held = try await HTTP2Client.connect(to: Endpoint(host: "127.0.0.1", port: mock.port),
                                                      tls: .client(identity: identity, trust: .caFile(mock.caFile)))
@@ -77,12 +77,12 @@ extension Hardening {
             // The gateway is still up and serves the connection it had and new ones.
             #expect(mock.isRunning)
             #expect(try await held.send(request, timeout: 30).status == 200)
-            let push = try mock.push(w)
+            let push = try await mock.push(w)
             #expect(push.status == 0, "\(push)")
             // 538 MB before the header list limit; about 30 MB at rest.
             #expect(mock.peakRSS > 0 && mock.peakRSS < 128 * 1024, "mock peak RSS \(mock.peakRSS) KiB")
             held.close()
-            #expect(mock.stop() == 0)
+            #expect(await mock.stop() == 143)
             let log = mock.stderr
             #expect(log.components(separatedBy: "sent more than \(Self.limit) bytes of headers").count - 1 == 2, "\(log)")
             #expect(log.contains("CONTINUATION frames after one HEADERS frame"), "\(log)")
@@ -90,8 +90,8 @@ extension Hardening {
 
         @Test("A server answering with an HPACK bomb gets one clear error from HTTP2Client and from apnskit push, not unbounded memory")
         func clientRefusesHugeHeaderBlock() async throws {
-            let w = try CLIWorkspace()
-            try w.expectSuccess("combine", "push.cer", "push.key", "-o", "apns.pem")
+            let w = try await CLIWorkspace()
+            try await w.expectSuccess("combine", "push.cer", "push.key", "-o", "apns.pem")
             let ca = try MockCA.load(from: w.dir.file("ca"))
             let identity = try APNsIdentity(certificate: ca.server, privateKey: ca.serverKey, chain: [],
                                         certificateLabel: "server.pem", keyLabel: "server-key.pem")
@@ -112,7 +112,7 @@ extension Hardening {
 
             // The sender retries on new connections, then gives up with that sentence; about
             // 575 MB per attempt if the headers were kept.
-            let (push, peak) = try BoundsTests.measured(
+            let (push, peak) = try await BoundsTests.measured(
                 "/usr/bin/time -f maxrss=%M '\(Binaries.apnskit)' push apns.pem --gateway 127.0.0.1:\(server.port) --ca-file ca/ca-bundle.pem --token \(Self.token) --alert hi",
                 in: w.dir.path)
             #expect(push.status == 4, "\(push)")

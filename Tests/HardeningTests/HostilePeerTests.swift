@@ -19,17 +19,17 @@ extension Hardening {
         /// Memory a refused stream may cost the process, above its peak at start.
         static let memoryBound = 64 * 1024  // KiB
 
-        static func workspace() throws -> CLIWorkspace {
-            let w = try CLIWorkspace()
-            try w.expectSuccess("combine", "push.cer", "push.key", "-o", "apns.pem")
+        static func workspace() async throws -> CLIWorkspace {
+            let w = try await CLIWorkspace()
+            try await w.expectSuccess("combine", "push.cer", "push.key", "-o", "apns.pem")
             return w
         }
 
         @Test("An endless request body is answered 413 PayloadTooLarge at 5 KB, before END_STREAM; the mock stays bounded and serves others")
         func endlessUpload() async throws {
-            let w = try Self.workspace()
-            let mock = try MockServeProcess(in: w)
-            defer { _ = mock.stop() }
+            let w = try await Self.workspace()
+            let mock = try await MockServeProcess(in: w)
+            defer { mock.kill() }
             // No client certificate: anyone can open this stream.
             let client = try await TLSClient.connect(to: Endpoint(host: "127.0.0.1", port: mock.port),
                                                      tls: .client(identity: nil, trust: .caFile(mock.caFile)))
@@ -49,18 +49,18 @@ extension Hardening {
             #expect(reset?.payload == [0, 0, 0, 0])
             #expect(answered.sent < 64 << 20, "refused only after \(answered.sent) bytes")
             // Meanwhile (the upload's connection still open) a normal client is served.
-            let push = try mock.push(w)
+            let push = try await mock.push(w)
             #expect(push.status == 0, "\(push)")
             client.close()
             #expect(mock.peakGrowth >= 0 && mock.peakGrowth < Self.memoryBound, "mock peak grew \(mock.peakGrowth) KiB")
-            #expect(mock.stop() == 0)
+            #expect(await mock.stop() == 143)
         }
 
         @Test("The legacy port stops reading after a bad frame: a 4 GB frame header and a flood cost the mock nothing; others are served")
         func legacyFloodAfterProtocolError() async throws {
-            let w = try Self.workspace()
-            let mock = try MockServeProcess(in: w, legacy: true)
-            defer { _ = mock.stop() }
+            let w = try await Self.workspace()
+            let mock = try await MockServeProcess(in: w, legacy: true)
+            defer { mock.kill() }
             let identity = try IdentityLoader.load([w.dir.file("apns.pem")], passphrases: .none)
             let client = try await TLSClient.connect(to: Endpoint(host: "127.0.0.1", port: mock.legacyPort ?? 0), tls: Self.legacyTLS(identity, mock))
             // Command 2, frame length 0xFFFFFFF0: a protocol error (status 128).
@@ -69,8 +69,8 @@ extension Hardening {
             let refused = await Self.stream(flood, on: client, upTo: 512 << 20, until: { _ in false }, raw: true)
             #expect(refused.closed, "the mock kept reading \(refused.sent) bytes after the bad frame")
             #expect(refused.sent < 512 << 20)
-            #expect(mock.waitForLog("Protocol error for identifier 0; closing"), "\(mock.stderr)")
-            let push = try w.run(["push", "apns.pem", "--legacy", "--gateway", "127.0.0.1:\(mock.legacyPort ?? 0)", "--ca-file", "ca/ca-bundle.pem",
+            #expect(await mock.waitForLog("Protocol error for identifier 0; closing"), "\(mock.stderr)")
+            let push = try await w.run(["push", "apns.pem", "--legacy", "--gateway", "127.0.0.1:\(mock.legacyPort ?? 0)", "--ca-file", "ca/ca-bundle.pem",
                                   "--token", Self.token, "--alert", "still serving"])
             #expect(push.status == 0, "\(push)")
             #expect(mock.peakGrowth >= 0 && mock.peakGrowth < Self.memoryBound, "mock peak grew \(mock.peakGrowth) KiB")
@@ -78,9 +78,9 @@ extension Hardening {
 
         @Test("A flood of valid legacy frames is held back by TCP (the mock reads no faster than it decodes)")
         func legacyValidFlood() async throws {
-            let w = try Self.workspace()
-            let mock = try MockServeProcess(in: w, legacy: true)
-            defer { _ = mock.stop() }
+            let w = try await Self.workspace()
+            let mock = try await MockServeProcess(in: w, legacy: true)
+            defer { mock.kill() }
             let identity = try IdentityLoader.load([w.dir.file("apns.pem")], passphrases: .none)
             let client = try await TLSClient.connect(to: Endpoint(host: "127.0.0.1", port: mock.legacyPort ?? 0), tls: Self.legacyTLS(identity, mock))
             let frame = LegacyNotification(token: [UInt8](repeating: 0xAB, count: 32), payload: Array(#"{"aps":{"alert":"flood"}}"#.utf8))
@@ -90,16 +90,16 @@ extension Hardening {
             // and is dropped at close. Before back-pressure the mock read it all into memory.
             for _ in 0..<192 { client.write(megabyte) }
             client.close()
-            #expect(mock.waitForLog("notification(s)"), "\(mock.stderr)")
+            #expect(await mock.waitForLog("notification(s)"), "\(mock.stderr)")
             #expect(mock.peakGrowth >= 0 && mock.peakGrowth < Self.memoryBound, "mock peak grew \(mock.peakGrowth) KiB")
-            let push = try w.run(["push", "apns.pem", "--legacy", "--gateway", "127.0.0.1:\(mock.legacyPort ?? 0)", "--ca-file", "ca/ca-bundle.pem",
+            let push = try await w.run(["push", "apns.pem", "--legacy", "--gateway", "127.0.0.1:\(mock.legacyPort ?? 0)", "--ca-file", "ca/ca-bundle.pem",
                                   "--token", Self.token, "--alert", "still serving"])
             #expect(push.status == 0, "\(push)")
         }
 
         @Test("An endless answer body fails verify and push with one sentence at 64 KiB, memory bounded")
-        func endlessResponseBody() throws {
-            let w = try Self.workspace()
+        func endlessResponseBody() async throws {
+            let w = try await Self.workspace()
             let server = try Self.hostileServer(w) { connection in
                 await Self.awaitRequest(connection)
                 connection.write(RawHTTP2.frame(.headers, flags: RawHTTP2.endHeaders, stream: 1, [0x88]))
@@ -110,7 +110,7 @@ extension Hardening {
             }
             defer { server.stop() }
             for command in [["verify", "apns.pem"], ["push", "apns.pem", "--token", Self.token, "--alert", "hi"]] {
-                let (result, peak) = try BoundsTests.measured(
+                let (result, peak) = try await BoundsTests.measured(
                     "/usr/bin/time -f maxrss=%M '\(Binaries.apnskit)' \(command.joined(separator: " ")) --gateway 127.0.0.1:\(server.port) --ca-file ca/ca-bundle.pem --timeout 20",
                     in: w.dir.path)
                 #expect((result.stdout + result.stderr).contains("sent more than 65536 bytes of response body on stream 1"), "\(command[0]): \(result)")
@@ -120,8 +120,8 @@ extension Hardening {
         }
 
         @Test("A feedback service that streams tuples without end: the first 100,000 are written, then exit 4, memory bounded")
-        func endlessFeedback() throws {
-            let w = try Self.workspace()
+        func endlessFeedback() async throws {
+            let w = try await Self.workspace()
             let server = try Self.hostileServer(w, alpn: false) { connection in
                 let tuple = FeedbackTuple(timestamp: 1_700_000_000, token: [UInt8](repeating: 0xCD, count: 32)).encoded
                 let megabyte = Array([[UInt8]](repeating: tuple, count: (1 << 20) / tuple.count).joined())
@@ -129,7 +129,7 @@ extension Hardening {
                 while (try? await connection.read(timeout: 30)) != nil {}
             }
             defer { server.stop() }
-            let (result, peak) = try BoundsTests.measured(
+            let (result, peak) = try await BoundsTests.measured(
                 "/usr/bin/time -f maxrss=%M '\(Binaries.apnskit)' feedback apns.pem --gateway 127.0.0.1:\(server.port) --ca-file ca/ca-bundle.pem --format json -o feedback.json",
                 in: w.dir.path)
             #expect(result.status == 4, "\(result)")
@@ -141,9 +141,9 @@ extension Hardening {
 
         @Test("Idle connections are closed with GOAWAY IdleTimeout, including ones that never sent a request")
         func idleConnectionsClosed() async throws {
-            let w = try Self.workspace()
-            let mock = try MockServeProcess(in: w, ["--idle-timeout", "1"])
-            defer { _ = mock.stop() }
+            let w = try await Self.workspace()
+            let mock = try await MockServeProcess(in: w, ["--idle-timeout", "1"])
+            defer { mock.kill() }
             var clients: [HTTP2Client] = []
             for _ in 0..<50 {
                 let client = try await HTTP2Client.connect(to: Endpoint(host: "127.0.0.1", port: mock.port),
@@ -155,21 +155,21 @@ extension Hardening {
             let deadline = Date().addingTimeInterval(30)
             while clients.contains(where: \.isOpen), Date() < deadline { try await Task.sleep(nanoseconds: 100_000_000) }
             #expect(clients.filter(\.isOpen).count == 0, "\(clients.filter(\.isOpen).count) of 50 idle connections still open")
-            let push = try mock.push(w)
+            let push = try await mock.push(w)
             #expect(push.status == 0, "\(push)")
         }
 
         @Test("One address cannot take every slot: 1,000 connections from 127.0.0.1 leave room for 127.0.0.2")
-        func slotsPerPeer() throws {
-            let w = try Self.workspace()
-            let mock = try MockServeProcess(in: w)
-            defer { _ = mock.stop() }
+        func slotsPerPeer() async throws {
+            let w = try await Self.workspace()
+            let mock = try await MockServeProcess(in: w)
+            defer { mock.kill() }
             let fds = ConnectionFloodTests.openSilentConnections(1000, port: mock.port)
             defer { for fd in fds { close(fd) } }
-            #expect(mock.waitForLog("100 connections from 127.0.0.1 are open, the limit for one address; --max-connections-per-peer allows more."),
+            #expect(await mock.waitForLog("100 connections from 127.0.0.1 are open, the limit for one address; --max-connections-per-peer allows more."),
                     "\(mock.stderr)")
             // curl from another loopback address, with the certificate: served.
-            let curl = try ProcessRunner.run("curl", ["-s", "--http2", "--interface", "127.0.0.2", "--cacert", "ca/ca-bundle.pem", "--cert", "apns.pem",
+            let curl = try await ProcessRunner.run("curl", ["-s", "--http2", "--interface", "127.0.0.2", "--cacert", "ca/ca-bundle.pem", "--cert", "apns.pem",
                                                       "-H", "apns-topic: com.example.hardening", "-d", #"{"aps":{"alert":"hi"}}"#,
                                                       "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "20",
                                                       "https://127.0.0.1:\(mock.port)/3/device/\(Self.token)"], directory: w.dir.path)
@@ -178,13 +178,13 @@ extension Hardening {
 
         @Test("push --timeout bounds each answer; in a TLS black hole the summary counts the reconnects")
         func pushTimeouts() async throws {
-            let w = try Self.workspace()
+            let w = try await Self.workspace()
             // Completes TLS and HTTP/2, reads requests, never answers.
             let silent = try Self.hostileServer(w) { connection in
                 while (try? await connection.read(timeout: 60)) != nil {}
             }
             defer { silent.stop() }
-            let unanswered = try w.run(["push", "apns.pem", "--gateway", "127.0.0.1:\(silent.port)", "--ca-file", "ca/ca-bundle.pem",
+            let unanswered = try await w.run(["push", "apns.pem", "--gateway", "127.0.0.1:\(silent.port)", "--ca-file", "ca/ca-bundle.pem",
                                         "--token", Self.token, "--alert", "hi", "--timeout", "1", "--format", "json"])
             #expect(unanswered.status == 4, "\(unanswered)")
             #expect(unanswered.stdout.contains("did not answer the request within 1 second"), "\(unanswered)")
@@ -194,7 +194,7 @@ extension Hardening {
             // A black hole: TCP accepted (by the kernel), nothing ever read or sent.
             let hole = try Self.blackHole()
             defer { shutdown(hole.fd, Int32(SHUT_RDWR)); close(hole.fd) }
-            let lost = try w.run(["push", "apns.pem", "--gateway", "127.0.0.1:\(hole.port)", "--ca-file", "ca/ca-bundle.pem",
+            let lost = try await w.run(["push", "apns.pem", "--gateway", "127.0.0.1:\(hole.port)", "--ca-file", "ca/ca-bundle.pem",
                                   "--token", Self.token, "--alert", "hi", "--timeout", "1", "--format", "json"])
             #expect(lost.status == 4, "\(lost)")
             let lostSummary = try Self.json(lost.stdout)
@@ -206,9 +206,9 @@ extension Hardening {
 
         @Test("A host name OpenSSL cannot check fails the connection instead of checking only the chain")
         func hostNameFailsClosed() async throws {
-            let w = try Self.workspace()
-            let mock = try MockServeProcess(in: w)
-            defer { _ = mock.stop() }
+            let w = try await Self.workspace()
+            let mock = try await MockServeProcess(in: w)
+            defer { mock.kill() }
             let identity = try IdentityLoader.load([w.dir.file("apns.pem")], passphrases: .none)
             // As a C string this is "localhost", which the mock's certificate names.
             let check = GatewayCheck(endpoint: Endpoint(host: "localhost\u{0}.attacker.example", port: mock.port),
@@ -219,14 +219,14 @@ extension Hardening {
         }
 
         @Test("A client offering ALPN http/1.1 only is refused with no_application_protocol")
-        func alpnRefusal() throws {
-            let w = try Self.workspace()
-            let mock = try MockServeProcess(in: w)
-            defer { _ = mock.stop() }
-            let result = try ProcessRunner.run("openssl", ["s_client", "-connect", "127.0.0.1:\(mock.port)", "-alpn", "http/1.1",
+        func alpnRefusal() async throws {
+            let w = try await Self.workspace()
+            let mock = try await MockServeProcess(in: w)
+            defer { mock.kill() }
+            let result = try await ProcessRunner.run("openssl", ["s_client", "-connect", "127.0.0.1:\(mock.port)", "-alpn", "http/1.1",
                                                            "-CAfile", "ca/ca-bundle.pem"], stdin: Data(), directory: w.dir.path)
             #expect((result.stdout + result.stderr).contains("no application protocol"), "\(result)")
-            let h2 = try ProcessRunner.run("openssl", ["s_client", "-connect", "127.0.0.1:\(mock.port)", "-alpn", "http/1.1,h2",
+            let h2 = try await ProcessRunner.run("openssl", ["s_client", "-connect", "127.0.0.1:\(mock.port)", "-alpn", "http/1.1,h2",
                                                        "-CAfile", "ca/ca-bundle.pem"], stdin: Data(), directory: w.dir.path)
             #expect(h2.stdout.contains("ALPN protocol: h2"), "\(h2)")
         }

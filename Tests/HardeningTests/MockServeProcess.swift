@@ -14,7 +14,7 @@ final class MockServeProcess: @unchecked Sendable {
     let baselineRSS: Int
 
     /// `ulimit` (e.g. `"-n 64"`) starts it under that shell limit.
-    init(in w: CLIWorkspace, _ arguments: [String] = [], ulimit: String? = nil, legacy: Bool = false) throws {
+    init(in w: CLIWorkspace, _ arguments: [String] = [], ulimit: String? = nil, legacy: Bool = false) async throws {
         let portsFile = "ports-\(UUID().uuidString).json"
         let serve = ["mock", "serve", "--ca", "ca", "--port", "0"] + (legacy ? ["--legacy-port", "0"] : ["--no-legacy"])
             + ["--no-feedback", "--ports-file", portsFile] + arguments
@@ -23,7 +23,7 @@ final class MockServeProcess: @unchecked Sendable {
         } else {
             server = try BackgroundProcess(Binaries.apnskit, serve, directory: w.dir.path)
         }
-        guard server.waitForFile(w.dir.file(portsFile)),
+        guard await server.waitForFile(w.dir.file(portsFile)),
               let ports = try JSONSerialization.jsonObject(with: Data(try w.dir.read(portsFile))) as? [String: Any],
               let port = ports["provider"] as? Int else {
             throw MockServeError(message: "apnskit mock serve did not start: \(server.stderr)")
@@ -31,7 +31,7 @@ final class MockServeProcess: @unchecked Sendable {
         self.port = port
         legacyPort = ports["legacy"] as? Int
         caFile = w.dir.file("ca/ca-bundle.pem")
-        baselineRSS = Self.peakRSS(of: server.process.processIdentifier)
+        baselineRSS = Self.peakRSS(of: server.pid)
     }
 
     struct MockServeError: Error, CustomStringConvertible {
@@ -39,11 +39,11 @@ final class MockServeProcess: @unchecked Sendable {
         var description: String { message }
     }
 
-    var isRunning: Bool { server.process.isRunning }
+    var isRunning: Bool { server.isRunning }
     var stderr: String { server.stderr }
 
     /// Peak resident memory so far (VmHWM), in KiB.
-    var peakRSS: Int { Self.peakRSS(of: server.process.processIdentifier) }
+    var peakRSS: Int { Self.peakRSS(of: server.pid) }
 
     /// How much the peak grew since start, in KiB (-1 if unknown).
     var peakGrowth: Int { baselineRSS > 0 && peakRSS > 0 ? peakRSS - baselineRSS : -1 }
@@ -54,22 +54,20 @@ final class MockServeProcess: @unchecked Sendable {
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
     }
 
-    /// Polls the log (bounded) until it contains `text`; the wait is a safety net, not a measure.
-    func waitForLog(_ text: String, seconds: Double = 30) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if stderr.contains(text) { return true }
-            usleep(50_000)
-        }
-        return stderr.contains(text)
+    /// Waits (bounded) until the log contains `text`; the wait is a safety net, not a measure.
+    func waitForLog(_ text: String, seconds: Double = 30) async -> Bool {
+        await server.waitForStderr(text, seconds: seconds) || stderr.contains(text)
     }
 
     /// `apnskit push` of one notification with the workspace's certificate (`apns.pem`).
-    func push(_ w: CLIWorkspace) throws -> ProcessResult {
-        try w.run(["push", "apns.pem", "--gateway", "127.0.0.1:\(port)", "--ca-file", "ca/ca-bundle.pem",
+    func push(_ w: CLIWorkspace) async throws -> ProcessResult {
+        try await w.run(["push", "apns.pem", "--gateway", "127.0.0.1:\(port)", "--ca-file", "ca/ca-bundle.pem",
                    "--token", String(repeating: "ab", count: 32), "--alert", "still serving"])
     }
 
     /// SIGTERM; the exit status.
-    func stop() -> Int32 { server.stop() }
+    func stop() async -> Int32 { await server.stop() }
+
+    /// SIGKILL without waiting (for `defer`).
+    func kill() { server.kill() }
 }

@@ -18,33 +18,32 @@ extension Hardening {
 
         /// Pushes 20,000 tokens through a mock that answers after `delayMs`; once the mock has
         /// recorded `after` notifications, sends `signals` (50 ms apart).
-        static func interruptedBatch(signals: [Int32], delayMs: Int, after: Int) throws -> Run {
-            let w = try CLIWorkspace()
-            try w.expectSuccess("combine", "push.cer", "push.key", "-o", "apns.pem")
+        static func interruptedBatch(signals: [Int32], delayMs: Int, after: Int) async throws -> Run {
+            let w = try await CLIWorkspace()
+            try await w.expectSuccess("combine", "push.cer", "push.key", "-o", "apns.pem")
             let tokens = (1...20_000).map { String(format: "%064x", $0) }.joined(separator: "\n") + "\n"
             _ = try w.dir.write("tokens.txt", Array(tokens.utf8))
-            let mock = try MockServeProcess(in: w, ["--record", "record.jsonl", "--delay-ms", String(delayMs), "--quiet"])
+            let mock = try await MockServeProcess(in: w, ["--record", "record.jsonl", "--delay-ms", String(delayMs), "--quiet"])
             let push = try BackgroundProcess(Binaries.apnskit, [
                 "push", "apns.pem", "--gateway", "127.0.0.1:\(mock.port)", "--ca-file", "ca/ca-bundle.pem", "--tokens", "tokens.txt",
                 "--alert", "hi", "--results", "results.jsonl", "--format", "json", "--timeout", "10",
             ], directory: w.dir.path)
             let deadline = Date().addingTimeInterval(60)
-            while recordLines(w) < after && push.process.isRunning && Date() < deadline { usleep(20_000) }
+            while recordLines(w) < after && push.process.isRunning && Date() < deadline { try? await Task.sleep(nanoseconds: 20_000_000) }
             #expect(push.process.isRunning, "the batch ended before the signal: \(push.stderr)")
             for (position, signal) in signals.enumerated() {
-                if position > 0 { usleep(50_000) }
+                if position > 0 { try? await Task.sleep(nanoseconds: 50_000_000) }
                 kill(push.process.processIdentifier, signal)
             }
-            push.process.waitUntilExit()
-            let status = push.process.terminationStatus
+            let status = await push.exited().status
             // The mock records a held request after its delay, even when the client reset it:
             // wait until its record stops growing before comparing.
             var last = -1
             while recordLines(w) != last {
                 last = recordLines(w)
-                usleep(useconds_t(max(300, delayMs * 2) * 1000))
+                try? await Task.sleep(nanoseconds: UInt64(max(300, delayMs * 2) * 1000) * 1_000)
             }
-            _ = mock.stop()
+            _ = await mock.stop()
             let results = try String(decoding: w.dir.read("results.jsonl"), as: UTF8.self).split(separator: "\n")
                 .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             var received: [String: Int] = [:]
@@ -80,8 +79,8 @@ extension Hardening {
         }
 
         @Test("SIGTERM during a batch: input no longer read, in-flight answered, every result written, exit 143", .timeLimit(.minutes(3)))
-        func sigtermFinishesInFlight() throws {
-            let run = try Self.interruptedBatch(signals: [SIGTERM], delayMs: 20, after: 2_000)
+        func sigtermFinishesInFlight() async throws {
+            let run = try await Self.interruptedBatch(signals: [SIGTERM], delayMs: 20, after: 2_000)
             try Self.expectTruthful(run, signalStatus: 143)
             // Graceful: what was in flight got its answer, so nothing ends "cancelled".
             #expect(!run.results.contains { $0["status"] as? String == "cancelled" })
@@ -90,9 +89,9 @@ extension Hardening {
         }
 
         @Test("SIGINT then SIGTERM: in-flight requests given up at once, still one truthful line each, exit 130", .timeLimit(.minutes(3)))
-        func secondSignalCancelsInFlight() throws {
+        func secondSignalCancelsInFlight() async throws {
             // Answers held 2 s: the second signal finds the window in flight.
-            let run = try Self.interruptedBatch(signals: [SIGINT, SIGTERM], delayMs: 2_000, after: 100)
+            let run = try await Self.interruptedBatch(signals: [SIGINT, SIGTERM], delayMs: 2_000, after: 100)
             try Self.expectTruthful(run, signalStatus: 130)
             let cancelled = run.results.filter { $0["status"] as? String == "cancelled" }
             #expect(!cancelled.isEmpty, "the in-flight window should end cancelled")

@@ -15,54 +15,54 @@ extension Hardening {
         static let wrongPass = "WrongGuess-441177"
 
         @Test("No passphrase and no private key body in any output or error, for every credential command and passphrase source")
-        func noSecretsInOutput() throws {
-            let w = try CLIWorkspace()
+        func noSecretsInOutput() async throws {
+            let w = try await CLIWorkspace()
             _ = try w.dir.write("pass.txt", text: Self.filePass + "\n")
             let environment = ["APNS_SECRET": Self.environmentPass, "APNS_WRONG": Self.wrongPass]
             let sources: [(source: String, stdin: String?)] = [
                 ("env:APNS_SECRET", nil), ("file:pass.txt", nil), ("stdin", Self.stdinPass + "\n"), ("pass:\(Self.literalPass)", nil),
             ]
             for (index, (source, stdin)) in sources.enumerated() {
-                func okArray(_ arguments: [String]) throws { _ = try w.expectSuccess(arguments, stdin: stdin, environment: environment) }
-                func ok(_ arguments: String...) throws { try okArray(arguments) }
-                func fails(_ arguments: String..., stdin input: String? = nil) throws {
-                    let result = try w.run(arguments, stdin: input, environment: environment)
+                func okArray(_ arguments: [String]) async throws { _ = try await w.expectSuccess(arguments, stdin: stdin, environment: environment) }
+                func ok(_ arguments: String...) async throws { try await okArray(arguments) }
+                func fails(_ arguments: String..., stdin input: String? = nil) async throws {
+                    let result = try await w.run(arguments, stdin: input, environment: environment)
                     #expect(result.status == 3, "apnskit \(arguments.joined(separator: " ")): \(result)")
                 }
                 let legacy = index % 2 == 0 ? ["--legacy"] : []
-                try ok("keygen", "--type", "ec256", "--encrypt", "--passout", source, "-o", "gen\(index).key", "--verbose")
-                try ok("key", "encrypt", "push.key", "--passout", source, "-o", "enc\(index).key", "--verbose")
-                try ok("key", "strip", "enc\(index).key", "--passin", source, "-o", "plain\(index).key", "--verbose")
-                try ok("key", "strip", "enc\(index).key", "--passin", source, "--traditional", "-o", "trad\(index).key", "--verbose")
-                try ok("key", "strip", "gen\(index).key", "--passin", source, "-o", "genplain\(index).key")
-                try okArray(["p12", "create", "push.cer", "push.key", "--chain", "ca/wwdr.pem", "--passout", source,
+                try await ok("keygen", "--type", "ec256", "--encrypt", "--passout", source, "-o", "gen\(index).key", "--verbose")
+                try await ok("key", "encrypt", "push.key", "--passout", source, "-o", "enc\(index).key", "--verbose")
+                try await ok("key", "strip", "enc\(index).key", "--passin", source, "-o", "plain\(index).key", "--verbose")
+                try await ok("key", "strip", "enc\(index).key", "--passin", source, "--traditional", "-o", "trad\(index).key", "--verbose")
+                try await ok("key", "strip", "gen\(index).key", "--passin", source, "-o", "genplain\(index).key")
+                try await okArray(["p12", "create", "push.cer", "push.key", "--chain", "ca/wwdr.pem", "--passout", source,
                         "-o", "bundle\(index).p12", "--verbose"] + legacy)
-                try ok("p12", "split", "bundle\(index).p12", "--passin", source, "--cert-out", "c\(index).pem", "--key-out", "k\(index).key",
+                try await ok("p12", "split", "bundle\(index).p12", "--passin", source, "--cert-out", "c\(index).pem", "--key-out", "k\(index).key",
                        "--chain-out", "ch\(index).pem", "--verbose")
-                try ok("prepare", "bundle\(index).p12", "--passin", source, "-o", "apns\(index).pem", "--verbose")
-                try ok("combine", "push.cer", "enc\(index).key", "--passin", source, "-o", "combined\(index).pem", "--verbose")
-                try ok("csr", "--email", "dev@example.com", "--common-name", "Again", "--key", "enc\(index).key", "--passin", source,
+                try await ok("prepare", "bundle\(index).p12", "--passin", source, "-o", "apns\(index).pem", "--verbose")
+                try await ok("combine", "push.cer", "enc\(index).key", "--passin", source, "-o", "combined\(index).pem", "--verbose")
+                try await ok("csr", "--email", "dev@example.com", "--common-name", "Again", "--key", "enc\(index).key", "--passin", source,
                        "--csr-out", "again\(index).csr", "--verbose")
-                try ok("csr", "--type", "ec256", "--email", "dev@example.com", "--common-name", "New", "--passout", source,
+                try await ok("csr", "--type", "ec256", "--email", "dev@example.com", "--common-name", "New", "--passout", source,
                        "--key-out", "csrkey\(index).key", "--csr-out", "new\(index).csr", "--verbose")
-                try ok("inspect", "bundle\(index).p12", "enc\(index).key", "--passin", source)
-                try ok("inspect", "bundle\(index).p12", "--passin", source, "--format", "json")
-                _ = try w.run(["check", "bundle\(index).p12", "apns\(index).pem", "--passin", source], stdin: stdin, environment: environment)
+                try await ok("inspect", "bundle\(index).p12", "enc\(index).key", "--passin", source)
+                try await ok("inspect", "bundle\(index).p12", "--passin", source, "--format", "json")
+                _ = try await w.run(["check", "bundle\(index).p12", "apns\(index).pem", "--passin", source], stdin: stdin, environment: environment)
                 // Wrong, missing and damaged: the error must not echo what was given.
-                try fails("key", "strip", "enc\(index).key", "--passin", "env:APNS_WRONG", "-o", "w.key", "--verbose")
-                try fails("key", "strip", "enc\(index).key", "--passin", "pass:\(Self.wrongPass)", "-o", "w.key", "--verbose")
-                try fails("key", "strip", "enc\(index).key", "-o", "w.key", "--verbose")
-                try fails("p12", "split", "bundle\(index).p12", "--passin", "stdin", "--cert-out", "w.pem", "--verbose", stdin: Self.wrongPass + "\n")
-                try fails("p12", "split", "bundle\(index).p12", "--cert-out", "w.pem", "--verbose")
-                try fails("prepare", "bundle\(index).p12", "--passin", "env:APNS_WRONG", "-o", "w.pem", "--verbose")
-                try fails("combine", "push.cer", "enc\(index).key", "--passin", "env:APNS_WRONG", "-o", "w.pem", "--verbose")
-                try fails("inspect", "enc\(index).key", "--passin", "env:APNS_WRONG")
+                try await fails("key", "strip", "enc\(index).key", "--passin", "env:APNS_WRONG", "-o", "w.key", "--verbose")
+                try await fails("key", "strip", "enc\(index).key", "--passin", "pass:\(Self.wrongPass)", "-o", "w.key", "--verbose")
+                try await fails("key", "strip", "enc\(index).key", "-o", "w.key", "--verbose")
+                try await fails("p12", "split", "bundle\(index).p12", "--passin", "stdin", "--cert-out", "w.pem", "--verbose", stdin: Self.wrongPass + "\n")
+                try await fails("p12", "split", "bundle\(index).p12", "--cert-out", "w.pem", "--verbose")
+                try await fails("prepare", "bundle\(index).p12", "--passin", "env:APNS_WRONG", "-o", "w.pem", "--verbose")
+                try await fails("combine", "push.cer", "enc\(index).key", "--passin", "env:APNS_WRONG", "-o", "w.pem", "--verbose")
+                try await fails("inspect", "enc\(index).key", "--passin", "env:APNS_WRONG")
                 let damaged = try w.dir.read("enc\(index).key")
                 _ = try w.dir.write("damaged\(index).key", Array(damaged.prefix(damaged.count / 2)) + Array("\n-----END ENCRYPTED PRIVATE KEY-----\n".utf8))
-                try fails("key", "strip", "damaged\(index).key", "--passin", source, "-o", "w.key", "--verbose", stdin: stdin)
+                try await fails("key", "strip", "damaged\(index).key", "--passin", source, "-o", "w.key", "--verbose", stdin: stdin)
                 let p12 = try w.dir.read("bundle\(index).p12")
                 _ = try w.dir.write("damaged\(index).p12", Array(p12.prefix(p12.count - 40)))
-                try fails("p12", "split", "damaged\(index).p12", "--passin", source, "--cert-out", "w.pem", "--verbose", stdin: stdin)
+                try await fails("p12", "split", "damaged\(index).p12", "--passin", source, "--cert-out", "w.pem", "--verbose", stdin: stdin)
             }
             #expect(!w.dir.exists("w.key") && !w.dir.exists("w.pem"))
 
@@ -79,8 +79,8 @@ extension Hardening {
         }
 
         @Test("Key-bearing outputs are 0600 and public ones 0644 even with umask 000")
-        func umaskZero() throws {
-            let w = try CLIWorkspace()
+        func umaskZero() async throws {
+            let w = try await CLIWorkspace()
             let environment = ["P": "umask-pass"]
             let commands: [(arguments: [String], secret: [String], public: [String])] = [
                 (["keygen", "--type", "ec256", "-o", "a.key"], ["a.key"], []),
@@ -95,7 +95,7 @@ extension Hardening {
                 (["import-cer", "push.cer", "-o", "j.pem"], [], ["j.pem"]),
             ]
             for command in commands {
-                let result = try w.runWithUmask("000", command.arguments, environment: environment)
+                let result = try await w.runWithUmask("000", command.arguments, environment: environment)
                 #expect(result.status == 0, "\(command.arguments): \(result)")
                 for name in command.secret { #expect(try w.dir.mode(name) == 0o600, "\(name)") }
                 for name in command.public { #expect(try w.dir.mode(name) == 0o644, "\(name)") }

@@ -19,17 +19,17 @@ import TestSupport
 
     /// Runs a Python program with `input` on stdin; a missing python3 or module fails the
     /// test with a sentence that says to run scripts/setup.sh.
-    func python(_ program: String, input: String) throws -> ProcessResult {
-        let result = try ProcessRunner.run("python3", ["-c", program], stdin: Data(input.utf8))
+    func python(_ program: String, input: String) async throws -> ProcessResult {
+        let result = try await ProcessRunner.run("python3", ["-c", program], stdin: Data(input.utf8))
         #expect(!result.stderr.contains("ModuleNotFoundError") && !result.stderr.contains("No such file"),
                 "python3 or a module it needs is missing; run scripts/setup.sh: \(result.stderr)")
         return result
     }
 
-    @Test func junitParsesAndHasTheStructureCIToolsRead() throws {
-        let f = try Fixtures.shared.get()
+    @Test func junitParsesAndHasTheStructureCIToolsRead() async throws {
+        let f = try await Fixtures.shared.get()
         let folder = try TemporaryDirectory()
-        let result = try run(["apnskit", "check", "--format", "junit", "--ca-file", f.bundle] + inputs(f, in: folder))
+        let result = try await run(["apnskit", "check", "--format", "junit", "--ca-file", f.bundle] + inputs(f, in: folder))
         #expect(result.status == 3, "\(result.err)")
         // Python's parser, then the shape Jenkins' junit-10.xsd and Ant's JUnit.xsd describe.
         let checker = #"""
@@ -62,9 +62,9 @@ import TestSupport
         // The JUnit schema CI tools validate against (Jenkins' junit-10.xsd, written out in
         // Schemas/junit.xsd), checked by libxml2's validator.
         let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/Schemas/junit.xsd"
-        let xmllint = try ProcessRunner.run("xmllint", ["--noout", "--schema", schema, "-"], stdin: Data(result.out.utf8))
+        let xmllint = try await ProcessRunner.run("xmllint", ["--noout", "--schema", schema, "-"], stdin: Data(result.out.utf8))
         #expect(xmllint.status == 0, "xmllint (Debian's libxml2-utils; scripts/setup.sh installs it) did not validate the report: \(xmllint)")
-        let parsed = try python(checker, input: result.out)
+        let parsed = try await python(checker, input: result.out)
         #expect(parsed.status == 0, "\(parsed.stderr)\n\(result.out)")
         let cases = Dictionary(uniqueKeysWithValues: parsed.stdout.split(separator: "\n").map { line -> (String, String) in
             let parts = line.split(separator: "\t", maxSplits: 1).map(String.init)
@@ -78,21 +78,21 @@ import TestSupport
         // The awkward name comes back intact through attribute escaping.
         #expect(cases[Self.awkwardName] == "pass", "\(cases.keys)")
 
-        let strict = try run(["apnskit", "check", "--format", "junit", "--strict", f.path("request.csr")])
+        let strict = try await run(["apnskit", "check", "--format", "junit", "--strict", f.path("request.csr")])
         #expect(strict.status == 1)
         #expect(strict.out.contains(#"<failure type="WARN""#), "\(strict.out)")
     }
 
     /// GitHub's syntax: `::error file=F,title=T::MESSAGE`; in values `%`, CR, LF are `%25`, `%0D`,
     /// `%0A`, and in properties `:` and `,` also `%3A`, `%2C`.
-    @Test func githubAnnotationsFollowTheWorkflowCommandSyntax() throws {
-        let f = try Fixtures.shared.get()
+    @Test func githubAnnotationsFollowTheWorkflowCommandSyntax() async throws {
+        let f = try await Fixtures.shared.get()
         let summaryFile = NSTemporaryDirectory() + "apnskit-step-summary-" + UUID().uuidString
         try Data("earlier step\n".utf8).write(to: URL(fileURLWithPath: summaryFile))
         defer { try? FileManager.default.removeItem(atPath: summaryFile) }
         let folder = try TemporaryDirectory()
         let failing = try inputs(f, in: folder)
-        let result = try run(["apnskit", "check", "--format", "github", "--ca-file", f.bundle, "--min-days", "100000",
+        let result = try await run(["apnskit", "check", "--format", "github", "--ca-file", f.bundle, "--min-days", "100000",
                               failing[0], failing[1], failing[2], failing[3], failing[5]],
                              environment: ["GITHUB_STEP_SUMMARY": summaryFile])
         #expect(result.status == 3, "\(result.err)")
@@ -132,8 +132,8 @@ import TestSupport
     /// GitHub drops a step summary over 1 MiB. 300 files whose paths are about 3,700 bytes long
     /// (nested 200-character folder names) would make a 1.1 MB table: it stops under 1 MB, the
     /// FAIL rows come first, and a line counts the files left out.
-    @Test func stepSummaryStaysUnderGitHubsLimit() throws {
-        let f = try Fixtures.shared.get()
+    @Test func stepSummaryStaysUnderGitHubsLimit() async throws {
+        let f = try await Fixtures.shared.get()
         let root = try TemporaryDirectory()
         var folder = root.path
         while folder.utf8.count < 3_600 { folder += "/" + String(repeating: "d", count: 200) }
@@ -144,7 +144,7 @@ import TestSupport
             try (index % 30 == 0 ? expired : good).write(to: URL(fileURLWithPath: folder + "/c\(index).cer"))
         }
         let summaryFile = root.file("summary.md")
-        let result = try run(["apnskit", "check", "--format", "github", "--ca-file", f.bundle, root.path],
+        let result = try await run(["apnskit", "check", "--format", "github", "--ca-file", f.bundle, root.path],
                              environment: ["GITHUB_STEP_SUMMARY": summaryFile])
         #expect(result.status == 1)
         #expect(result.out.contains("check FAILED: 300 files, 290 OK, 0 WARN, 10 FAIL, 0 UNREADABLE"))
@@ -162,12 +162,12 @@ import TestSupport
             .replacingOccurrences(of: "%25", with: "%")
     }
 
-    @Test func prometheusOutputIsReadByPrometheusClientsParser() throws {
-        let f = try Fixtures.shared.get()
+    @Test func prometheusOutputIsReadByPrometheusClientsParser() async throws {
+        let f = try await Fixtures.shared.get()
         let folder = try TemporaryDirectory()
         let files = try inputs(f, in: folder)
         // production.cer twice: once by name, once more by name again; one set of series.
-        let result = try run(["apnskit", "check", "--format", "prometheus", "--ca-file", f.bundle] + files + [files[0]])
+        let result = try await run(["apnskit", "check", "--format", "prometheus", "--ca-file", f.bundle] + files + [files[0]])
         #expect(result.status == 3, "\(result.err)")
         let reader = #"""
         import sys, json
@@ -180,7 +180,7 @@ import TestSupport
                 out.append({"name": s.name, "labels": s.labels, "value": s.value})
         print(json.dumps(out))
         """#
-        let parsed = try python(reader, input: result.out)
+        let parsed = try await python(reader, input: result.out)
         #expect(parsed.status == 0, "\(parsed.stderr)\n\(result.out)")
         let samples = try #require(try JSONSerialization.jsonObject(with: Data(parsed.stdout.utf8)) as? [[String: Any]])
         func values(_ name: String, where match: (([String: String]) -> Bool) = { _ in true }) -> [Double] {
@@ -198,7 +198,7 @@ import TestSupport
         #expect(labels["environment"] == "sandbox,production")
         #expect(labels["type"] == "universal")
         // The expiry the parser read is the certificate's, as openssl prints it.
-        let enddate = try Binaries.openssl(["x509", "-in", files[4], "-noout", "-enddate", "-dateopt", "iso_8601"])
+        let enddate = try await Binaries.openssl(["x509", "-in", files[4], "-noout", "-enddate", "-dateopt", "iso_8601"])
         let iso = enddate.stdout.replacingOccurrences(of: "notAfter=", with: "").trimmingCharacters(in: .whitespacesAndNewlines)
             .replacingOccurrences(of: " ", with: "T")
         let expected = try #require(ISO8601DateFormatter().date(from: iso), "\(enddate)")
@@ -215,20 +215,20 @@ import TestSupport
 
     /// `-o` for the textfile collector: written whole and atomically, refused over an
     /// existing file without --force, and the exit code still says the verdict.
-    @Test func reportFileIsAtomicAndNeedsForceToReplace() throws {
-        let f = try Fixtures.shared.get()
+    @Test func reportFileIsAtomicAndNeedsForceToReplace() async throws {
+        let f = try await Fixtures.shared.get()
         let folder = try TemporaryDirectory()
         let prom = folder.file("apns.prom")
-        let first = try run(["apnskit", "check", "--format", "prometheus", "-o", prom, f.path("expired.cer")])
+        let first = try await run(["apnskit", "check", "--format", "prometheus", "-o", prom, f.path("expired.cer")])
         #expect(first.status == 1)
         #expect(first.out.isEmpty)
         let written = try String(contentsOfFile: prom, encoding: .utf8)
         #expect(written.contains("apns_credential_check_status{file=\"\(f.path("expired.cer"))\",status=\"fail\"} 1"))
         #expect(try folder.mode("apns.prom") == 0o644)
-        let again = try run(["apnskit", "check", "--format", "prometheus", "-o", prom, f.path("good/production.cer")])
+        let again = try await run(["apnskit", "check", "--format", "prometheus", "-o", prom, f.path("good/production.cer")])
         #expect(again.status == 2, "\(again.err)")
         #expect(try String(contentsOfFile: prom, encoding: .utf8) == written)
-        let forced = try run(["apnskit", "check", "--format", "prometheus", "-o", prom, "--force", f.path("good/production.cer")])
+        let forced = try await run(["apnskit", "check", "--format", "prometheus", "-o", prom, "--force", f.path("good/production.cer")])
         #expect(forced.status == 0, "\(forced.err)")
         #expect(try folder.entries() == ["apns.prom"])
     }

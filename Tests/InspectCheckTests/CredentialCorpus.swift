@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// The files `scripts/credential-corpus.py` writes with tools other than apnskit (openssl,
 /// keytool, certtool, pk12util, Python cryptography), and its manifest of what each writer put
@@ -45,17 +46,16 @@ struct CredentialCorpus: Sendable {
     /// The environment that carries the passphrase to `--passin env:CORPUS_PASS`.
     var environment: [String: String] { ["CORPUS_PASS": passphrase, "CORPUS_WRONG": "not-the-" + passphrase] }
 
-    static let shared = Result { try CredentialCorpus.generate() }
+    static let shared = SharedFixture { try await CredentialCorpus.generate() }
 
     struct GenerationFailed: Error, CustomStringConvertible {
         let description: String
     }
 
-    static func generate() throws -> CredentialCorpus {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static func generate() async throws -> CredentialCorpus {
         let folder = NSTemporaryDirectory() + "apnskit-credential-corpus-" + UUID().uuidString
         let started = Date()
-        let result = try run(["python3", root.path + "/scripts/credential-corpus.py", folder])
+        let result = try await run(["python3", Binaries.packageRoot + "/scripts/credential-corpus.py", folder])
         guard result.status == 0 else {
             // A missing writer is a failure with the script's sentence, never a skip.
             throw GenerationFailed(description: "scripts/credential-corpus.py failed (exit \(result.status)): \(result.err)")
@@ -63,9 +63,7 @@ struct CredentialCorpus: Sendable {
         let seconds = Date().timeIntervalSince(started)
         let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/manifest.json"))
         let manifest = try JSONDecoder().decode(Manifest.self, from: data)
-        atexit {
-            if case .success(let corpus) = CredentialCorpus.shared { try? FileManager.default.removeItem(atPath: corpus.folder) }
-        }
+        RemovedAtExit.add(folder)
         return CredentialCorpus(folder: folder, passphrase: manifest.passphrase, entries: manifest.files, seconds: seconds)
     }
 }

@@ -31,9 +31,9 @@ import Testing
         ("no-push.mobileprovision", "AuthKey_ABC123DEFG.p8", "no device token to send to with token key"),
         ("wildcard-no-push.mobileprovision", "prod.cer", "a wildcard app id cannot have push"),
     ] as [(String, String, String?)])
-    func crossCheckAgainstPushCredential(profile: String, credential: String, failure: String?) throws {
-        let f = try ProfileFixtures.shared.get()
-        let result = try run(["apnskit", "check", "--ca-file", f.path("signer.pem"), f.path(profile), "--push-credential", f.path(credential)])
+    func crossCheckAgainstPushCredential(profile: String, credential: String, failure: String?) async throws {
+        let f = try await ProfileFixtures.shared.get()
+        let result = try await run(["apnskit", "check", "--ca-file", f.path("signer.pem"), f.path(profile), "--push-credential", f.path(credential)])
         if let failure {
             #expect(result.status == 1, "\(result.out)")
             #expect(status(result.out, profile) == "FAIL")
@@ -48,84 +48,84 @@ import Testing
 
     /// Credentials in the same run count too; certificates for other apps are ignored once
     /// one certificate matches the app id.
-    @Test func sameRunCredentialsAreCrossChecked() throws {
-        let f = try ProfileFixtures.shared.get()
-        let bad = try run(["apnskit", "check", "--format", "json", "--ca-file", f.bundle, f.path("dev.cer"), f.path("production.mobileprovision")])
+    @Test func sameRunCredentialsAreCrossChecked() async throws {
+        let f = try await ProfileFixtures.shared.get()
+        let bad = try await run(["apnskit", "check", "--format", "json", "--ca-file", f.bundle, f.path("dev.cer"), f.path("production.mobileprovision")])
         #expect(bad.status == 1)
         let results = try bad.json()["results"] as? [[String: Any]] ?? []
         #expect(results.map { $0["status"] as? String } == ["OK", "FAIL"])
         #expect((results.last?["reasons"] as? [String])?.first?.contains("serves only sandbox") == true)
         #expect((results.last?["profile"] as? [String: Any])?["apsEnvironment"] as? String == "production")
-        let good = try run(["apnskit", "check", "--ca-file", f.path("trust.pem"), "--push-credential", f.path("other-app.cer"), f.path("universal.cer"),
+        let good = try await run(["apnskit", "check", "--ca-file", f.path("trust.pem"), "--push-credential", f.path("other-app.cer"), f.path("universal.cer"),
                             f.path("development.mobileprovision")])
         #expect(good.status == 0, "\(good.out)")
         #expect(status(good.out, "universal.cer") == "OK")
         #expect(status(good.out, "development.mobileprovision") == "OK")
     }
 
-    @Test func expiryHorizon() throws {
-        let f = try ProfileFixtures.shared.get()
-        let expired = try run(["apnskit", "check", "--ca-file", f.path("signer.pem"), f.path("expired.mobileprovision")])
+    @Test func expiryHorizon() async throws {
+        let f = try await ProfileFixtures.shared.get()
+        let expired = try await run(["apnskit", "check", "--ca-file", f.path("signer.pem"), f.path("expired.mobileprovision")])
         #expect(expired.status == 1)
         #expect(expired.out.contains("profile expired on"), "\(expired.out)")
-        let soon = try run(["apnskit", "check", "--ca-file", f.path("signer.pem"), f.path("expiring.mobileprovision")])
+        let soon = try await run(["apnskit", "check", "--ca-file", f.path("signer.pem"), f.path("expiring.mobileprovision")])
         #expect(soon.status == 1)
         #expect(soon.out.contains("profile expires in 9 days") || soon.out.contains("profile expires in 10 days"), "\(soon.out)")
-        let later = try run(["apnskit", "check", "--ca-file", f.path("signer.pem"), "--min-days", "5", f.path("expiring.mobileprovision")])
+        let later = try await run(["apnskit", "check", "--ca-file", f.path("signer.pem"), "--min-days", "5", f.path("expiring.mobileprovision")])
         #expect(later.status == 0, "\(later.out)")
     }
 
-    @Test func environmentAndTopicFlagsApplyToProfiles() throws {
-        let f = try ProfileFixtures.shared.get()
-        let wrong = try run(["apnskit", "check", "--ca-file", f.path("signer.pem"), "--environment", "production", f.path("development.mobileprovision")])
+    @Test func environmentAndTopicFlagsApplyToProfiles() async throws {
+        let f = try await ProfileFixtures.shared.get()
+        let wrong = try await run(["apnskit", "check", "--ca-file", f.path("signer.pem"), "--environment", "production", f.path("development.mobileprovision")])
         #expect(wrong.status == 1)
         #expect(wrong.out.contains("not for production; build with a profile whose aps-environment is production"), "\(wrong.out)")
-        let topic = try run(["apnskit", "check", "--ca-file", f.path("signer.pem"), "--topic", "com.example.app.voip", f.path("wildcard.mobileprovision")])
+        let topic = try await run(["apnskit", "check", "--ca-file", f.path("signer.pem"), "--topic", "com.example.app.voip", f.path("wildcard.mobileprovision")])
         #expect(topic.status == 0, "\(topic.out)")
-        let other = try run(["apnskit", "check", "--ca-file", f.path("signer.pem"), "--topic", "com.other.app", f.path("production.mobileprovision")])
+        let other = try await run(["apnskit", "check", "--ca-file", f.path("signer.pem"), "--topic", "com.other.app", f.path("production.mobileprovision")])
         #expect(other.status == 1)
         #expect(other.out.contains("does not cover topic com.other.app"))
     }
 
-    @Test func unknownEnvironmentFailsAndExpiredDeveloperCertificatesWarn() throws {
-        let f = try ProfileFixtures.shared.get()
-        let bogus = try run(["apnskit", "check", "--ca-file", f.path("signer.pem"), f.path("bogus-aps.mobileprovision")])
+    @Test func unknownEnvironmentFailsAndExpiredDeveloperCertificatesWarn() async throws {
+        let f = try await ProfileFixtures.shared.get()
+        let bogus = try await run(["apnskit", "check", "--ca-file", f.path("signer.pem"), f.path("bogus-aps.mobileprovision")])
         #expect(bogus.status == 1)
         #expect(bogus.out.contains("aps-environment is \"staging\", neither development nor production"), "\(bogus.out)")
-        let inspected = try run(["apnskit", "inspect", f.path("bogus-aps.mobileprovision")])
+        let inspected = try await run(["apnskit", "inspect", f.path("bogus-aps.mobileprovision")])
         #expect(inspected.status == 1)
-        let old = try run(["apnskit", "check", "--ca-file", f.path("signer.pem"), f.path("old-certificates.mobileprovision")])
+        let old = try await run(["apnskit", "check", "--ca-file", f.path("signer.pem"), f.path("old-certificates.mobileprovision")])
         #expect(old.status == 0, "\(old.out)")
         #expect(status(old.out, "old-certificates.mobileprovision") == "WARN")
         #expect(old.out.contains("every developer certificate in the profile has expired"), "\(old.out)")
     }
 
-    @Test func withoutCAFileTheSignatureIsAWarning() throws {
-        let f = try ProfileFixtures.shared.get()
-        let result = try run(["apnskit", "check", f.path("production.mobileprovision")])
+    @Test func withoutCAFileTheSignatureIsAWarning() async throws {
+        let f = try await ProfileFixtures.shared.get()
+        let result = try await run(["apnskit", "check", f.path("production.mobileprovision")])
         #expect(result.status == 0)
         #expect(status(result.out, "production.mobileprovision") == "WARN")
         #expect(result.out.contains("signature not verified (no --ca-file)"))
     }
 
-    @Test func folderWalkFindsProfiles() throws {
-        let f = try ProfileFixtures.shared.get()
+    @Test func folderWalkFindsProfiles() async throws {
+        let f = try await ProfileFixtures.shared.get()
         let folder = f.path("walk-\(UUID().uuidString)")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: f.path("mac.provisionprofile"), toPath: folder + "/App.provisionprofile")
         try FileManager.default.copyItem(atPath: f.path("dev.cer"), toPath: folder + "/dev.cer")
-        let result = try run(["apnskit", "check", folder])
+        let result = try await run(["apnskit", "check", folder])
         #expect(result.status == 1)
         #expect(status(result.out, "App.provisionprofile") == "FAIL", "\(result.out)")
         #expect(result.out.contains("2 files"))
     }
 
-    @Test func unreadablePushCredentialIsExit3() throws {
-        let f = try ProfileFixtures.shared.get()
-        let missing = try run(["apnskit", "check", f.path("production.mobileprovision"), "--push-credential", f.path("nope.cer")])
+    @Test func unreadablePushCredentialIsExit3() async throws {
+        let f = try await ProfileFixtures.shared.get()
+        let missing = try await run(["apnskit", "check", f.path("production.mobileprovision"), "--push-credential", f.path("nope.cer")])
         #expect(missing.status == 3)
         #expect(missing.err.contains("--push-credential: \(f.path("nope.cer")) does not exist"), "\(missing.err)")
-        let notOne = try run(["apnskit", "check", f.path("production.mobileprovision"), "--push-credential", f.path("signer.pem")])
+        let notOne = try await run(["apnskit", "check", f.path("production.mobileprovision"), "--push-credential", f.path("signer.pem")])
         #expect(notOne.status == 3)
         #expect(notOne.err.contains("not a push certificate or .p8 key"), "\(notOne.err)")
     }
@@ -147,13 +147,13 @@ import Testing
         (["--aps-environment", "none"], "dev.cer", "no aps-environment entitlement"),
         (["--not-before", "2024-01-01", "--not-after", "2025-01-01"], "dev.cer", "profile expired on 2025-01-01"),
     ] as [([String], String, String?)])
-    func mockProfileCrossCheck(options: [String], credential: String, failure: String?) throws {
-        let f = try ProfileFixtures.shared.get()
+    func mockProfileCrossCheck(options: [String], credential: String, failure: String?) async throws {
+        let f = try await ProfileFixtures.shared.get()
         let profile = f.path("mock-check-\(UUID().uuidString).mobileprovision")
         let bundle = options.contains("--bundle-id") ? [] : ["--bundle-id", "com.example.app"]
-        let issued = try run(["apnskit", "mock", "issue", "--profile", "--ca", f.path("ca"), "-o", profile] + bundle + options)
+        let issued = try await run(["apnskit", "mock", "issue", "--profile", "--ca", f.path("ca"), "-o", profile] + bundle + options)
         #expect(issued.status == 0, "\(issued.err)")
-        let result = try run(["apnskit", "check", "--ca-file", f.bundle, profile, "--push-credential", f.path(credential)])
+        let result = try await run(["apnskit", "check", "--ca-file", f.bundle, profile, "--push-credential", f.path(credential)])
         if let failure {
             #expect(result.status == 1, "\(result.out)")
             #expect(result.out.hasPrefix("FAIL "), "\(result.out)")

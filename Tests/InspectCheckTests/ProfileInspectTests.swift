@@ -11,8 +11,8 @@ import Testing
         ((report["findings"] as? [[String: Any]]) ?? []).compactMap { $0["code"] as? String }
     }
 
-    func inspectJSON(_ arguments: [String]) throws -> (Run, [String: Any]) {
-        let result = try run(["apnskit", "inspect", "--format", "json"] + arguments)
+    func inspectJSON(_ arguments: [String]) async throws -> (Run, [String: Any]) {
+        let result = try await run(["apnskit", "inspect", "--format", "json"] + arguments)
         return (result, try result.json().firstFile)
     }
 
@@ -24,9 +24,9 @@ import Testing
         ("mac.provisionprofile", "adHoc", "production", "production", 1, false, false, "com.example.app"),
     ])
     func independentProfilesAreReadRight(file: String, distribution: String, aps: String, push: String, devices: Int,
-                                         allDevices: Bool, wildcard: Bool, bundle: String) throws {
-        let f = try ProfileFixtures.shared.get()
-        let (result, report) = try inspectJSON([f.path(file)])
+                                         allDevices: Bool, wildcard: Bool, bundle: String) async throws {
+        let f = try await ProfileFixtures.shared.get()
+        let (result, report) = try await inspectJSON([f.path(file)])
         #expect(result.status == 0, "\(result.out) \(result.err)")
         #expect(report["kind"] as? String == "provisioningProfile")
         let profile = report["profile"] as? [String: Any] ?? [:]
@@ -50,11 +50,11 @@ import Testing
         #expect(codes(report).contains("signatureNotVerified"))
     }
 
-    @Test func textNamesEveryFactAndTheEmbeddedCertificateAsOpenSSLSees() throws {
-        let f = try ProfileFixtures.shared.get()
-        let openssl = try run(["openssl", "x509", "-inform", "DER", "-in", f.path("developer.der"), "-noout", "-fingerprint", "-sha1"])
+    @Test func textNamesEveryFactAndTheEmbeddedCertificateAsOpenSSLSees() async throws {
+        let f = try await ProfileFixtures.shared.get()
+        let openssl = try await run(["openssl", "x509", "-inform", "DER", "-in", f.path("developer.der"), "-noout", "-fingerprint", "-sha1"])
         let sha1 = openssl.out.split(separator: "=").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? "?"
-        let result = try run(["apnskit", "inspect", f.path("enterprise.mobileprovision")])
+        let result = try await run(["apnskit", "inspect", f.path("enterprise.mobileprovision")])
         #expect(result.status == 0, "\(result.out)")
         for expected in ["Name:         Independent 33333333-3333-3333-3333-333333333333", "UUID:         33333333-3333-3333-3333-333333333333",
                          "App id:       A1B2C3D4E5.com.example.app", "Team:         A1B2C3D4E5 Independent Team",
@@ -63,33 +63,33 @@ import Testing
                          "Signed by:    Independent Profile Signing", "signature not verified"] {
             #expect(result.out.contains(expected), "missing \(expected) in \(result.out)")
         }
-        let (_, report) = try inspectJSON([f.path("enterprise.mobileprovision")])
+        let (_, report) = try await inspectJSON([f.path("enterprise.mobileprovision")])
         let certificates = (report["profile"] as? [String: Any])?["developerCertificates"] as? [[String: Any]] ?? []
         #expect(certificates.map { $0["sha1Fingerprint"] as? String } == [sha1])
     }
 
-    @Test func caFileVerifiesTheSigner() throws {
-        let f = try ProfileFixtures.shared.get()
-        let (trusted, good) = try inspectJSON(["--ca-file", f.path("signer.pem"), f.path("production.mobileprovision")])
+    @Test func caFileVerifiesTheSigner() async throws {
+        let f = try await ProfileFixtures.shared.get()
+        let (trusted, good) = try await inspectJSON(["--ca-file", f.path("signer.pem"), f.path("production.mobileprovision")])
         #expect(trusted.status == 0)
         #expect((good["profile"] as? [String: Any])?["signature"].flatMap { ($0 as? [String: Any])?["chainVerified"] as? Bool } == true)
-        let (untrusted, bad) = try inspectJSON(["--ca-file", f.bundle, f.path("production.mobileprovision")])
+        let (untrusted, bad) = try await inspectJSON(["--ca-file", f.bundle, f.path("production.mobileprovision")])
         #expect(untrusted.status == 1)
         #expect(codes(bad).contains("signerNotTrusted"))
     }
 
-    @Test func expiredProfileIsAnError() throws {
-        let f = try ProfileFixtures.shared.get()
-        let result = try run(["apnskit", "inspect", f.path("expired.mobileprovision")])
+    @Test func expiredProfileIsAnError() async throws {
+        let f = try await ProfileFixtures.shared.get()
+        let result = try await run(["apnskit", "inspect", f.path("expired.mobileprovision")])
         #expect(result.status == 1)
         #expect(result.out.contains("the profile expired on"), "\(result.out)")
-        let (_, report) = try inspectJSON([f.path("expired.mobileprovision")])
+        let (_, report) = try await inspectJSON([f.path("expired.mobileprovision")])
         #expect((report["profile"] as? [String: Any])?["daysLeft"] as? Int ?? 0 < 0)
     }
 
-    @Test func profileWithoutPushSaysSo() throws {
-        let f = try ProfileFixtures.shared.get()
-        let (result, report) = try inspectJSON([f.path("no-push.mobileprovision")])
+    @Test func profileWithoutPushSaysSo() async throws {
+        let f = try await ProfileFixtures.shared.get()
+        let (result, report) = try await inspectJSON([f.path("no-push.mobileprovision")])
         #expect(result.status == 0)
         #expect(codes(report).contains("noApsEnvironment"))
         #expect((report["profile"] as? [String: Any])?["apsEnvironment"] == nil)
@@ -104,14 +104,14 @@ import Testing
         (["--distribution", "development", "--bundle-id", "com.example.*"], "development", true, 3, false, "iOS"),
     ])
     func mockProfilesReadInIndependentTools(options: [String], aps: String, getTaskAllow: Bool, devices: Int, allDevices: Bool,
-                                            platform: String) throws {
-        let f = try ProfileFixtures.shared.get()
+                                            platform: String) async throws {
+        let f = try await ProfileFixtures.shared.get()
         let out = f.path("mock-\(UUID().uuidString).mobileprovision")
         let bundle = options.contains("--bundle-id") ? [] : ["--bundle-id", "com.example.app"]
-        let issued = try run(["apnskit", "mock", "issue", "--profile", "--ca", f.path("ca"), "-o", out] + bundle + options)
+        let issued = try await run(["apnskit", "mock", "issue", "--profile", "--ca", f.path("ca"), "-o", out] + bundle + options)
         #expect(issued.status == 0, "\(issued.err)")
         let plist = out + ".plist"
-        let verified = try run(["openssl", "cms", "-verify", "-inform", "DER", "-in", out, "-CAfile", f.path("ca/root.pem"), "-out", plist])
+        let verified = try await run(["openssl", "cms", "-verify", "-inform", "DER", "-in", out, "-CAfile", f.path("ca/root.pem"), "-out", plist])
         #expect(verified.status == 0, "openssl cms -verify: \(verified.err)")
         let script = """
         import json, plistlib, sys
@@ -122,7 +122,7 @@ import Testing
                           "platform": p["Platform"][0], "team": p["TeamIdentifier"][0], "certs": len(p["DeveloperCertificates"]),
                           "expires": p["ExpirationDate"] > p["CreationDate"], "uuid": p["UUID"]}))
         """
-        let python = try run(["python3", "-c", script, plist])
+        let python = try await run(["python3", "-c", script, plist])
         #expect(python.status == 0, "\(python.err)")
         let facts = try JSONSerialization.jsonObject(with: Data(python.out.utf8)) as? [String: Any] ?? [:]
         #expect(facts["aps"] as? String == aps)
@@ -133,7 +133,7 @@ import Testing
         #expect(facts["team"] as? String == ProfileFixtures.team)
         #expect(facts["certs"] as? Int == 1)
         #expect(facts["expires"] as? Bool == true)
-        let (inspected, report) = try inspectJSON(["--ca-file", f.bundle, out])
+        let (inspected, report) = try await inspectJSON(["--ca-file", f.bundle, out])
         #expect(inspected.status == 0, "\(inspected.out)")
         let profile = report["profile"] as? [String: Any] ?? [:]
         #expect(profile["uuid"] as? String == facts["uuid"] as? String)

@@ -1,6 +1,7 @@
 import APNsCredentials
 import APNsMock
 import Foundation
+import TestSupport
 
 /// Provisioning profiles for the profile tests, made two ways: by `apnskit mock issue
 /// --profile`, and independently of apnskit (Python's plistlib for the property list,
@@ -12,7 +13,7 @@ struct ProfileFixtures: Sendable {
     func path(_ name: String) -> String { folder + "/" + name }
     var bundle: String { folder + "/ca/ca-bundle.pem" }
 
-    static let shared = Result { try ProfileFixtures.make() }
+    static let shared = SharedFixture { try await ProfileFixtures.make() }
     static let team = "A1B2C3D4E5"
     static let otherTeam = "Z9Y8X7W6V5"
 
@@ -43,15 +44,15 @@ struct ProfileFixtures: Sendable {
     """
 
     /// `spec` as the script reads it; the plist is then signed by the independent signer.
-    func makeIndependent(_ name: String, _ spec: [String: Any]) throws {
+    func makeIndependent(_ name: String, _ spec: [String: Any]) async throws {
         let json = String(decoding: try JSONSerialization.data(withJSONObject: spec), as: UTF8.self)
         let plist = path(name + ".plist")
-        try Self.require(run(["python3", "-c", Self.plistScript, json, plist]), "python3 plistlib")
-        try sign(plist, to: path(name))
+        try Self.require(await run(["python3", "-c", Self.plistScript, json, plist]), "python3 plistlib")
+        try await sign(plist, to: path(name))
     }
 
-    func sign(_ plist: String, to out: String) throws {
-        try Self.require(run(["openssl", "cms", "-sign", "-nodetach", "-binary", "-outform", "DER", "-in", plist,
+    func sign(_ plist: String, to out: String) async throws {
+        try Self.require(await run(["openssl", "cms", "-sign", "-nodetach", "-binary", "-outform", "DER", "-in", plist,
                               "-signer", path("signer.pem"), "-inkey", path("signer-key.pem"), "-out", out]), "openssl cms -sign")
     }
 
@@ -61,30 +62,28 @@ struct ProfileFixtures: Sendable {
         }
     }
 
-    static func make() throws -> ProfileFixtures {
+    static func make() async throws -> ProfileFixtures {
         let folder = NSTemporaryDirectory() + "apnskit-profile-tests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let f = ProfileFixtures(folder: folder)
-        atexit {
-            if case .success(let fixtures) = ProfileFixtures.shared { try? FileManager.default.removeItem(atPath: fixtures.folder) }
-        }
+        RemovedAtExit.add(folder)
         // Push credentials from the mock CA, and a .p8 from openssl.
         let ca = try MockCA.create()
         try ca.write(to: f.path("ca"), force: false)
-        let key = try PrivateKey.generate(.ec256)
+        let key = try await PrivateKey.generate(.ec256)
         func issue(_ name: String, _ request: PortalRequest) throws { try write(ca.issue(forKey: key, request).der, f.path(name)) }
         try issue("dev.cer", PortalRequest(bundleID: "com.example.app", type: .development, teamID: team))
         try issue("prod.cer", PortalRequest(bundleID: "com.example.app", type: .production, teamID: team))
         try issue("universal.cer", PortalRequest(bundleID: "com.example.app", type: .universal, teamID: team))
         try issue("other-app.cer", PortalRequest(bundleID: "com.other.app", type: .universal, teamID: team))
         try issue("other-team.cer", PortalRequest(bundleID: "com.example.app", type: .universal, teamID: otherTeam))
-        try require(run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", f.path("AuthKey_ABC123DEFG.p8")]),
+        try require(await run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", f.path("AuthKey_ABC123DEFG.p8")]),
                     "openssl genpkey")
 
         // The independent signer and developer certificate.
-        try require(run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "30", "-subj", "/CN=Independent Profile Signing/O=Test",
+        try require(await run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "30", "-subj", "/CN=Independent Profile Signing/O=Test",
                          "-keyout", f.path("signer-key.pem"), "-out", f.path("signer.pem")]), "openssl req -x509")
-        try require(run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "30",
+        try require(await run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "30",
                          "-subj", "/UID=\(team)DEV/CN=Apple Development: Independent (\(team))/OU=\(team)/O=Independent/C=US",
                          "-keyout", f.path("developer-key.pem"), "-outform", "DER", "-out", f.path("developer.der")]), "openssl req -x509")
         // Trusts both the mock CA (push certificates) and the independent signer (profiles).
@@ -96,25 +95,25 @@ struct ProfileFixtures: Sendable {
             if let aps { result["aps"] = aps }
             return result.merging(extra) { $1 }
         }
-        try f.makeIndependent("development.mobileprovision", spec("com.example.app", "development", uuid: "11111111-1111-1111-1111-111111111111",
+        try await f.makeIndependent("development.mobileprovision", spec("com.example.app", "development", uuid: "11111111-1111-1111-1111-111111111111",
                                                                    extra: ["getTaskAllow": true, "devices": 2]))
-        try f.makeIndependent("production.mobileprovision", spec("com.example.app", "production", uuid: "22222222-2222-2222-2222-222222222222"))
-        try f.makeIndependent("enterprise.mobileprovision", spec("com.example.app", "production", uuid: "33333333-3333-3333-3333-333333333333",
+        try await f.makeIndependent("production.mobileprovision", spec("com.example.app", "production", uuid: "22222222-2222-2222-2222-222222222222"))
+        try await f.makeIndependent("enterprise.mobileprovision", spec("com.example.app", "production", uuid: "33333333-3333-3333-3333-333333333333",
                                                                   extra: ["allDevices": true]))
-        try f.makeIndependent("wildcard.mobileprovision", spec("com.example.*", "development", uuid: "44444444-4444-4444-4444-444444444444",
+        try await f.makeIndependent("wildcard.mobileprovision", spec("com.example.*", "development", uuid: "44444444-4444-4444-4444-444444444444",
                                                                 extra: ["getTaskAllow": true, "devices": 1]))
-        try f.makeIndependent("expired.mobileprovision", spec("com.example.app", "production", uuid: "55555555-5555-5555-5555-555555555555",
+        try await f.makeIndependent("expired.mobileprovision", spec("com.example.app", "production", uuid: "55555555-5555-5555-5555-555555555555",
                                                                extra: ["createdDays": -400, "expiresDays": -3]))
-        try f.makeIndependent("expiring.mobileprovision", spec("com.example.app", "production", uuid: "66666666-6666-6666-6666-666666666666",
+        try await f.makeIndependent("expiring.mobileprovision", spec("com.example.app", "production", uuid: "66666666-6666-6666-6666-666666666666",
                                                                 extra: ["expiresDays": 10]))
-        try f.makeIndependent("no-push.mobileprovision", spec("com.example.app", nil, uuid: "77777777-7777-7777-7777-777777777777"))
-        try f.makeIndependent("mac.provisionprofile", spec("com.example.app", "production", uuid: "88888888-8888-8888-8888-888888888888",
+        try await f.makeIndependent("no-push.mobileprovision", spec("com.example.app", nil, uuid: "77777777-7777-7777-7777-777777777777"))
+        try await f.makeIndependent("mac.provisionprofile", spec("com.example.app", "production", uuid: "88888888-8888-8888-8888-888888888888",
                                                             extra: ["macos": true, "devices": 1]))
-        try f.makeIndependent("wildcard-no-push.mobileprovision", spec("*", nil, uuid: "99999999-9999-9999-9999-999999999999"))
-        try f.makeIndependent("bogus-aps.mobileprovision", spec("com.example.app", "staging", uuid: "AAAAAAAA-AAAA-AAAA-AAAA-AAAAAAAAAAAA"))
+        try await f.makeIndependent("wildcard-no-push.mobileprovision", spec("*", nil, uuid: "99999999-9999-9999-9999-999999999999"))
+        try await f.makeIndependent("bogus-aps.mobileprovision", spec("com.example.app", "staging", uuid: "AAAAAAAA-AAAA-AAAA-AAAA-AAAAAAAAAAAA"))
         let day: TimeInterval = 86_400
         try issue("old-developer.der", PortalRequest(bundleID: "com.example.app", validity: .window(notBefore: Date() - 400 * day, notAfter: Date() - 2 * day)))
-        try f.makeIndependent("old-certificates.mobileprovision", spec("com.example.app", "production", uuid: "BBBBBBBB-BBBB-BBBB-BBBB-BBBBBBBBBBBB",
+        try await f.makeIndependent("old-certificates.mobileprovision", spec("com.example.app", "production", uuid: "BBBBBBBB-BBBB-BBBB-BBBB-BBBBBBBBBBBB",
                                                                         extra: ["certs": [f.path("old-developer.der")]]))
         return f
     }

@@ -1,18 +1,7 @@
 import APNsCredentials
 import APNsMock
 import Foundation
-
-/// The built `apnskit` binary: next to the test bundle (the directory of /proc/self/exe),
-/// else .build/debug under the package root.
-func apnskitPath() -> String {
-    // APNSKIT_BIN runs the suites against another build (an older one, to see a test fail).
-    if let override = ProcessInfo.processInfo.environment["APNSKIT_BIN"] { return override }
-    let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-    let beside = (exe as NSString).deletingLastPathComponent + "/apnskit"
-    if FileManager.default.isExecutableFile(atPath: beside) { return beside }
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    return root.path + "/.build/debug/apnskit"
-}
+import TestSupport
 
 struct Run {
     let status: Int32
@@ -27,33 +16,10 @@ struct Run {
 
 /// Runs a program with arguments; `apnskit` as the first argument means the built binary.
 @discardableResult
-func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
-    let process = Process()
-    if arguments.first == "apnskit" {
-        process.executableURL = URL(fileURLWithPath: apnskitPath())
-        process.arguments = Array(arguments.dropFirst())
-    } else {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-    }
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let out = Pipe()
-    let errPath = NSTemporaryDirectory() + "apnskit-stderr-" + UUID().uuidString
-    _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-    defer { try? FileManager.default.removeItem(atPath: errPath) }
-    let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-    defer { try? err.close() }
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    // stdout may be large (1,000 lines), so it is drained while the process runs; stderr
-    // goes to a file so neither stream can fill up and block the child.
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let errData = FileManager.default.contents(atPath: errPath) ?? Data()
-    return Run(status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self),
-               err: String(decoding: errData, as: UTF8.self))
+func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Run {
+    let executable = arguments[0] == "apnskit" ? Binaries.apnskit : arguments[0]
+    let result = try await ProcessRunner.run(executable, Array(arguments.dropFirst()), environment: environment)
+    return Run(status: result.status, out: result.stdout, err: result.stderr)
 }
 
 func write(_ bytes: [UInt8], _ path: String) throws {
@@ -68,15 +34,15 @@ struct Fixtures: Sendable {
     var bundle: String { folder + "/ca/ca-bundle.pem" }
     func path(_ name: String) -> String { folder + "/" + name }
 
-    static let shared = Result { try Fixtures.make() }
+    static let shared = SharedFixture { try await Fixtures.make() }
 
-    static func make() throws -> Fixtures {
+    static func make() async throws -> Fixtures {
         let folder = NSTemporaryDirectory() + "apnskit-inspect-tests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder + "/good", withIntermediateDirectories: true)
         let ca = try MockCA.create()
         try ca.write(to: folder + "/ca", force: false)
         let other = try MockCA.create()
-        let key = try PrivateKey.generate(.rsa2048)
+        let key = try await PrivateKey.generate(.rsa2048)
         let now = Date()
         let day: TimeInterval = 86_400
         func issue(_ name: String, _ request: PortalRequest, by authority: MockCA = ca) throws {
@@ -109,19 +75,17 @@ struct Fixtures: Sendable {
         try write(ca.issue(forKey: key, PortalRequest(bundleID: "com.example.app", type: .production)).der, folder + "/good/production.cer")
         try write(Array("not a certificate at all\n".utf8), folder + "/garbage.pem")
 
-        let p12 = try run(["openssl", "pkcs12", "-export", "-in", folder + "/universal-cert.pem", "-inkey", folder + "/key.pem",
+        let p12 = try await run(["openssl", "pkcs12", "-export", "-in", folder + "/universal-cert.pem", "-inkey", folder + "/key.pem",
                            "-passout", "pass:secret", "-out", folder + "/universal.p12"])
         guard p12.status == 0 else { throw APNsCredentialError(.internalFailure, "openssl pkcs12 failed: \(p12.err)") }
-        let p8 = try run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+        let p8 = try await run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
                           "-out", folder + "/AuthKey_ABC123DEFG.p8"])
         guard p8.status == 0 else { throw APNsCredentialError(.internalFailure, "openssl genpkey failed: \(p8.err)") }
-        let csr = try run(["openssl", "req", "-new", "-key", folder + "/key.pem", "-subj", "/emailAddress=dev@example.com/CN=Dev/C=US",
+        let csr = try await run(["openssl", "req", "-new", "-key", folder + "/key.pem", "-subj", "/emailAddress=dev@example.com/CN=Dev/C=US",
                            "-out", folder + "/request.csr"])
         guard csr.status == 0 else { throw APNsCredentialError(.internalFailure, "openssl req failed: \(csr.err)") }
         // Removed when the test process exits (the fixtures live for the whole run).
-        atexit {
-            if case .success(let fixtures) = Fixtures.shared { try? FileManager.default.removeItem(atPath: fixtures.folder) }
-        }
+        RemovedAtExit.add(folder)
         return Fixtures(folder: folder)
     }
 }

@@ -1,66 +1,176 @@
 import Foundation
 
-/// A long-running child (a server) that tests start, talk to, and always stop: `deinit` sends
-/// SIGKILL if the test did not stop it, so a failing test never leaves a server behind.
+/// A child process with its stdout and stderr in files: a server that tests start, talk to and
+/// stop, or (through `ProcessRunner.run`) a command run to completion. `deinit` sends SIGKILL if
+/// it is still running, so a failing test never leaves a server behind.
 public final class BackgroundProcess: @unchecked Sendable {
     public let process = Process()
     private let outputPath: String
     private let errorPath: String
+    private let inputPath: String?
+    private let exit = ExitSignal()
 
-    /// `environment` is added to this process's own (as `ProcessRunner.run` does).
-    public init(_ executable: String, _ arguments: [String], directory: String? = nil, environment: [String: String] = [:]) throws {
+    /// Held open so a child reading stdin never sees its end (`keepStdinOpen`).
+    private let endlessInput: Pipe?
+
+    /// Starts `executable` (a path, or a name looked up on PATH) with stdin `stdin` (nil: an
+    /// empty stdin), this process's environment plus `environment`, in `directory`.
+    /// `combineOutput` sends stderr into stdout; `keepStdinOpen` gives it a stdin that never
+    /// ends (`openssl s_server` quits at the end of its stdin).
+    public init(_ executable: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
+                directory: String? = nil, combineOutput: Bool = false, keepStdinOpen: Bool = false) throws {
         let stamp = UUID().uuidString
         outputPath = NSTemporaryDirectory() + "/apnskit-bg-\(stamp).out"
-        errorPath = NSTemporaryDirectory() + "/apnskit-bg-\(stamp).err"
+        errorPath = combineOutput ? outputPath : NSTemporaryDirectory() + "/apnskit-bg-\(stamp).err"
+        inputPath = stdin.map { _ in NSTemporaryDirectory() + "/apnskit-bg-\(stamp).in" }
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        if let inputPath, let stdin { _ = FileManager.default.createFile(atPath: inputPath, contents: stdin) }
+        if executable.contains("/") {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [executable] + arguments
+        }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle(forWritingAtPath: outputPath)
-        process.standardError = FileHandle(forWritingAtPath: errorPath)
+        endlessInput = keepStdinOpen ? Pipe() : nil
+        process.standardInput = endlessInput ?? inputPath.flatMap { FileHandle(forReadingAtPath: $0) } ?? FileHandle.nullDevice
+        let output = FileHandle(forWritingAtPath: outputPath)
+        process.standardOutput = output
+        process.standardError = combineOutput ? output : FileHandle(forWritingAtPath: errorPath)
+        // Called on a dispatch queue when the child has been reaped: what `exited()` awaits.
+        let exit = self.exit
+        process.terminationHandler = { process in
+            exit.finish(Termination(status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal))
+        }
         try process.run()
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
-        try? FileManager.default.removeItem(atPath: outputPath)
-        try? FileManager.default.removeItem(atPath: errorPath)
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        for path in Set([outputPath, errorPath] + (inputPath.map { [$0] } ?? [])) { try? FileManager.default.removeItem(atPath: path) }
     }
 
+    public var pid: Int32 { process.processIdentifier }
+    public var isRunning: Bool { process.isRunning }
     public var stdout: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+    public var stdoutData: Data { FileManager.default.contents(atPath: outputPath) ?? Data() }
     public var stderr: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
 
-    /// Waits (bounded) until `path` exists and is non-empty, or the process died.
-    public func waitForFile(_ path: String, seconds: Double = 30) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber, size.intValue > 0 { return true }
-            if !process.isRunning { return false }
-            usleep(50_000)
-        }
-        return false
+    /// How the child ended: its exit status, or the signal that ended it.
+    public struct Termination: Sendable, Equatable {
+        /// The exit status, or the signal number when `signaled`.
+        public let status: Int32
+        public let signaled: Bool
     }
 
-    /// Waits (bounded) until the child's standard output has a line containing `text`, and
-    /// returns that line; nil when the process died first or the wait ran out.
-    public func waitForOutputLine(containing text: String, seconds: Double = 60) -> String? {
+    /// Waits (bounded, without holding a thread) until the child's standard output has a line
+    /// containing `text`, and returns that line; nil when the process died first or the wait
+    /// ran out.
+    public func waitForStdoutLine(containing text: String, seconds: Double = 60) async -> String? {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if let line = stdout.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
             if !process.isRunning { return nil }
-            usleep(50_000)
+            try? await Task.sleep(nanoseconds: 20_000_000)
         }
         return nil
     }
 
-    /// Sends `signal` and waits for the exit status.
+    /// Waits, without holding a thread, until the child has exited.
+    public func exited() async -> Termination { await exit.wait() }
+
+    /// Sends `signal` and waits (without holding a thread) for the exit status.
+    @discardableResult
+    public func stop(signal: Int32 = SIGTERM) async -> Int32 {
+        if process.isRunning { Foundation.kill(process.processIdentifier, signal) }
+        return await exited().status
+    }
+
+    /// Sends SIGKILL and returns at once (for `defer`, which cannot await); reaping happens
+    /// in the background.
+    public func kill() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// The blocking `stop`, for tests written before the async one.
+    @available(*, noasync, message: "use `await stop()` (or `kill()` in a defer)")
     @discardableResult
     public func stop(signal: Int32 = SIGTERM) -> Int32 {
-        if process.isRunning { kill(process.processIdentifier, signal) }
+        if process.isRunning { Foundation.kill(process.processIdentifier, signal) }
         process.waitUntilExit()
         return process.terminationStatus
+    }
+
+    /// Waits (bounded, polling without holding a thread) until `path` exists and is non-empty:
+    /// a server's ports file, a client's first output. False if the child exited first.
+    public func waitForFile(_ path: String, seconds: Double = 30) async -> Bool {
+        await Wait.until(seconds: seconds, while: { self.process.isRunning }) { fileHasBytes(path) }
+    }
+
+    /// The blocking `waitForFile`, for tests written before the async one.
+    @available(*, noasync, message: "use `await waitForFile(...)`")
+    public func waitForFile(_ path: String, seconds: Double = 30) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if fileHasBytes(path) { return true }
+            if !process.isRunning { return false }
+            usleep(50_000)
+        }
+        return fileHasBytes(path)
+    }
+
+    /// Waits (bounded) until stderr contains `text`; false if the child exited without it.
+    public func waitForStderr(_ text: String, seconds: Double = 30) async -> Bool {
+        await Wait.until(seconds: seconds, while: { self.process.isRunning }) { self.stderr.contains(text) }
+    }
+
+    /// Waits (bounded) until 127.0.0.1:`port` accepts TCP connections (servers that have no
+    /// ports file: nghttpd, openssl s_server); false if the child exited first.
+    public func waitForPort(_ port: Int, seconds: Double = 30) async -> Bool {
+        await Wait.until(seconds: seconds, while: { self.process.isRunning }) { loopbackAccepts(port: port) }
+    }
+
+    func result(status: Int32) -> ProcessResult {
+        let out = stdoutData
+        return ProcessResult(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: stderr, stdoutData: out)
+    }
+}
+
+/// Whether `path` exists and holds at least one byte.
+public func fileHasBytes(_ path: String) -> Bool {
+    ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0 > 0
+}
+
+/// The child's termination, delivered once by the termination handler to any number of waiters.
+private final class ExitSignal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var termination: BackgroundProcess.Termination?
+    private var waiters: [CheckedContinuation<BackgroundProcess.Termination, Never>] = []
+
+    func finish(_ value: BackgroundProcess.Termination) {
+        lock.lock()
+        termination = value
+        let resumed = waiters
+        waiters = []
+        lock.unlock()
+        for waiter in resumed { waiter.resume(returning: value) }
+    }
+
+    func wait() async -> BackgroundProcess.Termination {
+        await withCheckedContinuation { continuation in
+            lock.lock()
+            if let termination {
+                lock.unlock()
+                continuation.resume(returning: termination)
+            } else {
+                waiters.append(continuation)
+                lock.unlock()
+            }
+        }
     }
 }

@@ -8,7 +8,7 @@ public struct OpenSSLCA: Sendable {
     public let key: String
 
     /// A self-signed RSA-2048 CA in `directory/name/`.
-    public static func make(in directory: TemporaryDirectory, name: String = "ca", subject: String = "/CN=apnskit Test CA/O=apnskit tests") throws -> OpenSSLCA {
+    public static func make(in directory: TemporaryDirectory, name: String = "ca", subject: String = "/CN=apnskit Test CA/O=apnskit tests") async throws -> OpenSSLCA {
         let folder = directory.file(name)
         try FileManager.default.createDirectory(atPath: folder + "/newcerts", withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: folder + "/index.txt", contents: Data())
@@ -39,7 +39,7 @@ public struct OpenSSLCA: Sendable {
         """
         try config.write(toFile: folder + "/ca.cnf", atomically: true, encoding: .utf8)
         let ca = OpenSSLCA(folder: folder, certificate: folder + "/ca.pem", key: folder + "/ca.key")
-        let result = try Binaries.openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", ca.key,
+        let result = try await Binaries.openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", ca.key,
                                            "-out", ca.certificate, "-subj", subject, "-days", "3650"])
         guard result.status == 0 else { throw FixtureError(result.description) }
         return ca
@@ -48,8 +48,8 @@ public struct OpenSSLCA: Sendable {
     /// Signs `csr` as a client certificate valid from `start` to `end` (openssl's
     /// YYYYMMDDHHMMSSZ); the default is valid now for a year.
     public func sign(csr: String, out: String, start: Date = Date().addingTimeInterval(-3600),
-                     end: Date = Date().addingTimeInterval(365 * 86_400)) throws {
-        let result = try Binaries.openssl(["ca", "-batch", "-config", folder + "/ca.cnf", "-in", csr, "-out", out,
+                     end: Date = Date().addingTimeInterval(365 * 86_400)) async throws {
+        let result = try await Binaries.openssl(["ca", "-batch", "-config", folder + "/ca.cnf", "-in", csr, "-out", out,
                                            "-cert", certificate, "-keyfile", key, "-preserveDN", "-notext",
                                            "-extensions", "client",
                                            "-startdate", Self.stamp(start), "-enddate", Self.stamp(end)])
@@ -77,14 +77,14 @@ public struct ClientFixture: Sendable {
 
     public static func make(in directory: TemporaryDirectory, ca: OpenSSLCA, name: String = "client",
                             keyType: String = "rsa:2048", subject: String = "/UID=com.example.app/CN=Apple Development IOS Push Services: com.example.app/OU=TEAM123456/O=Example Inc/C=US",
-                            start: Date = Date().addingTimeInterval(-3600), end: Date = Date().addingTimeInterval(365 * 86_400)) throws -> ClientFixture {
+                            start: Date = Date().addingTimeInterval(-3600), end: Date = Date().addingTimeInterval(365 * 86_400)) async throws -> ClientFixture {
         let key = directory.file("\(name).key")
         let csr = directory.file("\(name).csr")
         let certificate = directory.file("\(name).pem")
-        var result = try Binaries.openssl(["req", "-new", "-newkey", keyType, "-nodes", "-keyout", key, "-out", csr, "-subj", subject])
+        var result = try await Binaries.openssl(["req", "-new", "-newkey", keyType, "-nodes", "-keyout", key, "-out", csr, "-subj", subject])
         guard result.status == 0 else { throw FixtureError(result.description) }
-        try ca.sign(csr: csr, out: certificate, start: start, end: end)
-        result = try Binaries.openssl(["x509", "-in", certificate, "-noout"])
+        try await ca.sign(csr: csr, out: certificate, start: start, end: end)
+        result = try await Binaries.openssl(["x509", "-in", certificate, "-noout"])
         guard result.status == 0 else { throw FixtureError(result.description) }
         return ClientFixture(key: key, certificate: certificate)
     }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Runs real peers (the `openssl` CLI, the built `apnskit`) as child processes, the way a
-/// user's shell would, and captures what they print.
+/// Runs real peers (the `openssl` CLI, the built `apnskit`, curl, python3) as child processes,
+/// the way a user's shell would, and captures what they print.
 public struct ProcessResult: Sendable, CustomStringConvertible {
     public let status: Int32
     public let stdout: String
@@ -11,51 +11,40 @@ public struct ProcessResult: Sendable, CustomStringConvertible {
     public var description: String { "exit \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
 }
 
+/// The one way tests run a child to completion.
+///
+/// Why async: Swift Testing runs tests on the cooperative pool, which has one thread per core
+/// (two here). A test that blocked a pool thread until its child exited (Foundation's
+/// `waitUntilExit`, a `usleep` loop) would starve the in-process servers and clients of the
+/// tests running beside it, so the suites had to run one test at a time. Here the child's exit
+/// is reported by Foundation's termination handler (on a dispatch queue, not the pool) and the
+/// test awaits it. Output goes to files rather than pipes, so nothing has to drain them while
+/// the child runs and a chatty child never blocks on a full pipe.
 public enum ProcessRunner {
-    /// Runs `executable` (a path, or a name looked up on PATH) to completion.
+    /// Runs `executable` (a path, or a name looked up on PATH) to completion. `stdin` is the
+    /// child's whole input (none: an empty stdin, not a TTY); `environment` is added to this
+    /// process's; `combineOutput` sends stderr into stdout (one interleaved stream).
     @discardableResult
     public static func run(_ executable: String, _ arguments: [String], stdin: Data? = nil,
-                           environment: [String: String] = [:], directory: String? = nil) throws -> ProcessResult {
-        let process = Process()
-        if executable.contains("/") {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [executable] + arguments
-        }
-        var env = ProcessInfo.processInfo.environment
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        // Drain both pipes concurrently so a chatty child never blocks on a full pipe.
-        let collector = OutputCollector()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async { collector.setOut(out.fileHandleForReading.readDataToEndOfFile()); group.leave() }
-        group.enter()
-        DispatchQueue.global().async { collector.setErr(err.fileHandleForReading.readDataToEndOfFile()); group.leave() }
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        group.wait()
-        let (o, e) = collector.values
-        return ProcessResult(status: process.terminationStatus,
-                             stdout: String(decoding: o, as: UTF8.self),
-                             stderr: String(decoding: e, as: UTF8.self),
-                             stdoutData: o)
+                           environment: [String: String] = [:], directory: String? = nil,
+                           combineOutput: Bool = false) async throws -> ProcessResult {
+        let child = try BackgroundProcess(executable, arguments, stdin: stdin ?? Data(), environment: environment,
+                                          directory: directory, combineOutput: combineOutput)
+        let status = await child.exited().status
+        return child.result(status: status)
     }
-}
 
-private final class OutputCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var out = Data(), err = Data()
-    func setOut(_ data: Data) { lock.lock(); out = data; lock.unlock() }
-    func setErr(_ data: Data) { lock.lock(); err = data; lock.unlock() }
-    var values: (Data, Data) { lock.lock(); defer { lock.unlock() }; return (out, err) }
+    /// The blocking form, for what cannot await: lazily made shared fixtures (`static let`),
+    /// and tests written before the async form. It holds its thread until the child exits, so
+    /// async code must use the async form (which the compiler picks there).
+    @available(*, noasync, message: "use `try await ProcessRunner.run(...)`: a blocking wait starves the cooperative pool")
+    @discardableResult
+    public static func run(_ executable: String, _ arguments: [String], stdin: Data? = nil,
+                           environment: [String: String] = [:], directory: String? = nil,
+                           combineOutput: Bool = false) throws -> ProcessResult {
+        let child = try BackgroundProcess(executable, arguments, stdin: stdin ?? Data(), environment: environment,
+                                          directory: directory, combineOutput: combineOutput)
+        child.process.waitUntilExit()
+        return child.result(status: child.process.terminationStatus)
+    }
 }

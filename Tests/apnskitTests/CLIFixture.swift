@@ -7,37 +7,37 @@ struct CLIFixture {
     let dir: TemporaryDirectory
     let ca: OpenSSLCA
 
-    init() throws {
+    init() async throws {
         dir = try TemporaryDirectory("apnskit-cli")
-        ca = try OpenSSLCA.make(in: dir)
+        ca = try await OpenSSLCA.make(in: dir)
     }
 
     /// Runs apnskit in the fixture folder with stdin closed (not a TTY).
     @discardableResult
-    func run(_ arguments: String..., stdin: String? = nil, environment: [String: String] = [:]) throws -> ProcessResult {
-        try Binaries.apnskit(arguments, stdin: stdin.map { Data($0.utf8) }, environment: environment, directory: dir.path)
+    func run(_ arguments: String..., stdin: String? = nil, environment: [String: String] = [:]) async throws -> ProcessResult {
+        try await Binaries.apnskit(arguments, stdin: stdin.map { Data($0.utf8) }, environment: environment, directory: dir.path)
     }
 
     @discardableResult
-    func openssl(_ arguments: String...) throws -> ProcessResult {
-        try Binaries.openssl(arguments, directory: dir.path)
+    func openssl(_ arguments: String...) async throws -> ProcessResult {
+        try await Binaries.openssl(arguments, directory: dir.path)
     }
 
     /// key + CSR with apnskit, certificate from the stand-in portal (PEM and DER `.cer`).
     func portalCertificate(name: String = "push", start: Date = Date().addingTimeInterval(-3600),
-                           end: Date = Date().addingTimeInterval(395 * 86_400)) throws -> (key: String, pem: String, cer: String) {
-        let csr = try run("csr", "--email", "dev@example.com", "--common-name", "Example Push",
+                           end: Date = Date().addingTimeInterval(395 * 86_400)) async throws -> (key: String, pem: String, cer: String) {
+        let csr = try await run("csr", "--email", "dev@example.com", "--common-name", "Example Push",
                           "--key-out", "\(name).key", "--csr-out", "\(name).csr")
         #expect(csr.status == 0, "\(csr)")
-        try ca.sign(csr: dir.file("\(name).csr"), out: dir.file("\(name).pem"), start: start, end: end)
-        let der = try openssl("x509", "-in", "\(name).pem", "-outform", "DER", "-out", "\(name).cer")
+        try await ca.sign(csr: dir.file("\(name).csr"), out: dir.file("\(name).pem"), start: start, end: end)
+        let der = try await openssl("x509", "-in", "\(name).pem", "-outform", "DER", "-out", "\(name).cer")
         #expect(der.status == 0, "\(der)")
         return ("\(name).key", "\(name).pem", "\(name).cer")
     }
 
     /// A Keychain-style legacy p12 (RC2-40 certificate bag, 3DES key bag, SHA-1 MAC).
-    func keychainP12(_ cert: String, _ key: String, out: String, password: String = "s3cret", extra: [String] = []) throws {
-        let result = try Binaries.openssl(["pkcs12", "-export", "-legacy", "-certpbe", "PBE-SHA1-RC2-40", "-keypbe", "PBE-SHA1-3DES",
+    func keychainP12(_ cert: String, _ key: String, out: String, password: String = "s3cret", extra: [String] = []) async throws {
+        let result = try await Binaries.openssl(["pkcs12", "-export", "-legacy", "-certpbe", "PBE-SHA1-RC2-40", "-keypbe", "PBE-SHA1-3DES",
                                            "-macalg", "sha1", "-in", cert, "-inkey", key, "-passout", "pass:\(password)", "-out", out] + extra,
                                           directory: dir.path)
         #expect(result.status == 0, "\(result)")

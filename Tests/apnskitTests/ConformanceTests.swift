@@ -8,22 +8,21 @@ import TestSupport
 /// and what the client itself reports.
 @Suite("Conformance: third-party clients against the mock gateway")
 struct ConformanceTests {
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("scripts/conformance/mock_conformance.py").path
+    static let script = Binaries.packageRoot + "/scripts/conformance/mock_conformance.py"
 
     @Test("aioapns, httpx and curl get Apple's status and reason for every request in the table")
-    func thirdPartyClients() throws {
-        let f = try CLIFixture()
-        try f.prepareMock(certificates: true)
-        let (server, ports) = try f.startMock(["--channels-port", "0"])
+    func thirdPartyClients() async throws {
+        let f = try await CLIFixture()
+        try await f.prepareMock(certificates: true)
+        let (server, ports) = try await f.startMock(["--channels-port", "0"])
         let port = try #require(ports["provider"] as? Int)
         let channels = try #require(ports["channels"] as? Int)
-        let run = try ProcessRunner.run("python3", [Self.script, f.dir.path, String(port), String(channels)])
+        let run = try await ProcessRunner.run("python3", [Self.script, f.dir.path, String(port), String(channels)])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("conformance: all cases answered as Apple does"), "\(run.stdout)")
         for client in ["aioapns", "httpx", "curl"] {
             #expect(run.stdout.split(separator: "\n").contains { $0.hasPrefix("ok   \(client)") }, "no \(client) case ran: \(run.stdout)")
         }
-        #expect(server.stop() == 0)
+        #expect(await server.stop() == 143)
     }
 }

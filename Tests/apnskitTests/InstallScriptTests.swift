@@ -7,12 +7,11 @@ import TestSupport
 /// completion in a bash subshell and ask it to complete. The script reuses the already built
 /// binary (APNSKIT_BINARY) so the test does not pay for a release build.
 @Suite struct InstallScriptTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+    static let packageRoot = Binaries.packageRoot
 
-    @Test func installIntoATemporaryPrefix() throws {
+    @Test func installIntoATemporaryPrefix() async throws {
         let prefix = try TemporaryDirectory("apnskit-prefix")
-        let install = try ProcessRunner.run("bash", [Self.packageRoot + "/scripts/install.sh", prefix.path],
+        let install = try await ProcessRunner.run("bash", [Self.packageRoot + "/scripts/install.sh", prefix.path],
                                             environment: ["APNSKIT_BINARY": Binaries.apnskit], directory: Self.packageRoot)
         #expect(install.status == 0, "\(install)")
         let expected = ["bin/apnskit", "share/man/man1/apnskit.1", "share/bash-completion/completions/apnskit",
@@ -22,12 +21,12 @@ import TestSupport
         }
         #expect(try prefix.mode("bin/apnskit") == 0o755)
 
-        let help = try ProcessRunner.run(prefix.file("bin/apnskit"), ["--help"])
+        let help = try await ProcessRunner.run(prefix.file("bin/apnskit"), ["--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("USAGE: apnskit <subcommand>") && help.stdout.contains("check"), "\(help)")
 
         // man-db renders the page (groff underneath); warnings would show on stderr.
-        let man = try ProcessRunner.run("man", ["-l", "-P", "cat", prefix.file("share/man/man1/apnskit.1")],
+        let man = try await ProcessRunner.run("man", ["-l", "-P", "cat", prefix.file("share/man/man1/apnskit.1")],
                                         environment: ["MANWIDTH": "100", "LANG": "C.UTF-8"])
         #expect(man.status == 0, "man -l failed (is man-db installed? scripts/setup.sh installs it): \(man)")
         #expect(man.stdout.contains("APNSKIT(1)") && man.stdout.contains("--min-remaining"), "\(man.stdout.prefix(400))")
@@ -44,7 +43,7 @@ import TestSupport
         ask apnskit ch
         ask apnskit check --for
         """
-        let bash = try ProcessRunner.run("bash", ["--norc", "--noprofile", "-c", script],
+        let bash = try await ProcessRunner.run("bash", ["--norc", "--noprofile", "-c", script],
                                          environment: ["PATH": prefix.file("bin") + ":/usr/bin:/bin"])
         #expect(bash.status == 0, "\(bash)")
         let answers = bash.stdout.components(separatedBy: "--\n")
@@ -52,7 +51,7 @@ import TestSupport
         #expect(answers.first?.split(separator: "\n").contains("check") == true, "\(bash)")
         #expect(answers.dropFirst().first?.split(separator: "\n").contains("--format") == true, "\(bash)")
 
-        let relative = try ProcessRunner.run("bash", [Self.packageRoot + "/scripts/install.sh", "relative/prefix"],
+        let relative = try await ProcessRunner.run("bash", [Self.packageRoot + "/scripts/install.sh", "relative/prefix"],
                                              environment: ["APNSKIT_BINARY": Binaries.apnskit], directory: Self.packageRoot)
         #expect(relative.status == 2)
         #expect(relative.stderr.contains("PREFIX must be an absolute path"))

@@ -7,13 +7,13 @@ import TestSupport
 extension CLIFixture {
     /// `run` with the arguments in an array.
     @discardableResult
-    func run(_ arguments: [String]) throws -> ProcessResult {
-        try Binaries.apnskit(arguments, directory: dir.path)
+    func run(_ arguments: [String]) async throws -> ProcessResult {
+        try await Binaries.apnskit(arguments, directory: dir.path)
     }
 
     /// `mockca/`, `AuthKey_ABC123DEFG.p8` (team TEAM123456); with `certificates`, also
     /// `apns.pem` (development, com.example.app) and `production.pem`.
-    func prepareMock(certificates: Bool = false) throws {
+    func prepareMock(certificates: Bool = false) async throws {
         var steps = [
             ["mock", "ca", "-o", "mockca"],
             ["mock", "issue", "--auth-key", "--ca", "mockca", "--team-id", "TEAM123456", "--key-id", "ABC123DEFG", "-o", "."],
@@ -28,16 +28,24 @@ extension CLIFixture {
             ]
         }
         for step in steps {
-            let result = try Binaries.apnskit(step, directory: dir.path)
+            let result = try await Binaries.apnskit(step, directory: dir.path)
             try #require(result.status == 0, "\(step): \(result)")
         }
     }
 
+    /// A provider token for `AuthKey_ABC123DEFG.p8` (team TEAM123456), for curl's
+    /// `authorization: bearer` header.
+    func providerToken() async throws -> String {
+        let made = try await run(["token", "create", "--auth-key", "AuthKey_ABC123DEFG.p8", "--team-id", "TEAM123456"])
+        try #require(made.status == 0, "\(made)")
+        return String(made.stdout.split(separator: "\n").last ?? "")
+    }
+
     /// `mock serve` on free ports (provider only, plus `arguments`); its ports file as read.
-    func startMock(_ arguments: [String] = []) throws -> (server: BackgroundProcess, ports: [String: Any]) {
+    func startMock(_ arguments: [String] = []) async throws -> (server: BackgroundProcess, ports: [String: Any]) {
         let server = try BackgroundProcess(Binaries.apnskit, ["mock", "serve", "--ca", "mockca", "--port", "0", "--no-legacy", "--no-feedback",
                                                               "--ports-file", "ports.json", "-q"] + arguments, directory: dir.path)
-        try #require(server.waitForFile(dir.file("ports.json")), "\(server.stderr)")
+        try #require(await server.waitForFile(dir.file("ports.json")), "\(server.stderr)")
         let ports = try JSONSerialization.jsonObject(with: Data(try dir.read("ports.json"))) as? [String: Any]
         return (server, ports ?? [:])
     }

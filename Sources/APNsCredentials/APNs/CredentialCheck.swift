@@ -221,24 +221,14 @@ package enum CredentialChecker {
     package static func expand(_ paths: [String]) -> [String] {
         var result: [String] = []
         for path in paths {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            var status = stat()
+            let bytes = RawPath.systemBytes(path)
+            guard !CredentialInput.isNameless(path), stat(RawPath.cString(bytes), &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
                 result.append(path)
                 continue
             }
-            var found: [String] = []
-            if let walker = FileManager.default.enumerator(atPath: path) {
-                while let relative = walker.nextObject() as? String {
-                    let ext = (relative as NSString).pathExtension.lowercased()
-                    guard credentialExtensions.contains(ext) else { continue }
-                    let full = (path as NSString).appendingPathComponent(relative)
-                    var isFolder: ObjCBool = false
-                    if FileManager.default.fileExists(atPath: full, isDirectory: &isFolder), !isFolder.boolValue {
-                        found.append(full)
-                    }
-                }
-            }
-            result += found.sorted()
+            // By bytes, not through Foundation's walk: it leaves out names that are not UTF-8.
+            result += RawPath.files(under: bytes, extensions: credentialExtensions).map(RawPath.path(for:)).sorted()
         }
         return result
     }

@@ -23,7 +23,7 @@ package enum CredentialInspector {
                                       profileTrust: TrustStore? = nil) -> (report: CredentialReport, contents: CredentialContents?) {
         do {
             let label = displayName(path)
-            let bytes = try Base64Credential.unwrap(CredentialFile.readBytes(path), label: label, decoding: decoding)
+            let bytes = try CredentialFile.readCredential(path, decoding: decoding)
             if ProvisioningProfileFile.isProfile(path: path, bytes: bytes) {
                 let report = ProvisioningProfileFile.report(path, bytes, trust: profileTrust, now: now, expiryWarningDays: expiryWarningDays)
                 return (report, report.kind == .unreadable ? nil : CredentialContents(encoding: .der))

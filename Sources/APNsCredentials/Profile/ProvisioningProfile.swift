@@ -30,6 +30,49 @@ package struct ProvisioningProfile: Sendable {
     /// first, macOS the second.
     package static let apsEnvironmentKeys = ["aps-environment", "com.apple.developer.aps-environment"]
 
+    /// The dates a profile can carry: Apple's profiles began in 2008 and a year past 9999 has no
+    /// ISO 8601 form. The parser reads `99999999-12-31` as a year near 5.8 million (shown as
+    /// "5828963-12-20") and a negative year as 0001, so such a date is refused, not shown.
+    static let plausibleDates = Date(timeIntervalSince1970: 946_684_800)...Date(timeIntervalSince1970: 253_402_300_799)
+
+    /// Every `<date>` as Apple writes it, `YYYY-MM-DDTHH:MM:SSZ`: the parser drops a leading
+    /// minus sign (`-2026-01-01...` read as 2026) and overflows a long year, so anything else
+    /// is refused with the text it found.
+    static func checkDateTexts(_ bytes: [UInt8], label: String) throws {
+        // A plain byte scan (no NSRegularExpression: this runs in the fuzz pass under ASan,
+        // and Foundation's regex on Linux goes through CoreFoundation).
+        let open = Array("<date>".utf8), close = Array("</date>".utf8)
+        var index = 0
+        while let start = firstIndex(of: open, in: bytes, from: index) {
+            let contentStart = start + open.count
+            guard let end = firstIndex(of: close, in: bytes, from: contentStart) else { return }
+            let date = Array(bytes[contentStart..<end])
+            if !isAppleDate(date) {
+                throw APNsCredentialError(.unreadable, "\(label): the profile holds the date '\(String(decoding: date.prefix(40), as: UTF8.self))', not one of the form 2026-01-31T12:00:00Z between the years 2000 and 9999; the profile is damaged, download it again.")
+            }
+            index = end + close.count
+        }
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SSZ`, digits where the form has them.
+    private static func isAppleDate(_ text: [UInt8]) -> Bool {
+        let form = Array("0000-00-00T00:00:00Z".utf8)
+        guard text.count == form.count else { return false }
+        return zip(text, form).allSatisfy { byte, expected in
+            expected == UInt8(ascii: "0") ? (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) : byte == expected
+        }
+    }
+
+    private static func firstIndex(of needle: [UInt8], in bytes: [UInt8], from: Int) -> Int? {
+        guard needle.count <= bytes.count else { return nil }
+        var index = from
+        while index + needle.count <= bytes.count {
+            if bytes[index] == needle[0], Array(bytes[index..<(index + needle.count)]) == needle { return index }
+            index += 1
+        }
+        return nil
+    }
+
     /// Parses the XML property list of a profile; `label` names the file in messages.
     ///
     /// `PropertyListDecoder` rather than `PropertyListSerialization`: on Linux the latter runs
@@ -43,6 +86,10 @@ package struct ProvisioningProfile: Sendable {
             plist = try PropertyListDecoder().decode(ProfilePropertyList.self, from: Data(bytes))
         } catch let error as DecodingError {
             throw ProfilePropertyList.sentence(for: error, label: label)
+        }
+        try checkDateTexts(bytes, label: label)
+        for (key, date) in [("CreationDate", plist.CreationDate), ("ExpirationDate", plist.ExpirationDate)] where !plausibleDates.contains(date) {
+            throw APNsCredentialError(.unreadable, "\(label): the profile's \(key) is not a date between the years 2000 and 9999; the profile is damaged, download it again.")
         }
         let entitlements = plist.Entitlements
         guard let applicationIdentifier = entitlements.applicationIdentifier ?? entitlements.macApplicationIdentifier else {

@@ -1,3 +1,4 @@
+import APNsCredentials
 import APNsProtocol
 import APNsTransport
 import Foundation
@@ -67,6 +68,12 @@ struct BroadcastAPI {
             echoed.append(("apns-request-id", requestID.lowercased()))
         }
         let requestID = echoed.first?.value
+        // Any text in the path would otherwise become a key of the store (a 10 KB one, or
+        // `com.ex%2Fample`, once got 201): Apple's bundle id rule, §8.
+        if let bundle = route.bundle, !BundleIdentifier.isValid(bundle) {
+            if case .broadcast = route { echoed.append(("apns-id", apnsID)) }
+            return Self.reject(.badTopic, echoed)
+        }
         switch route {
         case .unknown:
             return Self.reject(.badPath, echoed)
@@ -111,7 +118,7 @@ struct BroadcastAPI {
             guard let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] else {
                 return Self.reject(.invalidRequest, echoed)
             }
-            guard let policy = object["message-storage-policy"] as? Int, policy == 0 || policy == 1 else {
+            guard let policy = Self.jsonInteger(object["message-storage-policy"]), policy == 0 || policy == 1 else {
                 return Self.reject(.invalidPolicy, echoed)
             }
             guard let pushType = object["push-type"] as? String else { return Self.reject(.missingPushType, echoed) }
@@ -139,6 +146,15 @@ struct BroadcastAPI {
         default:
             return Self.reject(.methodNotAllowed, echoed)
         }
+    }
+
+    /// An integer as the JSON wrote it (`1`), or nil: Foundation hands `true` and `1.0` over as
+    /// numbers that `as? Int` takes as 1 (they got 201; Apple wants the integer 0 or 1).
+    static func jsonInteger(_ value: Any?) -> Int? {
+        guard let number = value as? NSNumber else { return nil }
+        // objCType "c" is a Bool, "d"/"f" a floating-point literal; the rest are integers.
+        guard !["c", "d", "f"].contains(String(cString: number.objCType)) else { return nil }
+        return number.intValue
     }
 
     /// The request's `apns-channel-id`, when it names a channel of `bundle`.

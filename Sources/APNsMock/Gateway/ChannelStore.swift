@@ -2,33 +2,46 @@ import Foundation
 
 /// The broadcast channels the mock has issued, per bundle id (apns-protocol.md §8): what
 /// `POST /1/apps/<bundle>/channels` creates, `DELETE` removes, and broadcasts must name.
-/// At most `limit` per bundle (Apple: 10,000 per app and environment), which also bounds the
-/// store's memory however many creates a client sends.
+/// At most `limit` per bundle (Apple: 10,000 per app and environment), and at most
+/// `totalLimit` in all: any valid string is a bundle id, so the per-bundle limit alone let
+/// 600,000 channels over 600 made-up bundle ids take the mock from 42 to 140 MB. Past either,
+/// a create gets CannotCreateChannelConfig, as at Apple's limit. A bundle left with no
+/// channel is forgotten, so creating and deleting over ever new bundle ids leaves nothing.
 ///
 /// Shared by the management and provider ports, hence the lock.
 package final class ChannelStore: @unchecked Sendable {
     /// Apple's documented maximum of channels per app and environment.
     package static let appleLimit = 10_000
 
+    /// Channels in all, over every bundle id: ten apps at Apple's limit, about 16 MB (the
+    /// issue measured about 160 bytes a channel).
+    package static let defaultTotalLimit = 100_000
+
     package let limit: Int
+    package let totalLimit: Int
     private let lock = NSLock()
+    private var total = 0
     /// bundle id -> channel id -> message-storage-policy (0: no storage, 1: most recent).
     private var channels: [String: [String: Int]] = [:]
     /// Creation order per bundle, so `list` answers in a stable order.
     private var order: [String: [String]] = [:]
 
-    package init(limit: Int = ChannelStore.appleLimit) { self.limit = limit }
+    package init(limit: Int = ChannelStore.appleLimit, totalLimit: Int = ChannelStore.defaultTotalLimit) {
+        self.limit = limit
+        self.totalLimit = totalLimit
+    }
 
-    /// A new channel id (16 random bytes, base64 as Apple's), or nil at the limit.
+    /// A new channel id (16 random bytes, base64 as Apple's), or nil at either limit.
     package func create(bundle: String, policy: Int) -> String? {
         lock.withLock {
-            guard channels[bundle, default: [:]].count < limit else { return nil }
+            guard total < totalLimit, (channels[bundle]?.count ?? 0) < limit else { return nil }
             var id: String
             repeat {
                 id = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
             } while channels[bundle]?[id] != nil
             channels[bundle, default: [:]][id] = policy
             order[bundle, default: []].append(id)
+            total += 1
             return id
         }
     }
@@ -43,9 +56,20 @@ package final class ChannelStore: @unchecked Sendable {
         lock.withLock {
             guard channels[bundle]?.removeValue(forKey: channel) != nil else { return false }
             order[bundle]?.removeAll { $0 == channel }
+            total -= 1
+            if channels[bundle]?.isEmpty == true {
+                channels[bundle] = nil
+                order[bundle] = nil
+            }
             return true
         }
     }
+
+    /// Channels in all, over every bundle id.
+    package var count: Int { lock.withLock { total } }
+
+    /// Bundle ids that have at least one channel.
+    package var bundleCount: Int { lock.withLock { channels.count } }
 
     package func list(bundle: String) -> [String] {
         lock.withLock { order[bundle] ?? [] }

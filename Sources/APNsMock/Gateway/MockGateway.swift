@@ -91,7 +91,7 @@ package final class MockGateway: @unchecked Sendable {
         tls.requestClientCertificate = true
         let handler = self.handler
         var http2Settings = HTTP2Settings(maxConcurrentStreams: settings.faults.maxConcurrentStreams, maxBodySize: Self.maxRequestBody)
-        http2Settings.uniqueResponseHeaders = ["apns-id", "apns-unique-id"]
+        http2Settings.applyAPNsServerRules()
         let idleTimeout = settings.faults.idleTimeoutSeconds
         if idleTimeout > 0 {
             http2Settings.idleTimeout = idleTimeout

@@ -2,7 +2,7 @@ import APNsCredentials
 import APNsProtocol
 import Foundation
 
-/// Appends one JSON line per accepted notification (and per answered channel management
+/// Appends (never truncates) one JSON line per accepted notification (and per answered channel management
 /// call) to `--record FILE`, so a test can prove that nothing was lost and nothing delivered
 /// twice.
 ///
@@ -20,12 +20,26 @@ package final class NotificationRecorder: @unchecked Sendable {
     private let handle: FileHandle
     package private(set) var count = 0
 
+    /// Opens `path` for appending (`O_APPEND`), creating it if needed: a restart with the same
+    /// `--record` keeps the lines of earlier runs (the file was once truncated, so a `kill -9`
+    /// and a restart left none of the 13,598 lines that proved each delivery). Only a regular
+    /// file (or a link to one) is taken: a FIFO would block the gateway and a device would
+    /// swallow the proof.
     package init(path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-              let handle = FileHandle(forWritingAtPath: path) else {
-            throw APNsCredentialError(.outputFailed, "Cannot write the record file \(path); check the folder exists and is writable.")
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            throw APNsCredentialError(.outputFailed, "The record file \(path) is not a regular file (a folder, FIFO or device); give a file path for --record.")
         }
-        self.handle = handle
+        // O_NONBLOCK: a FIFO swapped in after the check fails to open instead of waiting for a reader.
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0o644)
+        guard descriptor >= 0 else {
+            throw APNsCredentialError(.outputFailed, "Cannot write the record file \(path) (\(String(cString: strerror(errno)))); check the folder exists and is writable.")
+        }
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            Glibc.close(descriptor)
+            throw APNsCredentialError(.outputFailed, "The record file \(path) is not a regular file (a folder, FIFO or device); give a file path for --record.")
+        }
+        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
     deinit { close() }

@@ -15,8 +15,10 @@ extension ProviderAPIHandler {
         var event = InboxEvent(protocolName: protocolName, status: response.status, accepted: accepted,
                                reason: accepted ? nil : Self.reason(in: response), payload: request.body, connection: request.connectionID)
         event.path = request.path
+        var sentID: String?
         for header in request.headers {
             switch header.name {
+            case "apns-id": sentID = header.value
             case "apns-topic": event.topic = header.value
             case "apns-channel-id": event.channel = header.value
             case "apns-push-type": event.pushType = header.value
@@ -29,6 +31,9 @@ extension ProviderAPIHandler {
         for header in response.headers {
             if header.name == "apns-id" { event.apnsID = header.value } else if header.name == "apns-unique-id" { event.uniqueID = header.value }
         }
+        // A client's apns-id that was not echoed (BadMessageId: not a UUID) is shown as sent,
+        // not as the id the mock made up for the answer: it is what the client has to fix.
+        if let sentID, sentID.lowercased() != event.apnsID?.lowercased() { event.apnsID = sentID }
         event.dropped = response.afterward == .dropWithoutResponse
         let key = management ? -request.connectionID : request.connectionID
         lock.withLock {

@@ -27,6 +27,8 @@ package final class ProviderAPIHandler: @unchecked Sendable {
         package var tokenConnectionInitialStreams: UInt32 = 1
         /// Broadcast channels per bundle id (Apple: 10,000, `ChannelStore.appleLimit`).
         package var channelLimit = ChannelStore.appleLimit
+        /// Channels over all bundle ids (`ChannelStore.totalLimit`).
+        package var channelTotalLimit = ChannelStore.defaultTotalLimit
         /// Told about every answered request (the inbox web UI); nil: nothing is made for it.
         package var inbox: (any InboxSink)?
         package init() {}
@@ -69,7 +71,7 @@ package final class ProviderAPIHandler: @unchecked Sendable {
         self.recorder = recorder
         self.log = log
         random = SplitMix64(seed: settings.faults.seed)
-        broadcasts = BroadcastAPI(store: ChannelStore(limit: settings.channelLimit))
+        broadcasts = BroadcastAPI(store: ChannelStore(limit: settings.channelLimit, totalLimit: settings.channelTotalLimit))
         failureDraws = GatewayFaults.injectableStatusesInOrder.compactMap { status in
             settings.faults.failureRates[status].flatMap { $0 > 0 ? (status, $0) : nil }
         }

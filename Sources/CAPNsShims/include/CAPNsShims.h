@@ -16,6 +16,7 @@
 #include "apns_kdf.h"
 #include "apns_cms.h"
 #include "apns_p12.h"
+#include "apns_search.h"
 
 /* ---- memory BIOs and frees ---- */
 long apns_BIO_get_mem_data(BIO *bio, char **data);

@@ -9,7 +9,7 @@ import TestSupport
 
 /// The mock's channel management and broadcast endpoints (apns-protocol.md §8), request by
 /// request, as Apple documents them.
-@Suite("Mock gateway: broadcast channels and broadcasts", .serialized)
+@Suite("Mock gateway: broadcast channels and broadcasts")
 struct BroadcastTests {
     func send(_ client: HTTP2Client, _ method: String, _ path: String, _ headers: [(String, String)] = [], body: String = "") async throws -> HTTP2Response {
         try await client.send(HTTP2Request(method: method, path: path, headers: headers.map { (name: $0.0, value: $0.1) }, body: Array(body.utf8)),

@@ -9,7 +9,7 @@ import TestSupport
 
 /// Where the mock once differed from Apple, found by running third-party clients against it
 /// (apns-protocol.md §1): each test is the case that showed it.
-@Suite("Mock gateway: behaves like Apple where it once did not", .serialized)
+@Suite("Mock gateway: behaves like Apple where it once did not")
 struct FidelityTests {
     @Test("The all-zero device token is answered 400 BadDeviceToken and not recorded; verify's probe still reads it as accepted")
     func zeroTokenIsBadDeviceToken() async throws {

@@ -6,7 +6,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite("Mock gateway: real clients agree with it", .serialized)
+@Suite("Mock gateway: real clients agree with it")
 struct GatewayInteropTests {
     /// Writes an identity's certificate and key as PEM files for command-line clients.
     func pemFiles(_ identity: APNsIdentity, in f: GatewayFixture) throws -> (cert: String, key: String) {
@@ -18,7 +18,7 @@ struct GatewayInteropTests {
         let f = try GatewayFixture()
         let files = try pemFiles(try f.identity(.universal), in: f)
         let payload = try f.dir.write("payload.json", samplePayload)
-        let result = try ProcessRunner.run("nghttp", ["-v", "--cert=\(files.cert)", "--key=\(files.key)", "-H", ":method: POST",
+        let result = try await ProcessRunner.run("nghttp", ["-v", "--cert=\(files.cert)", "--key=\(files.key)", "-H", ":method: POST",
                                                       "-H", "apns-topic: com.example.app", "-H", "apns-push-type: alert", "-d", payload,
                                                       "https://127.0.0.1:\(f.gateway.providerPort)/3/device/\(sampleToken)"])
         #expect(result.status == 0, "\(result)")
@@ -27,7 +27,7 @@ struct GatewayInteropTests {
         #expect(result.stdout.contains("apns-unique-id: "))
         #expect(try f.records().count == 1)
         // Without a client certificate or token, the same request is refused as APNs does.
-        let anonymous = try ProcessRunner.run("nghttp", ["-H", ":method: POST", "-H", "apns-topic: com.example.app", "-d", payload,
+        let anonymous = try await ProcessRunner.run("nghttp", ["-H", ":method: POST", "-H", "apns-topic: com.example.app", "-d", payload,
                                                          "https://127.0.0.1:\(f.gateway.providerPort)/3/device/\(sampleToken)"])
         #expect(anonymous.stdout.contains("MissingProviderToken"), "\(anonymous)")
     }
@@ -37,7 +37,7 @@ struct GatewayInteropTests {
         let f = try GatewayFixture()
         let payload = try f.dir.write("payload.json", samplePayload)
         let url = "https://127.0.0.1:\(f.gateway.providerPort)/3/device/\(sampleToken)"
-        let good = try ProcessRunner.run("h2load", ["-n", "2000", "-c", "1", "-m", "50", "-H", "authorization: bearer \(try f.token())",
+        let good = try await ProcessRunner.run("h2load", ["-n", "2000", "-c", "1", "-m", "50", "-H", "authorization: bearer \(try f.token())",
                                                     "-H", "apns-topic: com.example.app", "-d", payload, url])
         #expect(good.status == 0, "\(good)")
         // The connection starts with 1 stream (Apple's rule for tokens): h2load's first burst
@@ -48,7 +48,7 @@ struct GatewayInteropTests {
         #expect(delivered > 0 && delivered + refusedFirst == 2000, "\(good.stdout)")
         #expect(try f.records().count == delivered)
         let stranger = try f.token(key: try PrivateKey.generate(.ec256))
-        let bad = try ProcessRunner.run("h2load", ["-n", "100", "-c", "1", "-m", "10", "-H", "authorization: bearer \(stranger)",
+        let bad = try await ProcessRunner.run("h2load", ["-n", "100", "-c", "1", "-m", "10", "-H", "authorization: bearer \(stranger)",
                                                    "-H", "apns-topic: com.example.app", "-d", payload, url])
         // A token connection is offered 1 stream until a valid token succeeds (as Apple's is):
         // h2load's first burst goes out before that SETTINGS arrives, and the streams beyond
@@ -63,7 +63,7 @@ struct GatewayInteropTests {
         let f = try GatewayFixture()
         let files = try pemFiles(try f.identity(.development), in: f)
         let legacyPort = try #require(f.gateway.legacyPort)
-        let h2 = try ProcessRunner.run("openssl", ["s_client", "-connect", "127.0.0.1:\(f.gateway.providerPort)", "-alpn", "h2",
+        let h2 = try await ProcessRunner.run("openssl", ["s_client", "-connect", "127.0.0.1:\(f.gateway.providerPort)", "-alpn", "h2",
                                                    "-CAfile", f.caBundle, "-cert", files.cert, "-key", files.key, "-verify_return_error"],
                                        stdin: Data())
         #expect(h2.stdout.contains("ALPN protocol: h2"), "\(h2)")
@@ -71,19 +71,19 @@ struct GatewayInteropTests {
         // A framed notification with a token the registry-less gateway accepts, then a bad frame.
         let good = LegacyNotification(token: Array(repeating: 0xAB, count: 32), payload: samplePayload, identifier: 1).encoded(.framed)
         let bad = LegacyNotification(token: Array(repeating: 0xAB, count: 31), payload: samplePayload, identifier: 2).encoded(.framed)
-        let legacy = try ProcessRunner.run("openssl", ["s_client", "-connect", "127.0.0.1:\(legacyPort)", "-CAfile", f.caBundle,
+        let legacy = try await ProcessRunner.run("openssl", ["s_client", "-connect", "127.0.0.1:\(legacyPort)", "-CAfile", f.caBundle,
                                                        "-cert", files.cert, "-key", files.key, "-quiet", "-verify_return_error"],
                                            stdin: Data(good + bad))
         let reply = Array(legacy.stdoutData)
         #expect(reply == LegacyErrorResponse(status: .invalidTokenSize, identifier: 2).encoded, "\(legacy)")
         #expect(try f.records().count == 1)
-        let anonymous = try ProcessRunner.run("openssl", ["s_client", "-connect", "127.0.0.1:\(legacyPort)", "-CAfile", f.caBundle, "-quiet"],
+        let anonymous = try await ProcessRunner.run("openssl", ["s_client", "-connect", "127.0.0.1:\(legacyPort)", "-CAfile", f.caBundle, "-quiet"],
                                               stdin: Data(good))
         #expect(try f.records().count == 1, "nothing accepted without a client certificate: \(anonymous.stderr)")
     }
 }
 
-@Suite("Mock gateway: legacy binary gateway and feedback service", .serialized)
+@Suite("Mock gateway: legacy binary gateway and feedback service")
 struct LegacyGatewayTests {
     @Test("A bad token in the middle of 10,000 frames: error response for that identifier, the rest dropped with the connection")
     func badTokenMidStream() async throws {

@@ -7,7 +7,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite("The library path: load an identity, verify it, hand it to the sender", .serialized)
+@Suite("The library path: load an identity, verify it, hand it to the sender")
 struct LibraryPathTests {
     @Test("The README's example, against the mock gateway")
     func loadVerifySend() async throws {
@@ -37,8 +37,7 @@ struct LibraryPathTests {
 
     @Test("The README's long-running example (async/await, Logger, metrics) is Examples/PushWorker, and it runs against the mock")
     func longRunningExample() async throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: Binaries.packageRoot)
         let source = try String(contentsOf: root.appendingPathComponent("Examples/PushWorker/main.swift"), encoding: .utf8)
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         let marker = try #require(readme.range(of: "<!-- PushWorker example: Examples/PushWorker/main.swift"))
@@ -50,7 +49,7 @@ struct LibraryPathTests {
         let pem = try f.dir.write("apns.pem", try f.identity(.development).combinedPEM())
         let worker = URL(fileURLWithPath: Binaries.apnskit).deletingLastPathComponent().appendingPathComponent("PushWorker").path
         let tokens = (1...3).map { String(format: "%064x", $0) } + ["not a token"]
-        let run = try ProcessRunner.run(worker, [], stdin: Data((tokens.joined(separator: "\n") + "\n").utf8), environment: [
+        let run = try await ProcessRunner.run(worker, [], stdin: Data((tokens.joined(separator: "\n") + "\n").utf8), environment: [
             "APNS_IDENTITY": pem, "APNS_GATEWAY": "127.0.0.1:\(f.gateway.providerPort)", "APNS_CA_FILE": f.caBundle,
         ])
         #expect(run.status == 0, "\(run)")

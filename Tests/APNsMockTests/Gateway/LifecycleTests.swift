@@ -101,7 +101,7 @@ struct LifecycleTests {
             "APNS_AUTH_KEY": authKey, "APNS_TEAM_ID": gateway.tokenSigner.teamID, "APNS_BUNDLE_ID": gateway.bundleID,
             "APNS_GATEWAY": "\(gateway.host):\(gateway.port)", "APNS_CA_FILE": caFile, "HOST": "127.0.0.1", "PORT": "0",
         ])
-        let line = try #require(try await blocking { app.waitForOutputLine(containing: "listening on ") }, "the example did not start: \(app.stderr)")
+        let line = try #require(await app.waitForStdoutLine(containing: "listening on "), "the example did not start: \(app.stderr)")
         let url = String(line.split(separator: " ").last ?? "")
 
         let bad = try await curl(["-X", "POST", "\(url)/notify/not-a-token"])

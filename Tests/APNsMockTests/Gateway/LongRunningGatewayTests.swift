@@ -10,7 +10,7 @@ import TestSupport
 /// The sender in a long-running process, over real HTTP/2 and TLS to the mock gateway: outages,
 /// connections that die silently, and feeds that block. Waits poll for a state (bounded by a
 /// count, generous), never for a duration.
-@Suite("Long-running sender against the mock: outages, silent deaths, blocking feeds", .serialized)
+@Suite("Long-running sender against the mock: outages, silent deaths, blocking feeds")
 struct LongRunningGatewayTests {
     let policy = APNsRetryPolicy(maximumAttempts: 4, baseDelay: 0.001, maximumDelay: 0.01, maximumReconnects: 2,
                              outageDelay: 0.002, maximumOutageDelay: 0.02)

@@ -6,7 +6,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite("Mock gateway: every APNs reason from the request that triggers it", .serialized)
+@Suite("Mock gateway: every APNs reason from the request that triggers it")
 struct ProviderAPIReasonTests {
     @Test("An accepted notification: 200, apns-id echoed, apns-unique-id in sandbox, recorded")
     func accepted() async throws {
@@ -172,7 +172,8 @@ struct ProviderAPIReasonTests {
         let g = try GatewayFixture(faults: idle)
         let quiet = try await g.client(try g.identity(.development))
         #expect(try await push(quiet).status == 200)
-        try await Task.sleep(nanoseconds: 1_500_000_000)
+        // The GOAWAY is the event; once it arrived the client takes no new requests.
+        #expect(await Wait.until(seconds: 30) { quiet.isClosed }, "the idle connection was never sent GOAWAY")
         do {
             _ = try await push(quiet)
             Issue.record("an idle connection should have been sent GOAWAY")

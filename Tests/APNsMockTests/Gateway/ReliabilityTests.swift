@@ -10,7 +10,7 @@ import TestSupport
 /// The sender against the mock gateway over real HTTP/2 and TLS, with the mock injecting the
 /// failures real gateways produce. The mock's record is the ground truth: nothing lost, and
 /// nothing delivered twice unless the sender's result says it may have been.
-@Suite("Reliability: the sender against the mock with faults", .serialized)
+@Suite("Reliability: the sender against the mock with faults")
 struct ReliabilityTests {
     final class Feed: APNsNotificationFeed, @unchecked Sendable {
         private let lock = NSLock()

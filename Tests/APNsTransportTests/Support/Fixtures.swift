@@ -109,7 +109,7 @@ final class Fixtures: Sendable {
     }
 
     private func openssl(_ arguments: [String]) throws {
-        let result = try ChildProcess.run(tool("openssl"), arguments, directory: dir)
+        let result = try ChildProcess.runBlocking(tool("openssl"), arguments, directory: dir)
         guard result.status == 0 else {
             throw TransportError(.configuration, "openssl \(arguments.joined(separator: " ")) failed: \(result.output)")
         }

@@ -3,17 +3,17 @@ import Foundation
 /// Starting the external peers tests talk to, each on a fresh loopback port.
 enum Peers {
     /// `nghttpd` serving the fixtures' docroot over TLS with `cert`/`key`.
-    static func nghttpd(cert: String, key: String) throws -> (ChildProcess, Int) {
+    static func nghttpd(cert: String, key: String) async throws -> (ChildProcess, Int) {
         let port = ChildProcess.freePort()
-        let server = try ChildProcess.start(tool("nghttpd"),
+        let server = try await ChildProcess.start(tool("nghttpd"),
             ["--address=127.0.0.1", "-d", Fixtures.shared.docroot, String(port), key, cert], waitForPort: port)
         return (server, port)
     }
 
     /// `openssl s_server` with `extra` flags (e.g. `-tls1`, `-alpn h2`).
-    static func sServer(cert: String, key: String, extra: [String] = []) throws -> (ChildProcess, Int) {
+    static func sServer(cert: String, key: String, extra: [String] = []) async throws -> (ChildProcess, Int) {
         let port = ChildProcess.freePort()
-        let server = try ChildProcess.start(tool("openssl"),
+        let server = try await ChildProcess.start(tool("openssl"),
             ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", cert, "-key", key, "-naccept", "4"] + extra,
             waitForPort: port, stdin: true)
         return (server, port)

@@ -1,0 +1,28 @@
+import APNsProtocol
+import APNsTransport
+
+/// The APNs header rules (`APNsHeaderRules`) applied to the transport's settings, by the
+/// roles that speak the provider API: the sender and `verify` as clients, the mock gateway as
+/// server. The transport itself knows no APNs header.
+extension HTTP2Settings {
+    /// A provider's connection: its per-request headers (path, apns-id) never indexed.
+    package mutating func applyAPNsClientRules() {
+        neverIndexedHeaders = APNsHeaderRules.neverIndexedRequestHeaders
+    }
+
+    /// A gateway's connection: the provider API's request headers kept, its per-answer ids
+    /// never indexed.
+    package mutating func applyAPNsServerRules() {
+        let common = HTTP2Settings.commonRequestHeaders
+        keptRequestHeaders = common + APNsHeaderRules.requestHeaders.filter { !common.contains($0) }
+        neverIndexedHeaders = APNsHeaderRules.neverIndexedResponseHeaders
+    }
+
+    /// The settings a provider connection starts from: `maxConcurrentStreams` streams offered
+    /// to the gateway (which opens none), the APNs client rules applied.
+    package static func apnsClient(maxConcurrentStreams: UInt32 = 100) -> HTTP2Settings {
+        var settings = HTTP2Settings(maxConcurrentStreams: maxConcurrentStreams)
+        settings.applyAPNsClientRules()
+        return settings
+    }
+}

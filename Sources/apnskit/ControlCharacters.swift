@@ -1,0 +1,23 @@
+import Foundation
+
+/// C0 control characters and DEL in text that line-based readers parse (Prometheus, GitHub's
+/// workflow commands): a file name may hold CR, TAB or ESC, which those formats take as valid
+/// but which end a line, split a field or drive a terminal where the text is read.
+enum ControlCharacters {
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || scalar.value == 0x7F
+    }
+
+    /// `text` with each control character but those in `keeping` written as the text `\xHH`.
+    static func hexEscaped(_ text: String, keeping: Set<Unicode.Scalar> = []) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if isControl(scalar), !keeping.contains(scalar) {
+                out += String(format: "\\x%02x", scalar.value)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

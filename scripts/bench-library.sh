@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The library path's cost (issue 21): Examples/PushWorker sends N notifications through one
+# APNsClient from a task group (one single send per token, as a server does), beside
+# `apnskit push --tokens` sending the same N as a batch, against the same mock gateway, in one
+# run. Rates and CPU per notification (user+sys of the client process, getrusage), median of
+# REPS runs. BEFORE=path/to/an older PushWorker adds it to the same run, for before/after.
+# Usage: scripts/bench-library.sh [N]   (bench.sh calls it; it builds what it needs)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-10000}; REPS=${REPS:-3}
+export PATH="/opt/swift/usr/bin:$PATH"
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  swift build -c release --product apnskit >&2
+  swift build -c release --product PushWorker >&2
+fi
+BIN_DIR="$(swift build -c release --show-bin-path)"
+OUT=bench-out/library; rm -rf "$OUT"; mkdir -p "$OUT"; cd "$OUT"
+PIDS=(); trap 'for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done' EXIT
+"$BIN_DIR/apnskit" mock ca -o ca >/dev/null
+"$BIN_DIR/apnskit" csr --email bench@example.com --common-name Bench --key-out push.key --csr-out push.csr >/dev/null
+"$BIN_DIR/apnskit" mock issue push.csr --ca ca --bundle-id com.example.app --type universal -o push.cer >/dev/null
+"$BIN_DIR/apnskit" combine push.cer push.key -o apns.pem >/dev/null
+for i in $(seq 1 "$N"); do printf '%064x\n' "$i"; done > tokens.txt
+"$BIN_DIR/apnskit" mock serve --ca ca --port 0 --no-legacy --no-feedback --ports-file ports.json -q >/dev/null 2>mock.log &
+PIDS+=($!)
+for _ in $(seq 1 100); do [ -s ports.json ] && break; sleep 0.1; done
+PORT=$(python3 -c "import json; print(json.load(open('ports.json'))['provider'])")
+
+# run_once NAME COMMAND...: one run; appends "NAME<TAB>rate<TAB>cpu_us<TAB>delivered" to runs.tsv.
+run_once() {
+  local name=$1; shift
+  local start; start=$(date +%s%N)
+  /usr/bin/time -f "%U %S" -o time.txt "$@" < tokens.txt > out.txt 2> err.txt
+  local elapsed; elapsed=$(python3 -c "print(($(date +%s%N)-$start)/1e9)")
+  local delivered; delivered=$(grep -c '^delivered ' out.txt || true)
+  [ "$delivered" = 0 ] && delivered=$(python3 -c "import json; print(json.loads(open('out.txt').read())['delivered'])" 2>/dev/null || echo 0)
+  printf '%s\t%s\t%s\t%s\n' "$name" "$(python3 -c "print($N/$elapsed)")" \
+    "$(tail -1 time.txt | awk -v n="$N" '{printf "%.2f", ($1+$2)*1e6/n}')" "$delivered" >> runs.tsv
+}
+
+ENVIRONMENT=(env APNS_IDENTITY=apns.pem APNS_GATEWAY=127.0.0.1:$PORT APNS_CA_FILE=ca/ca-bundle.pem)
+# The variants alternate within each round, so load on a shared machine falls on all alike.
+: > runs.tsv
+for _ in $(seq 1 "$REPS"); do
+  run_once "PushWorker (library, task group of single sends)" "${ENVIRONMENT[@]}" "$BIN_DIR/PushWorker"
+  if [ -n "${BEFORE:-}" ]; then
+    run_once "PushWorker before (${BEFORE_LABEL:-older build})" "${ENVIRONMENT[@]}" "$BEFORE"
+  fi
+  run_once "apnskit push --tokens (batch)" "$BIN_DIR/apnskit" push apns.pem --gateway "127.0.0.1:$PORT" --ca-file ca/ca-bundle.pem \
+    --tokens - --alert benchmark --format json
+done
+python3 - > rows.tsv <<'PY'
+import statistics
+rows = {}
+for line in open("runs.tsv"):
+    name, rate, cpu, delivered = line.rstrip("\n").split("\t")
+    rows.setdefault(name, []).append((float(rate), float(cpu), delivered))
+for name, runs in rows.items():
+    print(f"{name}\t{statistics.median(r for r, _, _ in runs):.0f}\t{statistics.median(c for _, c, _ in runs):.1f}\t{min(d for _, _, d in runs)}")
+PY
+echo "| library path, $N notifications, median of $REPS | rate (/s) | CPU per notification (µs) | delivered |"
+echo "|---|---|---|---|"
+awk -F'\t' '{printf "| %s | %s | %s | %s |\n", $1, $2, $3, $4}' rows.tsv

@@ -1,0 +1,85 @@
+# shellcheck shell=bash
+# What the scripts in scripts/ share: the toolchain on PATH, building apnskit and finding the
+# binary, waiting for a server's ports file, and the small Python one-liners (JSON fields,
+# arithmetic, a free port) as named functions. Source it: . "$(dirname "$0")/lib.sh"
+export PATH="/opt/swift/usr/bin:$PATH"
+
+# build_product PRODUCT [swift build options...]: builds PRODUCT (the build's output goes to
+# stderr) and prints the absolute path of its binary.
+build_product() {
+  local product="$1"; shift
+  swift build "$@" --product "$product" >&2
+  echo "$(swift build "$@" --show-bin-path)/$product"
+}
+
+# apnskit_binary [debug|release]: build_product for the apnskit CLI.
+apnskit_binary() { build_product apnskit -c "${1:-debug}"; }
+
+# wait_for_file PATH SECONDS [PID]: returns once PATH exists and is non-empty (a server's ports
+# file); fails with a sentence after SECONDS, or as soon as process PID (the server) has exited.
+wait_for_file() {
+  local path="$1" seconds="$2" pid="${3:-}" i
+  for ((i = 0; i < seconds * 10; i++)); do
+    [ -s "$path" ] && return 0
+    if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+      echo "$(basename "$0"): the server (pid $pid) exited before writing $path" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
+  echo "$(basename "$0"): $path did not appear within $seconds s" >&2
+  return 1
+}
+
+# json_field FILE PATH: a field of the JSON in FILE ("-": stdin); PATH is keys and array
+# indexes joined by dots (provider, notifications.0.status).
+json_field() {
+  python3 -c 'import json, sys
+value = json.load(sys.stdin if sys.argv[1] == "-" else open(sys.argv[1]))
+for key in sys.argv[2].split("."):
+    value = value[int(key)] if isinstance(value, list) else value[key]
+print(value)' "$1" "$2"
+}
+
+# jsonl_count FILE KEY VALUE: how many lines of the JSON-lines FILE have KEY equal to VALUE.
+jsonl_count() {
+  python3 -c 'import json, sys
+print(sum(1 for line in open(sys.argv[1]) if line.strip() and str(json.loads(line).get(sys.argv[2])) == sys.argv[3]))' "$@"
+}
+
+# python_package_version NAME: the installed version of Python package NAME (empty if none).
+python_package_version() {
+  python3 -c 'import importlib.metadata, sys; print(importlib.metadata.version(sys.argv[1]))' "$1" 2>/dev/null || true
+}
+
+# calc EXPRESSION [FORMAT]: a Python arithmetic expression's value, formatted with FORMAT
+# (a format spec such as .3f; default: as Python prints it).
+calc() {
+  python3 -c 'import sys; print(format(eval(sys.argv[1]), sys.argv[2]))' "$1" "${2:-}"
+}
+
+# median NUMBER...: the median, whole above 100, else with one decimal.
+median() {
+  python3 -c 'import statistics, sys
+m = statistics.median(float(x) for x in sys.argv[1:])
+print(f"{m:.0f}" if m >= 100 else f"{m:.1f}")' "$@"
+}
+
+# free_port: a loopback TCP port that was free a moment ago (for servers without a ports file).
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# process_cpu PID: the process's user+sys CPU seconds so far, from /proc/PID/stat.
+process_cpu() {
+  python3 -c 'import os, sys
+fields = open(f"/proc/{sys.argv[1]}/stat").read().rsplit(")", 1)[1].split()
+print((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))' "$1"
+}
+
+# token_lines COUNT [TOKEN]: COUNT device tokens, one a line: 1, 2, 3... as 64 hex digits, or
+# TOKEN repeated.
+token_lines() {
+  if [ -n "${2:-}" ]; then yes "$2" | head -n "$1"
+  else seq 1 "$1" | awk '{ printf "%064x\n", $1 }'; fi
+}
