@@ -10,7 +10,7 @@
 # Usage: scripts/docs.sh [OUTPUT-DIR]   (default .build/docs; preview it with any static server)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
+. scripts/lib.sh
 OUTPUT="${1:-.build/docs}"
 CATALOG=Sources/APNs/APNs.docc
 STARTED=$(date +%s%N)
@@ -26,7 +26,7 @@ MODULES="$BIN_PATH/Modules"
 # their names, not the modules): their module maps, as SwiftPM passes them to the compiler.
 C_MODULES=(-Xcc "-fmodule-map-file=$BIN_PATH/CAPNsShims.build/module.modulemap" -Xcc -ISources/CAPNsShims/include
            -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap -Xcc -fmodule-map-file=Sources/CNGHTTP2/module.modulemap)
-TRIPLE="$(swiftc -print-target-info | python3 -c 'import json,sys; print(json.load(sys.stdin)["target"]["triple"])')"
+TRIPLE="$(swiftc -print-target-info | json_field - target.triple)"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
