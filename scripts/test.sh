@@ -81,6 +81,8 @@ status=0
 SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${TEST_WIDTH:-4}" \
   stage "swift test (parallel)" swift test --skip-build "${skip[@]}" 2>&1 | tee -a "$tests_log" || status=$?
 if [ "$status" -ne 0 ]; then failures+=("swift test ${skip[*]} (exit $status)"); fi
+# The library's DocC catalog: every symbol link resolves, no warning, every article's code compiles.
+stage "docs (DocC)" bash scripts/docs.sh >>"$tests_log" 2>&1 || failures+=("scripts/docs.sh (DocC; log in $tests_log)")
 
 memory_status=0
 wait "$memory_pid" || memory_status=$?
