@@ -148,8 +148,8 @@ final class BatchRun: @unchecked Sendable {
     /// requests the burst is about to cancel (measured: thousands delivered after a cancel).
     /// So after a cancellation, the run takes nothing new until `cancellationQuiet` seconds
     /// pass without another, and at most `cancellationHoldLimit` seconds from the first.
-    static let cancellationQuiet = 0.01
-    static let cancellationHoldLimit = 0.1
+    static let cancellationQuiet = 0.025
+    static let cancellationHoldLimit = 0.2
 
     init(source: BatchSource, poolSlots: [Int], window: Int, pool: ConnectionPool, policy: APNsRetryPolicy,
          tokens: ProviderTokenCache?, observer: SenderObserver, defaultBundleID: String? = nil, resultsOnOwnThread: Bool = false,
