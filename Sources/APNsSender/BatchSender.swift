@@ -54,15 +54,19 @@ package final class BatchSender: Sendable {
         singleRun = BatchRun(source: .queue(singles), poolSlots: Array(0..<pool.size), window: self.concurrency, pool: pool, policy: policy,
                              tokens: tokens, observer: observer, defaultBundleID: defaultBundleID, onResult: { singles.finish($0) })
         let lifecycle = self.lifecycle
-        singleRun.start { _ in
-            let waiters: [CheckedContinuation<Void, Never>] = lifecycle.withLock { state in
-                state.singleRunFinished = true
-                guard state.idle else { return [] }
-                defer { state.waiters.removeAll() }
-                return state.waiters
-            }
-            for waiter in waiters { waiter.resume() }
+        singleRun.start { _ in Self.update(lifecycle) { $0.singleRunFinished = true } }
+    }
+
+    /// Applies `change` to the lifecycle state; once nothing runs any more, wakes the `close`
+    /// calls waiting for that.
+    private static func update(_ lifecycle: Locked<Lifecycle>, _ change: (inout Lifecycle) -> Void) {
+        let waiters: [CheckedContinuation<Void, Never>] = lifecycle.withLock { state in
+            change(&state)
+            guard state.idle else { return [] }
+            defer { state.waiters.removeAll() }
+            return state.waiters
         }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Sends everything `feed` yields; `onResult` is called once per notification, in turn, on
@@ -76,15 +80,7 @@ package final class BatchSender: Sendable {
                            observer: observer, defaultBundleID: defaultBundleID, resultsOnOwnThread: true, onResult: onResult)
         let key = ObjectIdentifier(run)
         lifecycle.withLock { $0.batches[key] = run }
-        defer {
-            let waiters: [CheckedContinuation<Void, Never>] = lifecycle.withLock { state in
-                state.batches[key] = nil
-                guard state.idle else { return [] }
-                defer { state.waiters.removeAll() }
-                return state.waiters
-            }
-            for waiter in waiters { waiter.resume() }
-        }
+        defer { Self.update(lifecycle) { $0.batches[key] = nil } }
         return await withTaskCancellationHandler { await run.run() } onCancel: { run.cancel() }
     }
 
