@@ -122,23 +122,22 @@ extension MockCA {
     }
 
     /// The folder's signer, made and saved there on first use (CA folders from before profiles
-    /// existed gain one). When another process saved one first, that one is used.
+    /// existed gain one). The check and the two writes happen under a lock on the folder, so
+    /// concurrent runs all use the one signer the first of them saved; a key left without its
+    /// certificate (a run killed between the two writes) is replaced.
     package static func profileSigner(in folder: String, ca: MockCA) throws -> MockProfileSigner {
         let certificatePath = (folder as NSString).appendingPathComponent(MockProfileSigner.certificateFile)
         let keyPath = (folder as NSString).appendingPathComponent(MockProfileSigner.keyFile)
-        func load() throws -> MockProfileSigner {
-            MockProfileSigner(certificate: try IdentityLoader.certificate(certificatePath).0,
-                              key: try IdentityLoader.privateKey(keyPath, passphrases: .none))
-        }
-        if FileManager.default.fileExists(atPath: certificatePath) { return try load() }
-        let signer = try ca.makeProfileSigner()
-        do {
-            try SecureFileWriter.write(try signer.key.pkcs8PEM(), to: keyPath, sensitivity: .secret, force: false)
+        return try FolderLock.withExclusiveLock(on: folder) {
+            if FileManager.default.fileExists(atPath: certificatePath) {
+                return MockProfileSigner(certificate: try IdentityLoader.certificate(certificatePath).0,
+                                         key: try IdentityLoader.privateKey(keyPath, passphrases: .none))
+            }
+            let signer = try ca.makeProfileSigner()
+            try SecureFileWriter.write(try signer.key.pkcs8PEM(), to: keyPath, sensitivity: .secret, force: true)
             try SecureFileWriter.write(try signer.certificate.pem(), to: certificatePath, sensitivity: .public, force: false)
-        } catch let error as APNsCredentialError where error.kind == .outputExists {
-            return try load()
+            return signer
         }
-        return signer
     }
 
     /// A developer certificate like "Apple Development: Name (TEAMID)", for `DeveloperCertificates`.

@@ -164,3 +164,38 @@ import Testing
         }
     }
 }
+
+/// Several `mock issue --profile` runs at once on a CA folder with no profile signer yet: the
+/// first makes the signer under a folder lock and every run signs with that one (a race here
+/// once failed a CI run: a run saw the first's key file but not yet its certificate).
+@Suite struct MockProfileSignerRaceTests {
+    @Test func concurrentIssuesShareOneSigner() async throws {
+        let folder = NSTemporaryDirectory() + "apnskit-signer-race-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let ca = folder + "/ca"
+        #expect(try await run(["apnskit", "mock", "ca", "-o", ca]).status == 0)
+        let runs = 6
+        let results = try await withThrowingTaskGroup(of: (Int, Run).self) { group in
+            for index in 0..<runs {
+                group.addTask {
+                    (index, try await run(["apnskit", "mock", "issue", "--profile", "--ca", ca, "--bundle-id", "com.example.app",
+                                           "-o", folder + "/p\(index).mobileprovision"]))
+                }
+            }
+            return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+        }
+        for index in 0..<runs { #expect(results[index]?.status == 0, "\(results[index]?.err ?? "")") }
+        // Each profile's signer, as openssl reads it out of the CMS envelope, is the one saved.
+        let saved = try await run(["openssl", "x509", "-in", ca + "/profile-signing.pem", "-noout", "-fingerprint", "-sha256"])
+        #expect(saved.status == 0 && saved.out.contains("Fingerprint"), "\(saved.err)")
+        for index in 0..<runs {
+            let signer = folder + "/signer\(index).pem"
+            let extracted = try await run(["openssl", "cms", "-verify", "-noverify", "-inform", "DER", "-in", folder + "/p\(index).mobileprovision",
+                                           "-signer", signer, "-out", "/dev/null"])
+            #expect(extracted.status == 0, "\(extracted.err)")
+            let fingerprint = try await run(["openssl", "x509", "-in", signer, "-noout", "-fingerprint", "-sha256"])
+            #expect(fingerprint.out == saved.out, "profile \(index) was signed by another signer")
+        }
+    }
+}
