@@ -3,6 +3,7 @@ import APNsTransport
 import Foundation
 import Testing
 import TestSupport
+import TransportTestSupport
 
 /// The transport knows no APNs: which headers are sent never indexed and which request
 /// headers a server keeps are rules its caller passes in `HTTP2Settings`. Checked on the wire
