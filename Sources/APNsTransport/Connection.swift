@@ -23,9 +23,9 @@ protocol ConnectionDelegate: AnyObject {
 /// connecting -> handshaking -> open -> closed, tries each resolved address in turn, and turns
 /// every failure into one `TransportError` sentence.
 ///
-/// `@unchecked Sendable`: confined to its loop's thread; other threads only pass references
-/// into `loop.execute` closures, which run on that thread.
-final class Connection: PollHandler, @unchecked Sendable {
+/// Not `Sendable`: confined to its loop's thread. Owners on other threads reach it through a
+/// `LoopBound` (via the session or stream it carries).
+final class Connection: PollHandler {
     enum State { case connecting, handshaking, open, closed }
 
     let loop: EventLoop
