@@ -124,6 +124,7 @@ final class Connection: PollHandler {
 
     /// Registers with the loop and starts connecting (client) or handshaking (server).
     func start() {
+        assert(loop.inLoop, "A connection starts on its loop's thread.")
         loop.register(self)
         if context.isServer {
             do { try makeSSL() } catch { fail(error as? TransportError ?? TransportError(.internalFailure, "\(error)")); return }

@@ -1,5 +1,5 @@
 import APNsCredentials
-package import CNGHTTP2
+internal import CNGHTTP2
 import Foundation
 
 /// The client half of an `HTTP2Session`: requests out, responses in, each request's deadline,
@@ -72,8 +72,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
         nghttp2_session_callbacks_set_before_frame_send_callback(callbacks) { _, frame, user in
             guard let frame, let user else { return 0 }
             let session = HTTP2Session.from(user)
-            // Registered by this role only, so the session's role is this one.
-            return unsafeDowncast(session.role, to: HTTP2ClientRole.self).beforeFrameSend(frame)
+            return session.role.beforeFrameSend(frame, in: session)
         }
         return nghttp2_session_client_new2(&created, callbacks, user, option)
     }
@@ -134,7 +133,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     /// before its HEADERS frame was serialized is dropped here (nghttp2 then closes the
     /// stream), so "cancelled before it was written" is a promise: the server never sees a
     /// byte of it.
-    private func beforeFrameSend(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+    func beforeFrameSend(_ frame: UnsafePointer<nghttp2_frame>, in session: HTTP2Session) -> Int32 {
         guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
               let cancellation = streams[frame.pointee.hd.stream_id]?.cancellation else { return 0 }
         return cancellation.markWritten() ? 0 : NGHTTP2_ERR_CANCEL.rawValue

@@ -1,5 +1,5 @@
 import APNsCredentials
-package import CNGHTTP2
+internal import CNGHTTP2
 import Foundation
 
 /// The server half of an `HTTP2Session`: requests in (`HTTP2ServerStreams` assembles them from
@@ -104,6 +104,9 @@ final class HTTP2ServerRole: HTTP2SessionRole {
             break
         }
     }
+
+    /// Not registered: a server drops nothing it is about to send.
+    func beforeFrameSend(_ frame: UnsafePointer<nghttp2_frame>, in session: HTTP2Session) -> Int32 { 0 }
 
     private func deliver(_ request: HTTP2Request, on id: Int32, in session: HTTP2Session) {
         onRequest?(HTTP2ServerStream(session: session, role: self, id: id), request)

@@ -1,5 +1,5 @@
 import APNsCredentials
-package import CNGHTTP2
+internal import CNGHTTP2
 import Foundation
 
 /// One nghttp2 session on top of one `Connection`: the core both roles share.
@@ -49,6 +49,7 @@ final class HTTP2Session: ConnectionDelegate {
     private(set) var violation: TransportError?
 
     init(connection: Connection, settings: HTTP2Settings, role: any HTTP2SessionRole) {
+        assert(connection.loop.inLoop, "An HTTP/2 session is made on its connection's loop thread.")
         self.connection = connection
         self.settings = settings
         self.role = role

@@ -1,4 +1,4 @@
-package import CNGHTTP2
+internal import CNGHTTP2
 
 /// What an `HTTP2Session` asks of its role: the client half (`HTTP2ClientRole`: requests out,
 /// responses in) or the server half (`HTTP2ServerRole`: requests in, answers out).
@@ -31,6 +31,9 @@ protocol HTTP2SessionRole: AnyObject {
     func dataChunk(_ id: Int32, _ data: UnsafeBufferPointer<UInt8>, in session: HTTP2Session)
     /// A frame the core does not handle itself (it keeps SETTINGS, GOAWAY and PING acks).
     func frameReceived(_ frame: UnsafePointer<nghttp2_frame>, in session: HTTP2Session)
+    /// nghttp2 is about to send `frame` (a role that wants this registers the callback in
+    /// `newSession`); 0 to send it, or an nghttp2 error code to drop it.
+    func beforeFrameSend(_ frame: UnsafePointer<nghttp2_frame>, in session: HTTP2Session) -> Int32
     func streamClosed(_ id: Int32, errorCode: UInt32, in session: HTTP2Session)
     /// nghttp2's data provider: the next part of stream `id`'s body; `end` once it is all out.
     func readBody(_ id: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>, end: inout Bool, in session: HTTP2Session) -> Int
