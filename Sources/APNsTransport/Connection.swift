@@ -152,6 +152,7 @@ final class Connection: PollHandler, @unchecked Sendable {
         do {
             let socket = try Socket.tcp(family: address.family)
             self.socket = socket
+            loop.descriptorReplaced(self)
             let rc = socket.startConnect(address)
             if rc == 0 {
                 connected()
