@@ -7,12 +7,19 @@ import Darwin
 
 /// Something the event loop polls: a socket and what to do when it is ready.
 ///
-/// Handlers live on the loop thread only. The loop re-reads `fd`, `wantsRead` and `wantsWrite`
-/// of every registered handler before each wait (a comparison, no system call) and tells the
-/// kernel only what changed, so interest never goes stale. A handler that closes its
-/// descriptor and opens another (a connection trying the next address) calls
-/// `EventLoop.descriptorReplaced(_:)`: the new one may reuse the old number, which a comparison
-/// of numbers cannot see.
+/// Handlers live on the loop thread only. Before each wait the loop re-reads `fd`, `wantsRead`
+/// and `wantsWrite` of the handlers whose interest may have changed and tells the kernel only
+/// what did, so a turn costs O(ready), not O(registered). It re-reads on its own:
+/// - a handler just registered, and a handler after each of its own `handleEvents`;
+/// - every handler after a turn that ran queued work (`execute`) or timers, which may touch any.
+///
+/// A handler whose interest changes any other way, from inside another handler's events (a
+/// sender's completion on one connection writing the next request on another), calls
+/// `EventLoop.interestMayHaveChanged(_:)`. One that closes its descriptor and opens another (a
+/// connection trying the next address) calls `EventLoop.descriptorReplaced(_:)`: the new one may
+/// reuse the old number, which a comparison of numbers cannot see. Only a change that turns
+/// interest on must be reported: one that turns it off at worst brings one more event, and that
+/// event marks the handler for re-reading.
 protocol PollHandler: AnyObject {
     var fd: Int32 { get }
     var wantsRead: Bool { get }
@@ -31,8 +38,10 @@ protocol PollHandler: AnyObject {
 /// continuations resumed on this thread.
 ///
 /// Cost of a turn: the work queued by other threads, O(log n) per timer that fires (a heap,
-/// `TimerQueue`), one interest comparison per registered handler (no system call unless it
-/// changed), and O(ready) for the wait and the dispatch (epoll returns only ready descriptors).
+/// `TimerQueue`), and O(ready) for the wait, the dispatch and the interest updates (epoll
+/// returns only ready descriptors; see `PollHandler` for when interest is re-read). A turn that
+/// ran queued work or timers also compares every handler's interest (no system call unless it
+/// changed), since that work may have touched any of them.
 ///
 /// `@unchecked Sendable`, because this is the primitive the rest is confined to (as NIO's
 /// `SelectableEventLoop`). Its state is in three groups:
@@ -40,7 +49,7 @@ protocol PollHandler: AnyObject {
 /// - written once before `init` returns, then read-only: `wakeRead`, `wakeWrite`, `threadID`,
 ///   `thread`, `poller` (the object; its contents are loop-only);
 /// - loop-thread only, checked with `assertInLoop()` at every entry point in debug builds:
-///   `poller`'s set, `registrations`, `byHandler`, `byToken`, `nextToken`, `timers`.
+///   `poller`'s set, `registrations`, `byHandler`, `byToken`, `nextToken`, `dirty`, `timers`.
 package final class EventLoop: @unchecked Sendable {
     /// A loop shared by everyone who does not need isolation (the CLI, tests).
     package static let shared = EventLoop(name: "transport.loop")
@@ -70,6 +79,10 @@ package final class EventLoop: @unchecked Sendable {
     /// pending for a handler deregistered earlier in the same turn finds nothing.
     private var byToken: [UInt64: Registration] = [:]
     private var nextToken: UInt64 = 1
+    /// Registrations whose interest is re-read before the next wait (see `PollHandler`).
+    private var dirty: [Registration] = []
+    /// Set by a turn that ran queued work or timers: every registration is re-read.
+    private var recheckAll = false
     private var timers = TimerQueue<() -> Void>()
 
     /// The wake-up pipe's token in the poller (handlers get 1 and up).
@@ -184,6 +197,7 @@ package final class EventLoop: @unchecked Sendable {
         registrations.append(registration)
         byHandler[key] = registration
         byToken[registration.token] = registration
+        markDirty(registration)
     }
 
     /// Stops polling `handler`; events already reported for it in this turn are dropped.
@@ -191,6 +205,7 @@ package final class EventLoop: @unchecked Sendable {
         assertInLoop()
         guard let registration = byHandler.removeValue(forKey: ObjectIdentifier(handler)) else { return }
         byToken[registration.token] = nil
+        registration.isRegistered = false
         // The descriptor is still the handler's own (open) only while it is the one watched;
         // a closed one already left the set, and its number may belong to someone else now.
         if registration.fd >= 0, handler.fd == registration.fd {
@@ -207,7 +222,23 @@ package final class EventLoop: @unchecked Sendable {
     /// the new one is watched from the next wait on.
     func descriptorReplaced(_ handler: PollHandler) {
         assertInLoop()
-        byHandler[ObjectIdentifier(handler)]?.fd = -1
+        guard let registration = byHandler[ObjectIdentifier(handler)] else { return }
+        registration.fd = -1
+        markDirty(registration)
+    }
+
+    /// `handler`'s `wantsRead` or `wantsWrite` may have changed outside its own events and
+    /// outside queued work and timers (see `PollHandler`): it is re-read before the next wait.
+    /// Costs a dictionary lookup; calling it when nothing changed is harmless.
+    func interestMayHaveChanged(_ handler: PollHandler) {
+        assertInLoop()
+        if let registration = byHandler[ObjectIdentifier(handler)] { markDirty(registration) }
+    }
+
+    private func markDirty(_ registration: Registration) {
+        guard !registration.isDirty else { return }
+        registration.isDirty = true
+        dirty.append(registration)
     }
 
     /// Runs `work` on the loop thread after `seconds`; returns an id for `cancelTimer`.
@@ -234,7 +265,8 @@ package final class EventLoop: @unchecked Sendable {
             // released before the wait blocks, not at the end of this iteration.
             let (ranWork, stillRunning) = runPending()
             if !stillRunning && !ranWork { break }
-            runDueTimers()
+            let firedTimers = runDueTimers()
+            if ranWork || firedTimers { recheckAll = true }
             updateInterest()
             poller.wait(timeoutMillis: waitTimeout()) { token, events in
                 if token == Self.wakeToken {
@@ -242,10 +274,12 @@ package final class EventLoop: @unchecked Sendable {
                 } else if let registration = byToken[token] {
                     // Absent when a handler earlier in this batch closed it.
                     registration.handler.handleEvents(events)
+                    if registration.isRegistered { markDirty(registration) }
                 }
             }
         }
         registrations.removeAll()
+        dirty.removeAll()
         byHandler.removeAll()
         byToken.removeAll()
         timers.removeAll()
@@ -255,22 +289,33 @@ package final class EventLoop: @unchecked Sendable {
         close(wakeRead)
     }
 
-    /// Tells the poller what changed since the last turn: a handler's new descriptor, or a
-    /// new read/write interest. Reading the properties costs no system call.
+    /// Tells the poller what changed since the last turn for the dirty registrations (or all,
+    /// after queued work or timers): a handler's new descriptor, or a new read/write interest.
+    /// Reading the properties costs no system call.
     private func updateInterest() {
-        for registration in registrations {
-            let handler = registration.handler
-            let fd = handler.fd
-            let interest = PollInterest(read: handler.wantsRead, write: handler.wantsWrite)
-            if fd != registration.fd {
-                // The old descriptor was closed (which took it out of the set) or never watched.
-                if fd >= 0 { poller.watch(fd: fd, token: registration.token, interest: interest, isNew: true) }
-                registration.fd = fd
-                registration.interest = interest
-            } else if fd >= 0, interest != registration.interest {
-                poller.watch(fd: fd, token: registration.token, interest: interest, isNew: false)
-                registration.interest = interest
-            }
+        if recheckAll {
+            for registration in registrations { refreshInterest(registration) }
+        }
+        for registration in dirty {
+            registration.isDirty = false
+            if !recheckAll, registration.isRegistered { refreshInterest(registration) }
+        }
+        dirty.removeAll(keepingCapacity: true)
+        recheckAll = false
+    }
+
+    private func refreshInterest(_ registration: Registration) {
+        let handler = registration.handler
+        let fd = handler.fd
+        let interest = PollInterest(read: handler.wantsRead, write: handler.wantsWrite)
+        if fd != registration.fd {
+            // The old descriptor was closed (which took it out of the set) or never watched.
+            if fd >= 0 { poller.watch(fd: fd, token: registration.token, interest: interest, isNew: true) }
+            registration.fd = fd
+            registration.interest = interest
+        } else if fd >= 0, interest != registration.interest {
+            poller.watch(fd: fd, token: registration.token, interest: interest, isNew: false)
+            registration.interest = interest
         }
     }
 
@@ -299,11 +344,17 @@ package final class EventLoop: @unchecked Sendable {
     }
 
     /// Runs every timer due now, earliest first; timers they schedule wait for the next turn.
-    private func runDueTimers() {
-        guard !timers.isEmpty else { return }
+    /// Returns whether any ran.
+    private func runDueTimers() -> Bool {
+        guard !timers.isEmpty else { return false }
         let now = Self.nowMillis()
         let limit = timers.nextID
-        while let work = timers.popDue(now: now, scheduledBefore: limit) { work() }
+        var ran = false
+        while let work = timers.popDue(now: now, scheduledBefore: limit) {
+            work()
+            ran = true
+        }
+        return ran
     }
 }
 
@@ -316,6 +367,10 @@ private final class Registration {
     /// The descriptor the poller watches for this handler (-1: none yet).
     var fd: Int32 = -1
     var interest = PollInterest(read: false, write: false)
+    /// In `EventLoop.dirty` (at most once).
+    var isDirty = false
+    /// False once deregistered: a stale entry in `dirty` or a batch is then skipped.
+    var isRegistered = true
 
     init(handler: PollHandler, token: UInt64, index: Int) {
         self.handler = handler

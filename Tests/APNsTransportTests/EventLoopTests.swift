@@ -1,6 +1,7 @@
 @testable import APNsTransport
 import Foundation
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,6 +20,40 @@ struct EventLoopTests {
             }
             await onLoop(loop) { for name in ready { bench.handlers[name].poke() } }
             #expect(await bench.callsAfterTwoTurns(of: loop).sorted() == ready)
+        }
+    }
+
+    /// What makes a turn O(ready): with 200 handlers and 5 of them ready, a turn that only
+    /// dispatches socket events reads the interest of those 5, not of every handler.
+    @Test("Turns with only socket events re-read the interest of the 5 handlers that had them, not of the other 195")
+    func interestIsReReadOnlyForReadyHandlers() async {
+        await withTestLoop("apnskit.test.loop.reread") { loop, bench in
+            let ready = [3, 57, 111, 160, 199]
+            let calls = CallCount()
+            let peers: [Int32] = await onLoop(loop) {
+                for name in 0..<200 {
+                    let handler = PairHandler(name: name, drains: true)
+                    handler.afterEvents = { _ in calls.increment() }
+                    bench.add(handler, to: loop)
+                }
+                return ready.map { bench.handlers[$0].peerFD }
+            }
+            // The turn running this closure ran queued work, so it re-reads every handler once
+            // after it: each count is 1 when the next turn starts.
+            await onLoop(loop) { for handler in bench.handlers { handler.interestReads = 0 } }
+            // Two rounds of input written from this thread (no queued work, so no turn in
+            // between re-reads everyone); the second round's events come after a turn that
+            // re-read what the first round marked.
+            for round in 1...2 {
+                for peer in peers {
+                    var byte: UInt8 = 1
+                    _ = write(peer, &byte, 1)
+                }
+                #expect(await Wait.until { calls.current >= 5 * round })
+            }
+            let reads = await onLoop(loop) { bench.handlers.map(\.interestReads) }
+            #expect(reads.indices.filter { !ready.contains($0) }.allSatisfy { reads[$0] == 1 })
+            #expect(ready.allSatisfy { reads[$0] >= 2 })
         }
     }
 
@@ -58,15 +93,18 @@ struct EventLoopTests {
     }
 
     /// One sender's completion on connection A submits the next request on connection B: B's
-    /// interest changes inside A's event, and B must be polled for it.
-    @Test("Write interest set by another handler's event is polled in the next turn, and POLLOUT is reported")
+    /// interest changes inside A's event, and B says so (as `Connection.enqueue` does).
+    @Test("Write interest another handler's event sets is polled after interestMayHaveChanged, and POLLOUT is reported")
     func writeInterestChangedByAnotherHandler() async {
         await withTestLoop("apnskit.test.loop.write") { loop, bench in
             await onLoop(loop) {
                 let reader = PairHandler(name: 0, drains: true)
                 let writer = PairHandler(name: 1, drains: true)
                 writer.wantsRead = false
-                reader.afterEvents = { _ in writer.wantsWrite = true }
+                reader.afterEvents = { _ in
+                writer.wantsWrite = true
+                loop.interestMayHaveChanged(writer)
+            }
                 writer.afterEvents = { handler in
                     if handler.lastEvents & Int16(POLLOUT) != 0 { bench.sawWritable = true }
                     handler.wantsWrite = false
@@ -178,7 +216,16 @@ private final class PairHandler: PollHandler {
     let name: Int
     private(set) var fd: Int32
     private var peer: Int32
-    var wantsRead = true
+    /// How often the loop read `wantsRead` (the interest re-reads a turn costs).
+    var interestReads = 0
+    private var readInterest = true
+    var wantsRead: Bool {
+        get {
+            interestReads += 1
+            return readInterest
+        }
+        set { readInterest = newValue }
+    }
     var wantsWrite = false
     private(set) var lastEvents: Int16 = 0
     weak var bench: LoopBench?
@@ -206,6 +253,9 @@ private final class PairHandler: PollHandler {
         afterEvents(self)
     }
 
+    /// The other end, for a test thread that writes without the loop.
+    var peerFD: Int32 { peer }
+
     func poke() {
         var byte: UInt8 = 1
         _ = write(peer, &byte, 1)
@@ -227,4 +277,13 @@ private final class PairHandler: PollHandler {
         for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
         return (fds[0], fds[1])
     }
+}
+
+/// A count the loop's handlers raise and the test's thread reads.
+private final class CallCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+
+    func increment() { lock.withLock { value += 1 } }
+    var current: Int { lock.withLock { value } }
 }
