@@ -20,6 +20,9 @@ extension InboxStore.Entry {
             ("reason", text(event.reason)),
             ("advice", text(advice)),
             ("dropped", .bool(event.dropped)),
+            // Lint (docs/lint.md): what a device would do with an accepted notification.
+            ("device", text(event.device?.mark)),
+            ("lint", .array((event.device?.rules ?? []).map(JSONValue.string))),
             ("token", text(event.deviceToken)),
             ("channel", text(event.channel)),
             ("topic", text(event.topic)),

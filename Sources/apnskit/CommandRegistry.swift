@@ -18,5 +18,6 @@ enum CommandRegistry {
         Feedback.self,
         ChannelsCommand.self,
         TokenCommand.self,
+        LintCommand.self,
     ]
 }
