@@ -7,6 +7,7 @@ import Foundation
 extension InboxStore.Entry {
     package var json: JSONValue {
         let event = self.event
+        let verdict = event.deviceVerdict
         func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
         let advice = event.protocolName == "legacy"
             ? (event.accepted ? nil : UInt8(exactly: event.status).flatMap(LegacyStatus.init(rawValue:))?.advice)
@@ -21,8 +22,8 @@ extension InboxStore.Entry {
             ("advice", text(advice)),
             ("dropped", .bool(event.dropped)),
             // Lint (docs/lint.md): what a device would do with an accepted notification.
-            ("device", text(event.device?.mark)),
-            ("lint", .array((event.device?.rules ?? []).map(JSONValue.string))),
+            ("device", text(verdict?.mark)),
+            ("lint", .array((verdict?.rules ?? []).map(JSONValue.string))),
             ("token", text(event.deviceToken)),
             ("channel", text(event.channel)),
             ("topic", text(event.topic)),

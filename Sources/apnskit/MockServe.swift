@@ -95,6 +95,9 @@ struct MockServeCommand: AsyncParsableCommand {
     @Option(help: "Seed for --fail-rate draws.")
     var seed: UInt64 = 1
 
+    @Flag(name: .customLong("no-lint"), help: "Do not mark accepted notifications with the payload lint's verdict in the record and the inbox.")
+    var noLint = false
+
     @Flag(name: .shortAndLong, help: "No per-connection log lines.")
     var quiet = false
 
@@ -159,6 +162,7 @@ struct MockServeCommand: AsyncParsableCommand {
         let quiet = self.quiet
         let webInbox = try await inbox.start()
         configuration.api.inbox = webInbox?.store
+        configuration.api.lint = !noLint
         let gateway: MockGateway
         do {
             gateway = try MockGateway(ca: authority, caFolder: ca, configuration: configuration,

@@ -144,4 +144,32 @@ struct LintCLITests {
         #expect(list.map { $0["lint"] as? [String] } == [["la-timestamp-stale"], [], ["mutable-content-without-alert"], ["mutable-content-without-alert"]])
         #expect(list.map { $0["device"] as? String } == [records[3]["device"] as? String, nil, mark, mark])
     }
+
+    @Test("An inbox without a record lints when it is read, with the same mark; mock serve --no-lint marks nothing")
+    func inboxOnlyAndNoLint() async throws {
+        let f = try await CLIFixture()
+        try await f.prepareMock()
+        _ = try f.dir.write("extension.json", text: #"{"aps": {"mutable-content": 1, "badge": 2}}"#)
+        for noLint in [false, true] {
+            let (server, ports) = try await f.startMock(["--ui-port", "0"] + (noLint ? ["--no-lint", "--record", "record.jsonl"] : []))
+            let provider = try #require(ports["provider"] as? Int)
+            let ui = try #require(ports["ui"] as? Int)
+            let pushed = try await f.run(["push", "--auth-key", "AuthKey_ABC123DEFG.p8", "--team-id", "TEAM123456", "--topic", "com.example.app",
+                                          "--token", Self.token, "--gateway", "127.0.0.1:\(provider)", "--ca-file", "mockca/ca-bundle.pem",
+                                          "--payload", "extension.json"])
+            #expect(pushed.status == 0, "\(pushed)")
+            let answer = try await ProcessRunner.run("/usr/bin/curl", ["--silent", "--show-error", "--max-time", "10", "http://127.0.0.1:\(ui)/api/notifications"])
+            let inbox = try #require(try JSONSerialization.jsonObject(with: answer.stdoutData) as? [String: Any], "\(answer)")
+            let entry = try #require((inbox["notifications"] as? [[String: Any]])?.first, "\(inbox)")
+            #expect(entry["lint"] as? [String] == (noLint ? [] : ["mutable-content-without-alert"]), "\(entry)")
+            #expect(noLint ? entry["device"] is NSNull : (entry["device"] as? String)?.hasPrefix("service extension not run: ") == true, "\(entry)")
+            if noLint {
+                let line = String(decoding: try f.dir.read("record.jsonl"), as: UTF8.self)
+                #expect(!line.isEmpty && !line.contains("\"lint\"") && !line.contains("\"device\""), "\(line)")
+            }
+            #expect(await server.stop() == 143)
+            // The next mock writes its own ports file; startMock waits for one to appear.
+            try FileManager.default.removeItem(atPath: f.dir.file("ports.json"))
+        }
+    }
 }

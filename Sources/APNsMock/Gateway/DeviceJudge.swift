@@ -9,6 +9,25 @@ package struct DeviceVerdict: Sendable, Equatable {
     package let mark: String?
     /// The ids of every rule that tripped, errors first.
     package let rules: [String]
+
+    package init(_ report: APNsLintReport) {
+        mark = report.deviceMark
+        rules = report.findings.map(\.rule.id)
+    }
+}
+
+extension InboxEvent {
+    /// The lint verdict the inbox shows: the gateway's, or for a notification whose lint the
+    /// gateway left to the inbox (`lintDeferred`), worked out now, when someone reads the
+    /// entry, off the gateway's event loop. Deferred only where no state is needed (not Live
+    /// Activities, whose timestamps the gateway judges as they arrive), so both give the same.
+    package var deviceVerdict: DeviceVerdict? {
+        if let device { return device }
+        guard lintDeferred else { return nil }
+        return DeviceVerdict(APNsPayloadLint.lint(APNsLintRequest(
+            payload: payload, pushType: pushType.flatMap(APNsPushType.init(rawValue:)), topic: topic,
+            priority: priority.flatMap(Int.init) ?? APNsPriority.immediate.rawValue, collapseID: collapseID, now: time)))
+    }
 }
 
 /// Lints accepted notifications for the record and the inbox, and remembers the newest Live
@@ -41,7 +60,7 @@ package final class DeviceJudge: @unchecked Sendable {
         let previous = pushType == .liveactivity ? lock.withLock { newest[key] } : nil
         let report = APNsPayloadLint.lint(APNsLintRequest(payload: payload, pushType: pushType, topic: topic, priority: priority,
                                                           collapseID: collapseID, previousTimestamp: previous, now: now))
-        let verdict = DeviceVerdict(mark: report.deviceMark, rules: report.findings.map(\.rule.id))
+        let verdict = DeviceVerdict(report)
         lock.withLock {
             if pushType == .liveactivity, let timestamp = report.liveActivityTimestamp { remember(key, timestamp) }
             pending = verdict

@@ -31,6 +31,9 @@ package final class ProviderAPIHandler: @unchecked Sendable {
         package var channelTotalLimit = ChannelStore.defaultTotalLimit
         /// Told about every answered request (the inbox web UI); nil: nothing is made for it.
         package var inbox: (any InboxSink)?
+        /// Lint accepted notifications for the record and the inbox (docs/lint.md); off
+        /// (`mock serve --no-lint`) for throughput runs: the marks cost a JSON parse each.
+        package var lint = true
         package init() {}
     }
 
@@ -83,7 +86,7 @@ package final class ProviderAPIHandler: @unchecked Sendable {
     /// management port (§8), which answers only `/1/apps/...` (and the provider port never).
     package func handle(_ request: HTTP2Request, management: Bool = false) -> HTTP2Server.Reply {
         let (response, verdict) = lock.withLock { (decide(request, management: management), deviceJudge.takePending()) }
-        if let inbox = settings.inbox { report(request, response, verdict, management: management, to: inbox) }
+        if let inbox = settings.inbox { report(request, response, verdict, lint: settings.lint, management: management, to: inbox) }
         if settings.faults.delayMilliseconds > 0 {
             return .after(seconds: Double(settings.faults.delayMilliseconds) / 1000, response)
         }
@@ -129,8 +132,9 @@ package final class ProviderAPIHandler: @unchecked Sendable {
         }
         if let reason = injectedFailure() { return finish(state, reject(reason, apnsID: apnsID)) }
         // Accepted: what a device would do with it, for the record and the inbox (lint never
-        // changes the answer). Not worked out when neither would show it.
-        let verdict = recorder == nil && settings.inbox == nil ? nil
+        // changes the answer). Worked out here for the record, and for Live Activities (the
+        // judge keeps their timestamps); the inbox lints the rest when it is read.
+        let verdict = !settings.lint || (recorder == nil && (settings.inbox == nil || validated.pushType != .liveactivity)) ? nil
             : deviceJudge.judge(payload: request.body, token: validated.token, topic: topic, pushType: validated.pushType,
                                 priority: validated.priority.rawValue, collapseID: validated.collapseID)
         recorder?.record(apnsID: apnsID, token: validated.token, topic: topic, pushType: validated.pushType?.rawValue,
