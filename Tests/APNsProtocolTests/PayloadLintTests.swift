@@ -186,9 +186,30 @@ import Testing
 
     @Test func schemaShapes() throws {
         let schema = try APNsActivitySchema(parsing: Array(#"{"content-state": {"tags": ["String"], "clock?": {"minute": "int"}, "x": "double?"}}"#.utf8))
-        #expect(schema.contentState.map(\.name) == ["clock", "tags", "x"])
-        #expect(schema.contentState.map(\.optional) == [true, false, true])
+        #expect(schema.contentState.map(\.name) == ["tags", "clock", "x"])
+        #expect(schema.contentState.map(\.optional) == [false, true, true])
         let request = Self.live(#""event": "update", "content-state": {"tags": ["a", 2], "clock": {"minute": "5"}}"#, schema: schema)
-        #expect(APNsPayloadLint.lint(request).findings.map(\.path) == ["aps.content-state.clock.minute", "aps.content-state.tags[1]"])
+        #expect(APNsPayloadLint.lint(request).findings.map(\.path) == ["aps.content-state.tags[1]", "aps.content-state.clock.minute"])
+    }
+
+    /// The lint's parser against Foundation's on what JSON allows: escapes, surrogate pairs
+    /// (and a lone one), numbers of every shape, nesting at the limit.
+    @Test(arguments: [
+        #"{"a": "tab\tquote\"slash\/back\\ \u00e9 \ud83d\ude00"}"#,
+        #"{"n": [0, -1, 1.5, -2.5e3, 1E2, 9007199254740993], "b": [true, false, null]}"#,
+        #"{"deep": "# + String(repeating: "[", count: 62) + String(repeating: "]", count: 62) + "}",
+        #"{"empty": {}, "list": [], "s": ""}"#,
+    ])
+    func parserAgreesWithFoundation(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        let ours = try #require(APNsPayloadLint.parseForTests(bytes))
+        let theirs = try #require(JSONSerialization.jsonObject(with: Data(bytes)) as? NSDictionary)
+        let back = try #require(JSONSerialization.jsonObject(with: Data(ours.serialized())) as? NSDictionary)
+        #expect(back == theirs, "\(String(decoding: ours.serialized(), as: UTF8.self))")
+    }
+
+    @Test func loneSurrogateIsReplaced() throws {
+        let value = try #require(APNsPayloadLint.parseForTests(Array(#"{"s": "a\ud800b"}"#.utf8)))
+        #expect(value == .object([("s", .string("a\u{FFFD}b"))]))
     }
 }

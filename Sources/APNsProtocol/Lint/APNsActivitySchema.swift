@@ -32,7 +32,7 @@ public struct APNsActivitySchema: Sendable, Equatable {
 
     /// Reads a schema (JSON, depth checked by `JSONSyntax` first, as payloads are).
     public init(parsing bytes: [UInt8]) throws(Problem) {
-        guard JSONSyntax.isObject(bytes), case .object(let members)? = JSONValue(parsing: bytes) else {
+        guard JSONSyntax.isObject(bytes), case .object(let members)? = JSONTreeParser.parse(bytes) else {
             throw Problem(description: "is not a JSON object (or nests deeper than \(JSONSyntax.maximumDepth) levels)")
         }
         for (key, _) in members where key != "attributes" && key != "content-state" {

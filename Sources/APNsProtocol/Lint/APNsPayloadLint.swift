@@ -99,7 +99,7 @@ struct LintPass {
             tooLarge(limit: pushType.payloadLimit)
             return
         }
-        guard JSONSyntax.isObject(bytes), case .object(let members)? = JSONValue(parsing: bytes) else {
+        guard JSONSyntax.isObject(bytes), case .object(let members)? = JSONTreeParser.parse(bytes) else {
             add(APNsLintRules.payloadNotObject, "payload", "The payload is not a JSON object (or nests deeper than \(JSONSyntax.maximumDepth) levels); fix the JSON: APNs does not deliver what it cannot parse.")
             return
         }
