@@ -144,10 +144,11 @@ struct Push: AsyncParsableCommand {
             LegacySender(endpoint: endpoint, identity: $0, trust: trust, options: LegacySender.Options(format: legacyFormat, connectTimeout: timeout))
         }
         let check: PushFeed.Check
+        let lint = self
         if legacy, let legacySender {
-            check = { notification in legacySender.localProblem(notification) }
+            check = { notification in legacySender.localProblem(notification) ?? lint.lintProblem(notification) }
         } else {
-            check = { notification in notification.localProblem() }
+            check = { notification in notification.localProblem() ?? lint.lintProblem(notification) }
         }
         let feed: PushFeed
         let onInvalid: PushFeed.OnInvalid = { sink.recordInvalid(index: $0, token: $1, reason: $2, removable: $3) }

@@ -81,14 +81,24 @@ struct LintCLITests {
         #expect(warned.status == 0, "\(warned)")
         #expect(warned.stderr.contains("apnskit: warning: aps.badge: aps.badge is a string") && warned.stderr.contains("[badge-not-integer]"), "\(warned)")
 
+        // A batch: a line whose own payload has a lint error is invalid (not sent), the rest go.
+        _ = try f.dir.write("tokens.txt", text: "\(String(repeating: "ab", count: 32)) {\"aps\": \"Hi\"}\n\(String(repeating: "ef", count: 32))\n")
+        let batch = try await f.run(["push", "--auth-key", "AuthKey_ABC123DEFG.p8", "--team-id", "TEAM123456", "--topic", "com.example.app",
+                                     "--tokens", "tokens.txt", "--alert", "Hi", "--results", "results.jsonl",
+                                     "--gateway", "127.0.0.1:\(provider)", "--ca-file", "mockca/ca-bundle.pem"])
+        #expect(batch.status == 1, "\(batch)")
+        let results = String(decoding: try f.dir.read("results.jsonl"), as: UTF8.self)
+        #expect(results.contains(#""index":0,"token":"\#(String(repeating: "ab", count: 32))","status":"invalid","reason":"Not sent: lint rule aps-not-object (aps): aps must be a JSON object"#), "\(results)")
+
         let forced = try await f.run(push + ["--payload", "wake.json", "--push-type", "background", "--no-lint"])
         #expect(forced.status == 0 && !forced.stderr.contains("warning"), "\(forced)")
         let lines = String(decoding: try f.dir.read("record.jsonl"), as: UTF8.self).split(separator: "\n")
         let records = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        try #require(records.count == 2, "\(lines)")
+        try #require(records.count == 3, "\(lines)")
         #expect(records[0]["lint"] as? [String] == ["badge-not-integer"] && (records[0]["device"] as? String)?.hasPrefix("badge may not change: ") == true, "\(records[0])")
-        #expect(records[1]["lint"] as? [String] == ["background-with-alert"], "\(records[1])")
-        #expect((records[1]["device"] as? String)?.hasPrefix("may be delayed or dropped: A background push holds only content-available") == true, "\(records[1])")
+        #expect(records[1]["token"] as? String == String(repeating: "ef", count: 32) && records[1]["lint"] as? [String] == [], "only the batch's clean line: \(records[1])")
+        #expect(records[2]["lint"] as? [String] == ["background-with-alert"], "\(records[2])")
+        #expect((records[2]["device"] as? String)?.hasPrefix("may be delayed or dropped: A background push holds only content-available") == true, "\(records[2])")
     }
 
     @Test("The mock marks a payload sent by curl --http2 exactly as the same payload sent by push, in the record and the inbox API; an older Live Activity timestamp is 'update ignored'")

@@ -145,7 +145,7 @@ struct LintPass {
         guard let topic = request.topic else { return }
         let suffix = pushType.topicSuffix
         if !suffix.isEmpty, !topic.hasSuffix(suffix) {
-            add(APNsLintRules.topicSuffix, "apns-topic", "A \(pushType.rawValue) push goes to the topic <bundle id>\(suffix); \(topic) lacks the suffix, and APNs refuses it. Send to \(topic)\(suffix).")
+            add(APNsLintRules.topicSuffix, "apns-topic", "A \(pushType.rawValue) push goes to the topic <bundle id>\(suffix); \(topic) lacks the suffix, and APNs does not deliver it (the mock answers 400 BadTopic). Send to \(topic)\(suffix).")
             return
         }
         guard suffix.isEmpty, let other = APNsPushType.allCases.first(where: { !$0.topicSuffix.isEmpty && topic.hasSuffix($0.topicSuffix) }) else { return }
