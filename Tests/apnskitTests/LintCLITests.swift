@@ -182,4 +182,29 @@ struct LintCLITests {
             try FileManager.default.removeItem(atPath: f.dir.file("ports.json"))
         }
     }
+
+    @Test("Headless Chromium shows the device mark on the inbox page: 'On a device: service extension not run', as text")
+    func pageShowsTheMark() async throws {
+        let chromium = try #require(["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) },
+                                    "chromium is not installed: run scripts/setup.sh (Debian package chromium).")
+        let f = try await CLIFixture()
+        try await f.prepareMock()
+        let (server, ports) = try await f.startMock(["--ui-port", "0"])
+        defer { server.kill() }
+        let provider = try #require(ports["provider"] as? Int)
+        let ui = try #require(ports["ui"] as? Int)
+        let browser = try BackgroundProcess("/usr/bin/python3", [Binaries.packageRoot + "/scripts/inbox-browser.py", "http://127.0.0.1:\(ui)/",
+                                                                 "--cards", "1", "--dom", "dom.html", "--ready", "ready", "--chromium", chromium],
+                                            directory: f.dir.path)
+        defer { browser.kill() }
+        try #require(await browser.waitForFile(f.dir.file("ready"), seconds: 60), "the page never loaded: \(browser.stderr)")
+        _ = try f.dir.write("extension.json", text: #"{"aps": {"mutable-content": 1, "badge": 2}, "note": "<b>bold</b>"}"#)
+        let pushed = try await f.run(["push", "--auth-key", "AuthKey_ABC123DEFG.p8", "--team-id", "TEAM123456", "--topic", "com.example.app",
+                                      "--token", Self.token, "--gateway", "127.0.0.1:\(provider)", "--ca-file", "mockca/ca-bundle.pem",
+                                      "--payload", "extension.json"])
+        #expect(pushed.status == 0, "\(pushed)")
+        #expect(await browser.exited().status == 0, "\(browser.stderr)")
+        let dom = String(decoding: try f.dir.read("dom.html"), as: UTF8.self)
+        #expect(dom.contains(#"<div class="device"><b>On a device: service extension not run</b><span>mutable-content runs the app's notification service extension only for a notification the user sees; this one has no alert. Add aps.alert with a title or body. [mutable-content-without-alert]</span></div>"#), "\(dom)")
+    }
 }
