@@ -24,6 +24,15 @@ enum ProtocolHarnesses {
             let first = input.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
             try Check.require(first == UInt8(ascii: "{"), "an object that does not start with {")
         }
+        // The payload lint reads the same bytes (as the mock does every accepted payload):
+        // no trap, and a payload that is not an object is always said to be one.
+        for pushType in [APNsPushType.alert, .liveactivity] {
+            let report = APNsPayloadLint.lint(APNsLintRequest(payload: input, pushType: pushType, topic: "com.example.app", priority: 10))
+            if !isObject && input.count <= APNsPushType.voip.payloadLimit {
+                try Check.require(report.findings.map(\.rule) == [APNsLintRules.payloadNotObject], "lint did not call a non-object payload one")
+            }
+            try Check.require(report.findings.allSatisfy { !$0.message.isEmpty }, "a lint finding without a sentence")
+        }
     }
 
     static func batchLine(_ input: [UInt8]) throws {

@@ -7,6 +7,7 @@ import Foundation
 extension InboxStore.Entry {
     package var json: JSONValue {
         let event = self.event
+        let verdict = event.deviceVerdict
         func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
         let advice = event.protocolName == "legacy"
             ? (event.accepted ? nil : UInt8(exactly: event.status).flatMap(LegacyStatus.init(rawValue:))?.advice)
@@ -20,6 +21,9 @@ extension InboxStore.Entry {
             ("reason", text(event.reason)),
             ("advice", text(advice)),
             ("dropped", .bool(event.dropped)),
+            // Lint (docs/lint.md): what a device would do with an accepted notification.
+            ("device", text(verdict?.mark)),
+            ("lint", .array((verdict?.rules ?? []).map(JSONValue.string))),
             ("token", text(event.deviceToken)),
             ("channel", text(event.channel)),
             ("topic", text(event.topic)),

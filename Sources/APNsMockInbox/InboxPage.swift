@@ -62,6 +62,8 @@ main { padding:16px 20px 40px; display:flex; flex-direction:column; gap:12px; }
 .chip.kind { background:#e8f0fe; color:#0a58ca; }
 .reason { margin-top:8px; padding:8px 10px; border-radius:8px; background:#fff2f3; color:#8a0010; }
 .reason b { display:block; }
+.device { margin-top:8px; padding:8px 10px; border-radius:8px; background:#fff8e1; color:#7a4b00; }
+.device b { display:block; }
 .meta { margin-top:8px; display:grid; grid-template-columns:110px 1fr; gap:1px 12px; font-size:12px; }
 .meta dt { color:var(--muted); } .meta dd { margin:0; font-family:ui-monospace, "DejaVu Sans Mono", monospace; word-break:break-all; }
 pre.raw { margin:8px 0 0; padding:10px; background:#1c1c1e; color:#f2f2f7; border-radius:8px; font-size:12px; overflow:auto; max-height:320px; white-space:pre-wrap; word-break:break-all; }
@@ -266,6 +268,13 @@ function card(e) {
     why.appendChild(el("b", null, e.reason));
     if (e.advice) why.appendChild(el("span", null, e.advice));
     info.appendChild(why);
+  }
+  if (e.device) {
+    // Lint: APNs accepted it, but this is what a device would do (docs/lint.md).
+    const dev = el("div", "device");
+    dev.appendChild(el("b", null, "On a device: " + e.device.split(":")[0]));
+    dev.appendChild(el("span", null, e.device.slice(e.device.indexOf(":") + 1).trim() + " [" + e.lint.join(", ") + "]"));
+    info.appendChild(dev);
   }
   const meta = el("dl", "meta");
   const rows = [["device token", e.token], ["channel", e.channel], ["topic", e.topic], ["priority", e.priority], ["collapse id", e.collapse_id],

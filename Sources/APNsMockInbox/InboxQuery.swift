@@ -83,6 +83,6 @@ package struct InboxQuery: Sendable, Equatable {
 
     package struct QueryError: Error, Sendable, Equatable {
         package let message: String
-        init(_ message: String) { self.message = message }
+        package init(_ message: String) { self.message = message }
     }
 }

@@ -15,6 +15,7 @@ struct InboxRoutes: Sendable {
             return Response(status: .noContent)
         }
         router.get("/api/events") { _, _ in events() }
+        router.get("/api/notifications/wait") { request, context in await wait(request, channel: context.channel) }
     }
 
     /// The page, with a fresh nonce: the Content-Security-Policy lets only its own inline
@@ -43,6 +44,15 @@ struct InboxRoutes: Sendable {
             let (entries, kept, seen) = store.newest(query.limit, where: query.matches, abandoned: { !channel.isActive })
             return Self.json(.ok, .object([("count", .int(entries.count)), ("kept", .int(kept)), ("limit", .int(store.limit)),
                                       ("seen", .int(seen)), ("notifications", .array(entries.map(\.json)))]))
+        }
+    }
+
+    /// The long poll (`InboxWait`).
+    private func wait(_ request: Request, channel: any Channel) async -> Response {
+        let parameters = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
+        switch InboxWait.parse(parameters, maximum: store.limit) {
+        case .failure(let error): return Self.json(.badRequest, .object([("error", .string(error.message))]))
+        case .success(let wait): return await wait.answer(store, channel: channel)
         }
     }
 

@@ -26,15 +26,9 @@ package enum JSONSyntax {
         }
     }
 
-    private struct Parser {
+    private struct Parser: JSONByteReader {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
-
-        var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
-
-        mutating func skipSpace() {
-            while let byte = peek, byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { index += 1 }
-        }
 
         mutating func literal(_ word: StaticString) -> Bool {
             let count = word.utf8CodeUnitCount
@@ -140,5 +134,20 @@ package enum JSONSyntax {
             while let byte = peek, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { index += 1; count += 1 }
             return count
         }
+    }
+}
+
+/// A position in JSON bytes, shared by the syntax check and the lint's tree parser.
+protocol JSONByteReader {
+    var bytes: UnsafeBufferPointer<UInt8> { get }
+    var index: Int { get set }
+}
+
+extension JSONByteReader {
+    var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    /// RFC 8259's white space: space, tab, line feed, carriage return.
+    mutating func skipSpace() {
+        while let byte = peek, byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { index += 1 }
     }
 }

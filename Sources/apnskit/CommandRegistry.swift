@@ -19,5 +19,6 @@ enum CommandRegistry {
         Feedback.self,
         ChannelsCommand.self,
         TokenCommand.self,
+        LintCommand.self,
     ]
 }

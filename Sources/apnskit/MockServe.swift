@@ -96,6 +96,9 @@ struct MockServeCommand: AsyncParsableCommand {
     @Option(help: "Seed for --fail-rate draws.")
     var seed: UInt64 = 1
 
+    @Flag(name: .customLong("no-lint"), help: "Do not mark accepted notifications with the payload lint's verdict in the record and the inbox.")
+    var noLint = false
+
     @Flag(name: .shortAndLong, help: "No per-connection log lines.")
     var quiet = false
 
@@ -163,6 +166,7 @@ struct MockServeCommand: AsyncParsableCommand {
         let quiet = self.quiet
         let webInbox = try await inbox.start()
         configuration.api.inbox = webInbox?.store
+        configuration.api.lint = !noLint
         let revocationService: (server: RevocationServer, url: String)?
         do {
             revocationService = try await revocation.start(caFolder: ca, authority: authority)

@@ -67,6 +67,8 @@ struct Push: AsyncParsableCommand {
     @Option(name: .customLong("invalid-tokens"), help: ArgumentHelp("Write the tokens to remove here, one per line.", valueName: "FILE"))
     var invalidTokens: String?
     @Flag(help: "Replace --results/--invalid-tokens files that exist.") var force = false
+    @Flag(name: .customLong("no-lint"), help: "Send without the payload lint (docs/lint.md): errors refuse the run, warnings print.")
+    var noLint = false
 
     @Flag(help: "Use the legacy binary gateway (gateway[.sandbox].push.apple.com:2195).") var legacy = false
     @Option(name: .customLong("legacy-format"), help: "Legacy frame format: simple, enhanced or framed.")
@@ -128,6 +130,7 @@ struct Push: AsyncParsableCommand {
             authentication = .token(signer)
         }
         let template = try makeTemplate(bundleID: certificateIdentity?.certificate.subject.first("UID"))
+        try lintBeforeSending(template)
         try credentials.checkKeyScope(environment: APNsEnvironment(rawValue: gateway.environment.rawValue) ?? .sandbox,
                                       topic: newer.isBroadcast ? newer.bundleID : template.topic)
         if newer.isBroadcast || newer.printCurl {
@@ -141,10 +144,11 @@ struct Push: AsyncParsableCommand {
             LegacySender(endpoint: endpoint, identity: $0, trust: trust, options: LegacySender.Options(format: legacyFormat, connectTimeout: timeout))
         }
         let check: PushFeed.Check
+        let lint = self
         if legacy, let legacySender {
-            check = { notification in legacySender.localProblem(notification) }
+            check = { notification in legacySender.localProblem(notification) ?? lint.lintProblem(notification) }
         } else {
-            check = { notification in notification.localProblem() }
+            check = { notification in notification.localProblem() ?? lint.lintProblem(notification) }
         }
         let feed: PushFeed
         let onInvalid: PushFeed.OnInvalid = { sink.recordInvalid(index: $0, token: $1, reason: $2, removable: $3) }

@@ -43,6 +43,12 @@ package struct InboxEvent: Sendable {
     package var feedbackTuples: Int?
     /// The mock answered nothing (a `--drop-after` fault): the client saw the connection drop.
     package var dropped = false
+    /// An accepted provider API notification's lint verdict: what a device would do with it
+    /// (docs/lint.md); nil for everything else.
+    package var device: DeviceVerdict?
+    /// Accepted, to be linted when the inbox shows it (`deviceVerdict`): the gateway lints on
+    /// its event loop only what its record needs, or what needs its state (Live Activities).
+    package var lintDeferred = false
 
     /// The device token: a legacy frame's, or the one in a provider API path, as sent (hex,
     /// not checked: a malformed one is shown too). Worked out when read, not on the gateway.

@@ -14,7 +14,8 @@ import Foundation
 ///
 /// Fields (broadcasts: see `recordBroadcast`; channel calls: `recordChannelCall`): `apns_id`, `token`, `topic`, `push_type`, `payload_bytes`, `connection`, `protocol`
 /// ("h2", "legacy"), and for legacy frames `identifier` (the client's, which need not be
-/// unique; `apns_id` is, `legacy-<connection>-<n>` for the connection's n-th notification).
+/// unique; `apns_id` is, `legacy-<connection>-<n>` for the connection's n-th notification);
+/// h2 notifications add `lint` (rule ids) and `device` (what a device would do, or null).
 package final class NotificationRecorder: @unchecked Sendable {
     private let lock = NSLock()
     private let handle: FileHandle
@@ -45,13 +46,18 @@ package final class NotificationRecorder: @unchecked Sendable {
     deinit { close() }
 
     package func record(apnsID: String, token: APNsDeviceToken, topic: String?, pushType: String?, payloadBytes: Int,
-                       connection: Int, protocolName: String, identifier: UInt32? = nil) {
+                       connection: Int, protocolName: String, identifier: UInt32? = nil, device: DeviceVerdict? = nil) {
         var fields: [(String, JSONValue)] = [
             ("apns_id", .string(apnsID)), ("token", .string(token.hex)),
             ("topic", topic.map(JSONValue.string) ?? .null), ("push_type", pushType.map(JSONValue.string) ?? .null),
             ("payload_bytes", .int(payloadBytes)), ("connection", .int(connection)), ("protocol", .string(protocolName)),
         ]
         if let identifier { fields.append(("identifier", .int(Int(identifier)))) }
+        if let device {
+            // What a device would do with it (docs/lint.md): never a reason the answer differed.
+            fields.append(("lint", .array(device.rules.map(JSONValue.string))))
+            fields.append(("device", device.mark.map(JSONValue.string) ?? .null))
+        }
         write(fields)
     }
 

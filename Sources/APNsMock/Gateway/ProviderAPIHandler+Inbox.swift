@@ -7,7 +7,8 @@ extension ProviderAPIHandler {
     /// Hands the inbox one event for an answered provider API or channel management request.
     /// Only called when a sink is attached; the work here (header look-ups, the reason from
     /// the answer's body) is what the inbox costs the event loop per request.
-    func report(_ request: HTTP2Request, _ response: HTTP2Response, management: Bool, to inbox: any InboxSink) {
+    func report(_ request: HTTP2Request, _ response: HTTP2Response, _ verdict: DeviceVerdict?, lint: Bool,
+                management: Bool, to inbox: any InboxSink) {
         let protocolName = management ? "channels" : (request.path.hasPrefix(BroadcastAPI.broadcastPrefix) ? "broadcast" : "h2")
         let accepted = response.status < 300 && response.afterward != .dropWithoutResponse
         // Only references to strings the request and answer already hold: no lower-casing, no
@@ -35,6 +36,8 @@ extension ProviderAPIHandler {
         // not as the id the mock made up for the answer: it is what the client has to fix.
         if let sentID, sentID.lowercased() != event.apnsID?.lowercased() { event.apnsID = sentID }
         event.dropped = response.afterward == .dropWithoutResponse
+        event.device = verdict
+        event.lintDeferred = lint && verdict == nil && accepted && protocolName == "h2"
         let key = management ? -request.connectionID : request.connectionID
         lock.withLock {
             guard let state = connections[key] else { return }

@@ -31,6 +31,9 @@ package final class ProviderAPIHandler: @unchecked Sendable {
         package var channelTotalLimit = ChannelStore.defaultTotalLimit
         /// Told about every answered request (the inbox web UI); nil: nothing is made for it.
         package var inbox: (any InboxSink)?
+        /// Lint accepted notifications for the record and the inbox (docs/lint.md); off
+        /// (`mock serve --no-lint`) for throughput runs: the marks cost a JSON parse each.
+        package var lint = true
         package init() {}
     }
 
@@ -65,6 +68,8 @@ package final class ProviderAPIHandler: @unchecked Sendable {
     private var unregisteredSeen: [FeedbackTuple] = []
     /// Channel management and broadcasts (§8).
     private let broadcasts: BroadcastAPI
+    /// Lint marks for accepted notifications (docs/lint.md); used only with a record or an inbox.
+    let deviceJudge = DeviceJudge()
 
     package init(settings: Settings, recorder: NotificationRecorder?, log: @escaping @Sendable (String) -> Void) {
         self.settings = settings
@@ -80,8 +85,8 @@ package final class ProviderAPIHandler: @unchecked Sendable {
     /// The HTTP2Server loop handler: the provider API port, or with `management` the channel
     /// management port (§8), which answers only `/1/apps/...` (and the provider port never).
     package func handle(_ request: HTTP2Request, management: Bool = false) -> HTTP2Server.Reply {
-        let response = lock.withLock { decide(request, management: management) }
-        if let inbox = settings.inbox { report(request, response, management: management, to: inbox) }
+        let (response, verdict) = lock.withLock { (decide(request, management: management), deviceJudge.takePending()) }
+        if let inbox = settings.inbox { report(request, response, verdict, lint: settings.lint, management: management, to: inbox) }
         if settings.faults.delayMilliseconds > 0 {
             return .after(seconds: Double(settings.faults.delayMilliseconds) / 1000, response)
         }
@@ -126,8 +131,14 @@ package final class ProviderAPIHandler: @unchecked Sendable {
             return finish(state, response)
         }
         if let reason = injectedFailure() { return finish(state, reject(reason, apnsID: apnsID)) }
+        // Accepted: what a device would do with it, for the record and the inbox (lint never
+        // changes the answer). Worked out here for the record, and for Live Activities (the
+        // judge keeps their timestamps); the inbox lints the rest when it is read.
+        let verdict = !settings.lint || (recorder == nil && (settings.inbox == nil || validated.pushType != .liveactivity)) ? nil
+            : deviceJudge.judge(payload: request.body, token: validated.token, topic: topic, pushType: validated.pushType,
+                                priority: validated.priority.rawValue, collapseID: validated.collapseID)
         recorder?.record(apnsID: apnsID, token: validated.token, topic: topic, pushType: validated.pushType?.rawValue,
-                         payloadBytes: validated.payloadSize, connection: request.connectionID, protocolName: "h2")
+                         payloadBytes: validated.payloadSize, connection: request.connectionID, protocolName: "h2", device: verdict)
         var response = HTTP2Response(status: 200, headers: settings.environment == .sandbox
             ? [("apns-id", apnsID), ("apns-unique-id", ids.next()), Self.serverHeader]
             : [("apns-id", apnsID), Self.serverHeader])
