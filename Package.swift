@@ -68,7 +68,8 @@ let package = Package(
         // the ASan build of the fuzz pass never compiles NIO or Hummingbird.
         .target(name: "APNsMockInbox", dependencies: ["APNsMock", "APNsProtocol",
                                                       .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["CommandLineTool"])),
-                                                      .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["CommandLineTool"]))]),
+                                                      .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["CommandLineTool"])),
+                                                      .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["CommandLineTool"]))]),
         .executableTarget(
             name: "apnskit",
             dependencies: [

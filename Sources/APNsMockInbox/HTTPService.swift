@@ -3,10 +3,15 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// One running Hummingbird application of the mock (the inbox, the revocation responder):
 /// started so that the caller learns the bound port or why it could not bind, and stopped
-/// within a grace period whatever its requests are doing.
+/// within a grace period whatever its requests are doing. It runs in a `ServiceGroup`, so a
+/// stop is first a graceful shutdown (requests in progress finish and their responses are
+/// closed properly); only what outlives the grace period is cancelled. Cancelling at once, as
+/// before, could drop a response writer mid-stream, which NIO treats as a fatal error in debug
+/// builds (seen once when SIGTERM ended a mock whose inbox fed a live feed under load).
 package struct HTTPService: Sendable {
     /// The server could not start: `host:port` could not be bound (in use, not an address of
     /// this machine, not allowed).
@@ -19,6 +24,7 @@ package struct HTTPService: Sendable {
     /// The port bound (the one asked for, or the one picked for 0).
     package let port: Int
     private let running: Task<Void, Error>
+    private let group: ServiceGroup
 
     /// Binds and starts serving `router`; returns once the port is known, or throws `StartError`.
     package static func start<Context: RequestContext>(router: Router<Context>, server: HTTPServerBuilder, host: String, port: Int,
@@ -35,9 +41,10 @@ package struct HTTPService: Sendable {
                                   portReady.finish()
                               },
                               logger: quiet)
+        let group = ServiceGroup(configuration: .init(services: [app], logger: quiet))
         let running = Task {
             defer { portReady.finish() }
-            try await app.run()
+            try await group.run()
         }
         var waiting = ports.makeAsyncIterator()
         guard let bound = await waiting.next() else {
@@ -48,24 +55,38 @@ package struct HTTPService: Sendable {
             }
             throw StartError(host: host, port: port, underlying: "the server stopped before it listened")
         }
-        return HTTPService(port: bound, running: running)
+        return HTTPService(port: bound, running: running, group: group)
     }
 
     /// Stops listening and waits for the server to finish, at most `graceSeconds`.
     package func stop(graceSeconds: UInt64) async {
+        await group.triggerGracefulShutdown()
+        if await finished(within: graceSeconds) { return }
         running.cancel()
-        let (finished, finish) = AsyncStream<Void>.makeStream()
+        _ = await finished(within: graceSeconds)
+    }
+
+    /// Whether the server finished within `seconds`.
+    private func finished(within seconds: UInt64) async -> Bool {
+        let (finished, finish) = AsyncStream<Bool>.makeStream()
         let running = self.running
         let waiter = Task {
             _ = try? await running.value
+            finish.yield(true)
             finish.finish()
         }
         let timer = Task {
-            try? await Task.sleep(nanoseconds: graceSeconds * 1_000_000_000)
+            try? await Task.sleep(nanoseconds: seconds * 1_000_000_000)
+            finish.yield(false)
             finish.finish()
         }
-        for await _ in finished {}
+        var result = false
+        for await value in finished {
+            result = value
+            break
+        }
         timer.cancel()
         waiter.cancel()
+        return result
     }
 }

@@ -33,9 +33,11 @@ package final class InboxServer: Sendable {
     package typealias StartError = HTTPService.StartError
 
     /// Binds and starts serving; returns once the port is known, or throws `StartError`.
-    package static func start(store: InboxStore, host: String, port: Int) async throws -> InboxServer {
+    /// With `token`, every request must carry it (`InboxAccessPolicy`): for an inbox bound beyond
+    /// loopback.
+    package static func start(store: InboxStore, host: String, port: Int, token: String? = nil) async throws -> InboxServer {
         let router = Router(context: InboxRequestContext.self)
-        router.add(middleware: InboxAccessPolicy(boundHost: host))
+        router.add(middleware: InboxAccessPolicy(boundHost: host, token: token))
         InboxRoutes(store: store).add(to: router)
         let peers = PeerConnectionCounter(limit: maxConnectionsPerPeer)
         let http = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [PeerConnectionLimitHandler(counter: peers)],

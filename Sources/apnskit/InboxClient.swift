@@ -7,6 +7,8 @@ import Foundation
 struct InboxClient {
     let host: String
     let port: Int
+    /// The inbox's access token (an inbox bound beyond loopback), sent as a bearer token.
+    var token: String?
 
     /// An answer larger than this is refused: an entry is at most a few KB (a 5 KB payload as
     /// text), and `mock expect` asks for at most `--count` of them plus a handful.
@@ -16,19 +18,23 @@ struct InboxClient {
         let description: String
     }
 
-    /// From `http://HOST:PORT[/]`.
+    /// From `http://HOST:PORT[/][?token=TOKEN]`, as `mock serve` prints it.
     init(url: String) throws {
+        let items = URLComponents(string: url)?.queryItems ?? []
         guard let components = URLComponents(string: url), components.scheme == "http", let host = components.host, !host.isEmpty,
-              let port = components.port, components.path.isEmpty || components.path == "/", components.query == nil else {
-            throw Failure(description: "--ui \(url) is not an inbox address; give it as http://HOST:PORT, as mock serve prints it.")
+              let port = components.port, components.path.isEmpty || components.path == "/",
+              items.allSatisfy({ $0.name == "token" && $0.value?.isEmpty == false }) else {
+            throw Failure(description: "--ui \(url) is not an inbox address; give it as http://HOST:PORT (with ?token=TOKEN for an inbox beyond this machine), as mock serve prints it.")
         }
         self.host = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         self.port = port
+        token = items.first?.value
     }
 
-    init(host: String, port: Int) {
+    init(host: String, port: Int, token: String? = nil) {
         self.host = host
         self.port = port
+        self.token = token
     }
 
     var display: String { "http://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
@@ -52,7 +58,7 @@ struct InboxClient {
         guard connect(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
             throw Failure(description: "Cannot reach the inbox at \(display) (\(String(cString: strerror(errno)))); is mock serve running with --ui-port?")
         }
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: \(host.contains(":") ? "[\(host)]" : host):\(port)\r\nAccept: application/json\r\nConnection: close\r\n\r\n".utf8)
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: \(host.contains(":") ? "[\(host)]" : host):\(port)\r\nAccept: application/json\r\n\(token.map { "Authorization: Bearer \($0)\r\n" } ?? "")Connection: close\r\n\r\n".utf8)
         guard request.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
             throw Failure(description: "The inbox at \(display) closed the connection before the request was sent.")
         }

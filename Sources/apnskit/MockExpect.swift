@@ -92,7 +92,7 @@ struct MockExpectCommand: ParsableCommand {
         guard let port = ports["ui"] as? Int else {
             throw CommandFailure(message: "The ports file \(path) has no \"ui\" port: start mock serve with --ui-port 0 (or a port) for the inbox.", status: ExitStatus.input)
         }
-        return InboxClient(host: "127.0.0.1", port: port)
+        return InboxClient(host: "127.0.0.1", port: port, token: ports["ui_token"] as? String)
     }
 
     private func fetch(_ client: InboxClient, _ path: String, wait: Double) throws -> [String: Any] {
@@ -101,6 +101,9 @@ struct MockExpectCommand: ParsableCommand {
             throw CommandFailure(message: "\(error)", status: ExitStatus.network)
         }
         let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
+        if answer.status == 401 {
+            throw CommandFailure(message: "The inbox at \(client.display) wants its access token: give --ui with the ?token= URL mock serve printed, or --ports-file.", status: ExitStatus.usage)
+        }
         if answer.status == 400, let message = object?["error"] as? String {
             throw CommandFailure(message: "The inbox refused the query: \(message)", status: ExitStatus.usage)
         }

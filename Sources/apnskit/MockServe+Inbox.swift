@@ -26,6 +26,17 @@ struct InboxOptions: ParsableArguments {
         "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/"
     }
 
+    /// 128 random bits, hex: the inbox's access token when it listens beyond loopback.
+    static func newToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+
+    /// The address to open: with `?token=` when the inbox needs one.
+    func url(port: Int, token: String?) -> String {
+        url(port: port) + (token.map { "?token=\($0)" } ?? "")
+    }
+
     /// Only this machine can reach it: `localhost`, 127.0.0.0/8 or `::1`.
     static func isLoopback(_ host: String) -> Bool {
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
@@ -35,15 +46,15 @@ struct InboxOptions: ParsableArguments {
     }
 
     /// The store and its server, or nil without --ui-port; a bind failure is exit 4.
-    func start() async throws -> (store: InboxStore, server: InboxServer)? {
+    func start() async throws -> (store: InboxStore, server: InboxServer, token: String?)? {
         guard let port else { return nil }
         let store = InboxStore(limit: limit)
+        // Beyond this machine the inbox takes requests only with a token made now (printed once,
+        // and written to the ports file for `mock expect`).
+        let token = Self.isLoopback(host) ? nil : Self.newToken()
         do {
-            let server = try await InboxServer.start(store: store, host: host, port: port)
-            if !Self.isLoopback(host) {
-                Output.warning("the inbox web UI listens on \(host), beyond this machine, without authentication: anyone who reaches \(url(port: server.port)) sees every device token and payload and can clear the inbox. Use --ui-address 127.0.0.1 unless every machine on that network is trusted.")
-            }
-            return (store, server)
+            let server = try await InboxServer.start(store: store, host: host, port: port, token: token)
+            return (store, server, token)
         } catch let error as InboxServer.StartError {
             throw CommandFailure(message: "Cannot start the inbox web UI on \(error.host):\(error.port): \(error.underlying); choose another --ui-port (0 picks a free one) or --ui-address.",
                                  status: ExitStatus.network)

@@ -197,7 +197,7 @@ struct MockServeCommand: AsyncParsableCommand {
         Output.line("  CA for clients:        \(bundle) (--ca-file)")
         Output.line("  token-auth keys:       \(AuthKeyRegistry.folderName)/ in \(ca)")
         if let record { Output.line("  recording to:          \(record)") }
-        if let webInbox { Output.line("  inbox (web UI):        \(inbox.url(port: webInbox.server.port))") }
+        if let webInbox { Output.line("  inbox (web UI):        \(inbox.url(port: webInbox.server.port, token: webInbox.token))\(webInbox.token == nil ? "" : " (beyond this machine: every request needs this token)")") }
         if let revocationService { Output.line("  revocation (OCSP/CRL): \(revocationService.url)") }
         // The lines are out before the ports file exists: a script that waits for the file
         // and then reads them finds them all.
@@ -209,6 +209,7 @@ struct MockServeCommand: AsyncParsableCommand {
                 ("feedback", gateway.feedbackPort.map(JSONValue.int) ?? .null),
                 ("channels", gateway.channelsPort.map(JSONValue.int) ?? .null),
                 ("ui", webInbox.map { .int($0.server.port) } ?? .null),
+                ("ui_token", webInbox?.token.map(JSONValue.string) ?? .null),
                 ("revocation", revocationService.map { .int($0.server.port) } ?? .null),
                 ("ca_file", .string(bundle)),
             ])

@@ -4,7 +4,7 @@ import TestSupport
 
 /// Issue 22's inbox items, each against `mock serve --ui-port 0` with curl as the client: the
 /// bounded search, shutdown while busy, the Host/Origin checks, idle and per-peer connections,
-/// and the warning for an address beyond this machine.
+/// and the access token for an address beyond this machine.
 @Suite("CLI: the mock inbox under a hostile client (issue 22)", .serialized)
 struct InboxHardeningCLITests {
     private func curl(_ arguments: [String]) throws -> ProcessResult {
@@ -164,17 +164,38 @@ struct InboxHardeningCLITests {
         await #expect(server.stop() == 143)
     }
 
-    @Test("--ui-address 0.0.0.0 starts with a warning that the inbox has no authentication; 127.0.0.1 without one")
-    func wildcardAddressWarns() async throws {
+    @Test("--ui-address 0.0.0.0 needs the token printed at start-up (header, ?token= then its cookie); mock expect reads it from the ports file; 127.0.0.1 needs none")
+    func beyondLoopbackNeedsTheToken() async throws {
         let f = try await CLIFixture()
         try await f.prepareMock()
-        let (exposed, _) = try await f.startMock(["--ui-port", "0", "--ui-address", "0.0.0.0"])
+        let (exposed, ports) = try await f.startMock(["--ui-port", "0", "--ui-address", "0.0.0.0"])
+        let ui = try #require(ports["ui"] as? Int)
+        let token = try #require(ports["ui_token"] as? String, "\(ports)")
+        #expect(token.count == 32)
+        #expect(exposed.stdout.contains("?token=\(token)"), "the URL to open carries it: \(exposed.stdout)")
+        let api = "http://127.0.0.1:\(ui)/api/notifications"
+        let anonymous = try curl(["--write-out", "\n%{http_code}", api])
+        #expect(anonymous.stdout.hasSuffix("401") && (json(anonymous)["error"] as? String)?.contains("needs its access token") == true, "\(anonymous)")
+        #expect(try curl(["--write-out", "\n%{http_code}", "-H", "Authorization: Bearer \(token)x", api]).stdout.hasSuffix("401"))
+        #expect(try curl(["--write-out", "\n%{http_code}", "-H", "Authorization: Bearer \(token)", api]).stdout.hasSuffix("200"))
+        // The page opened with ?token= sets a cookie; the page's own calls then carry it.
+        let jar = f.dir.file("cookies.txt")
+        let page = try curl(["--write-out", "\n%{http_code}", "-c", jar, "http://127.0.0.1:\(ui)/?token=\(token)"])
+        #expect(page.stdout.hasSuffix("200"), "\(page)")
+        #expect(try curl(["--write-out", "\n%{http_code}", "-b", jar, api]).stdout.hasSuffix("200"))
+        // The inbox is empty: with the token, mock expect is let in and finds nothing (exit 1);
+        // without it, it is turned away (exit 2, with the sentence saying why).
+        let expect = try await f.run(["mock", "expect", "--ports-file", f.dir.file("ports.json"), "--timeout", "1"])
+        #expect(expect.status == 1, "\(expect)")
+        let withoutToken = try await f.run(["mock", "expect", "--ui", "http://127.0.0.1:\(ui)", "--timeout", "1"])
+        #expect(withoutToken.status == 2 && withoutToken.stderr.contains("wants its access token"), "\(withoutToken)")
         await #expect(exposed.stop() == 143)
-        #expect(exposed.stderr.contains("warning: the inbox web UI listens on 0.0.0.0, beyond this machine, without authentication"), "\(exposed.stderr)")
         try FileManager.default.removeItem(atPath: f.dir.file("ports.json"))
-        let (local, _) = try await f.startMock(["--ui-port", "0"])
+        let (local, localPorts) = try await f.startMock(["--ui-port", "0"])
+        #expect(localPorts["ui_token"] is NSNull, "\(localPorts)")
+        let open = try curl(["--write-out", "\n%{http_code}", "http://127.0.0.1:\(try #require(localPorts["ui"] as? Int))/api/notifications"])
+        #expect(open.stdout.hasSuffix("200"), "\(open)")
         await #expect(local.stop() == 143)
-        #expect(!local.stderr.contains("without authentication"), "\(local.stderr)")
     }
 }
 
