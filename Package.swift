@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "CAPNsShims", dependencies: ["COpenSSL"]),
         // The one lock primitive (`Locked<Value>`) and a one-time event (`Latch`), for every module.
         .target(name: "Synchronized"),
-        .target(name: "APNsCredentials", dependencies: ["COpenSSL", "CAPNsShims"]),
+        .target(name: "APNsCredentials", dependencies: ["Synchronized", "COpenSSL", "CAPNsShims"]),
         // Wire-level APNs rules shared by the sender and the mock gateway: device tokens,
         // reasons, request validation, payloads, the legacy binary protocol. Pure Swift.
         .target(name: "APNsProtocol", dependencies: ["Synchronized"]),

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronized
 
 /// Feeds arbitrary bytes into a real `HTTP2Session`, server or client role, with no socket and
 /// no TLS: the glue between nghttp2 and our requests and responses (header and body bounds,
@@ -26,16 +27,19 @@ package enum HTTP2SessionFuzzing {
     /// connection is closed at the end, so every pending completion has run when this returns.
     package static func feed(_ bytes: [UInt8], asServer: Bool, chunk: Int) throws -> Outcome {
         let context = try sharedContext.get()
-        let box = OutcomeBox()
+        // Written on the loop thread, read after the semaphore.
+        let box = Locked(Outcome())
         let done = DispatchSemaphore(value: 0)
         let loop = EventLoop.shared
         loop.execute {
             let connection = Connection(detachedOn: loop, context: context, host: "fuzz.invalid")
             let session = HTTP2Session(connection: connection, server: asServer, settings: settings)
             session.onRequest = { session, id, request in
-                box.outcome.requests += 1
-                box.outcome.largestRequestBody = max(box.outcome.largestRequestBody, request.body.count)
-                if request.bodyOverLimit != (request.body.count > settings.maxBodySize) { box.outcome.misflaggedBodies += 1 }
+                box.withLock { outcome in
+                    outcome.requests += 1
+                    outcome.largestRequestBody = max(outcome.largestRequestBody, request.body.count)
+                    if request.bodyOverLimit != (request.body.count > settings.maxBodySize) { outcome.misflaggedBodies += 1 }
+                }
                 session.respond(id, HTTP2Response(status: 200, body: Array(#"{"ok":1}"#.utf8)))
             }
             do {
@@ -47,9 +51,11 @@ package enum HTTP2SessionFuzzing {
             if !asServer {
                 let request = HTTP2Request(path: "/fuzz/00", headers: [(name: "x-topic", value: "com.example.app")], body: Array(#"{"aps":{}}"#.utf8))
                 session.submit(request, timeout: nil) { result in
-                    box.outcome.completions += 1
-                    if case .success(let response) = result {
-                        box.outcome.largestResponseBody = max(box.outcome.largestResponseBody, response.body.count)
+                    box.withLock { outcome in
+                        outcome.completions += 1
+                        if case .success(let response) = result {
+                            outcome.largestResponseBody = max(outcome.largestResponseBody, response.body.count)
+                        }
                     }
                 }
             }
@@ -66,14 +72,9 @@ package enum HTTP2SessionFuzzing {
             done.signal()
         }
         done.wait()
-        return box.outcome
+        return box.withLock { $0 }
     }
 
     /// One TLS context for all inputs (a detached connection never uses it for TLS).
     private static let sharedContext = Result { try SSLContext(.client(identity: nil, trust: .system, verification: .none), server: false) }
-
-    /// Written on the loop thread, read after the semaphore.
-    private final class OutcomeBox: @unchecked Sendable {
-        var outcome = Outcome()
-    }
 }
