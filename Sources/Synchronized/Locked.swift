@@ -6,11 +6,15 @@ import Foundation
 /// `NIOLockedValueBox` and the standard library's `Synchronization.Mutex`, which needs
 /// macOS 15 while the package supports macOS 13).
 ///
-/// `Value` need not be `Sendable` (a per-connection class, an open file): like `Mutex`, the
-/// box takes its first value as `sending` and lends it to `withLock` as `inout sending`, whose
-/// result is `sending` too, so the compiler refuses a body that lets a non-`Sendable` piece of
-/// the state escape to another thread. That is why the box can be `Sendable` for any `Value`
-/// (NIO's box is `Sendable` only when `Value` is, because Swift had no `sending` then).
+/// `Value` need not be `Sendable` (a per-connection class, an open file), and the box is
+/// `Sendable` whatever it holds, because nothing non-`Sendable` can get in or out unchecked:
+/// the first value is taken as `sending` (the caller keeps no reference to it), `withLock`
+/// lends the value as `inout sending` (the compiler refuses a body that stores into it a
+/// non-`Sendable` value it captured, or hands a piece of it to a captured variable), and its
+/// result must be `Sendable` (so a body cannot return a piece of the state either; with only
+/// `sending` results, as `Mutex` has them, Swift 6.3 lets `withLock { $0 }` through). NIO's
+/// `NIOLockedValueBox` holds any value too but is `Sendable` only when the value is;
+/// swift-certificates' `LockedValueBox` takes `Sendable` values only.
 ///
 /// It also waits: `withLock(waitingUntil:deadline:_:)` sleeps until the state says so, and
 /// `signal`/`broadcast` wake a sleeper after a change (the lock is an `NSCondition`).
@@ -25,7 +29,7 @@ package final class Locked<Value>: @unchecked Sendable {
 
     /// Runs `body` with the lock held and the value lent to it.
     @inlinable
-    package func withLock<Result>(_ body: (inout sending Value) throws -> sending Result) rethrows -> sending Result {
+    package func withLock<Result: Sendable>(_ body: (inout sending Value) throws -> Result) rethrows -> Result {
         condition.lock()
         defer { condition.unlock() }
         return try body(&value)
@@ -38,8 +42,8 @@ package final class Locked<Value>: @unchecked Sendable {
     /// says: it looks at the state itself. Blocks the calling thread: only for threads of
     /// one's own, never a cooperative or event loop thread.
     @inlinable
-    package func withLock<Result>(waitingUntil ready: (inout sending Value) -> Bool, deadline: Date? = nil,
-                                  _ body: (inout sending Value) throws -> sending Result) rethrows -> sending Result {
+    package func withLock<Result: Sendable>(waitingUntil ready: (inout sending Value) -> Bool, deadline: Date? = nil,
+                                            _ body: (inout sending Value) throws -> Result) rethrows -> Result {
         condition.lock()
         defer { condition.unlock() }
         while !ready(&value) {
