@@ -119,7 +119,12 @@ let package = Package(
         .testTarget(name: "APNsCredentialsTests", dependencies: ["APNsCredentials", "TestSupport"]),
         .testTarget(name: "APNsProtocolTests", dependencies: ["APNsProtocol"]),
         .testTarget(name: "SynchronizedTests", dependencies: ["Synchronized"]),
-        .testTarget(name: "APNsTransportTests", dependencies: ["APNsTransport", "APNsCredentials", "APNsSender", "TestSupport"]),
+        // Peers and fixtures the transport's tests and the network CLI tests share: certificates made
+        // by the openssl CLI, nghttpd and openssl s_server, python legacy-protocol peers.
+        .target(name: "TransportTestSupport", dependencies: ["APNsTransport", "APNsCredentials", "TestSupport"], path: "Tests/TransportTestSupport"),
+        .testTarget(name: "APNsTransportTests", dependencies: ["APNsTransport", "APNsCredentials", "APNsSender", "TestSupport", "TransportTestSupport"]),
+        // CLI end-to-end tests of verify and push (HTTP/2 and legacy) against third-party peers.
+        .testTarget(name: "NetworkCLITests", dependencies: ["apnskit", "APNsTransport", "APNsCredentials", "TestSupport", "TransportTestSupport"]),
         .testTarget(name: "APNsSenderTests", dependencies: ["APNsSender", "APNsProtocol", "APNsTransport", "APNsCredentials", "TestSupport",
                                                             .product(name: "Logging", package: "swift-log"),
                                                             .product(name: "Metrics", package: "swift-metrics"),

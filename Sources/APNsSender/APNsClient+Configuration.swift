@@ -52,7 +52,7 @@ extension APNsClient {
         public var bundleID: String?
         /// Connections to the gateway (each a TLS + HTTP/2 connection).
         public var connections: Int = 1
-        /// Threads the connections run on (at most one per core); see the README's benchmarks
+        /// Threads the connections run on (at most one per core); see docs/benchmarks.md
         /// for why one is the default.
         public var eventLoops: Int = 1
         /// Requests in flight per connection: single sends wait for a free slot of this window

@@ -49,7 +49,7 @@ public final class APNsClient: Sendable {
 
     /// Everything, in the transport's terms (the CLI and tests). `eventLoops` spreads the
     /// connections over that many loops (threads), at most one per core; the default keeps
-    /// them on one loop, which measured cheaper per notification (README, Benchmarks).
+    /// them on one loop, which measured cheaper per notification (docs/benchmarks.md).
     package init(endpoint: Endpoint, trust: TLSConfiguration.Trust, authentication: Authentication, bundleID: String? = nil,
                  connections: Int = 1, eventLoops: Int = 1, concurrency: Int = 100, policy: APNsRetryPolicy = APNsRetryPolicy(),
                  connectTimeout: Double = 10, requestTimeout: Double = 30, healthCheck: HTTP2HealthCheck = HTTP2HealthCheck(),

@@ -27,6 +27,9 @@ package struct GatewayCheck: Sendable {
     /// apns-topic for the probe; defaults to the certificate's bundle id (subject UID).
     package var topic: String?
     package var loop: EventLoop
+    /// Asks the certificate's issuer whether it was revoked before connecting (nil: skip). A
+    /// revoked certificate ends the check: the gateway refuses it in the handshake.
+    package var revocation: RevocationChecker? = RevocationChecker()
 
     package init(endpoint: Endpoint, credentials: Credentials, trust: TLSConfiguration.Trust = .system, legacy: Bool = false,
                 timeout: Double = 10, topic: String? = nil, loop: EventLoop = .shared) {
@@ -47,6 +50,23 @@ package struct GatewayCheck: Sendable {
         return nil
     }
 
+    /// The issuer's answer, asked on a thread of its own (OpenSSL's HTTP client blocks); nil
+    /// when the certificate names no OCSP responder and no CRL.
+    func askIssuer(_ identity: APNsIdentity, _ checker: RevocationChecker) async -> RevocationCheck? {
+        let certificate = identity.certificate
+        guard !certificate.ocspURLs.isEmpty || !certificate.crlURLs.isEmpty else { return nil }
+        var candidates = identity.chain
+        switch trust {
+        case .caFile(let path): candidates += (try? CredentialFile.load(path, passphrases: .none).certificates) ?? []
+        case .certificates(let pem): candidates += (try? CredentialFile.load(bytes: pem, label: "CA", passphrases: .none).certificates) ?? []
+        case .system: candidates += (try? SystemTrustBundle.certificates()) ?? []
+        }
+        let issuer = RevocationChecker.issuer(of: certificate, among: candidates)
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: checker.check(certificate, issuer: issuer)) }
+        }
+    }
+
     /// Runs the check. Never throws: every failure becomes an outcome in the report.
     package func run() async -> GatewayReport {
         var report = GatewayReport(endpoint: endpoint.description, legacy: legacy)
@@ -61,6 +81,14 @@ package struct GatewayCheck: Sendable {
                 + (days < 0 ? "EXPIRED \(-days) days ago" : "valid for \(days) more days") + ".")
         case .token(_, let keyID, let teamID):
             report.step("identity", "Token auth: key \(keyID), team \(teamID).")
+        }
+        if let identity, let revocation, let check = await askIssuer(identity, revocation) {
+            report.revocation = RevocationRecord(check)
+            report.step("revocation", check.summary.prefix(1).uppercased() + check.summary.dropFirst() + ".")
+            if case .revoked(let at, let reason) = check.status {
+                report.finish(.rejected, "The certificate was revoked on \(RevocationRecord.day(at))\(reason.map { " (\($0.name))" } ?? ""); APNs refuses it in the TLS handshake: make a new certificate in the developer portal.")
+                return report
+            }
         }
         do {
             let addresses = try await endpoint.resolvedAddresses()

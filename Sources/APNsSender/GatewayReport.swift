@@ -56,6 +56,9 @@ package struct GatewayReport: Sendable, Encodable {
     /// One sentence: the verdict and, when not accepted, what to fix.
     package private(set) var summary = ""
     package private(set) var steps: [Step] = []
+    /// The revocation step's answer (certificate auth, when the certificate names an OCSP
+    /// responder or CRL); nil when not asked.
+    package internal(set) var revocation: RevocationRecord?
     package private(set) var remoteAddress: String?
     package private(set) var tlsVersion: String?
     package private(set) var cipher: String?
@@ -212,7 +215,7 @@ package struct GatewayReport: Sendable, Encodable {
 
     enum CodingKeys: String, CodingKey {
         case endpoint, legacy, outcome, summary, steps, remoteAddress, tlsVersion, cipher, alpn, serverChain, chainVerified,
-             verifyError, missingCA, hostnameMatches, clientCertificateRequested, clientCertificateAccepted, alert, probe, hint
+             verifyError, missingCA, hostnameMatches, clientCertificateRequested, clientCertificateAccepted, alert, probe, hint, revocation
     }
 
     /// Every key is always present (null when unknown), so JSON consumers see one shape.
@@ -237,5 +240,6 @@ package struct GatewayReport: Sendable, Encodable {
         try c.encode(alert, forKey: .alert)
         try c.encode(probe, forKey: .probe)
         try c.encode(hint, forKey: .hint)
+        try c.encode(revocation, forKey: .revocation)
     }
 }

@@ -23,9 +23,9 @@ protocol ConnectionDelegate: AnyObject {
 /// connecting -> handshaking -> open -> closed, tries each resolved address in turn, and turns
 /// every failure into one `TransportError` sentence.
 ///
-/// `@unchecked Sendable`: confined to its loop's thread; other threads only pass references
-/// into `loop.execute` closures, which run on that thread.
-final class Connection: PollHandler, @unchecked Sendable {
+/// Not `Sendable`: confined to its loop's thread. Owners on other threads reach it through a
+/// `LoopBound` (via the session or stream it carries).
+final class Connection: PollHandler {
     enum State { case connecting, handshaking, open, closed }
 
     let loop: EventLoop
@@ -124,6 +124,7 @@ final class Connection: PollHandler, @unchecked Sendable {
 
     /// Registers with the loop and starts connecting (client) or handshaking (server).
     func start() {
+        assert(loop.inLoop, "A connection starts on its loop's thread.")
         loop.register(self)
         if context.isServer {
             do { try makeSSL() } catch { fail(error as? TransportError ?? TransportError(.internalFailure, "\(error)")); return }

@@ -133,7 +133,7 @@ final class PushProgress: Sendable {
     }
 }
 
-/// The summary `push` prints at the end (README: push summary JSON).
+/// The summary `push` prints at the end (docs/push.md, "Summary").
 struct PushReport {
     var summary: APNsBatchSummary
     var invalid: Int

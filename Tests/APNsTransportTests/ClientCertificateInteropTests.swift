@@ -2,6 +2,7 @@ import APNsCredentials
 import APNsTransport
 import Foundation
 import Testing
+import TransportTestSupport
 
 /// Our client's certificate presentation against `nghttpx --verify-client`: a proxy that
 /// demands client certificates from one CA, like APNs does, in front of `nghttpd --no-tls`.

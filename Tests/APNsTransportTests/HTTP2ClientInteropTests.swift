@@ -2,6 +2,7 @@ import APNsCredentials
 import APNsTransport
 import Foundation
 import Testing
+import TransportTestSupport
 
 /// Our HTTP/2 client against nghttp2's own server (`nghttpd`) over TLS.
 @Suite("HTTP/2 client against nghttpd")

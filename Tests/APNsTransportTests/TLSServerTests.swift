@@ -2,6 +2,7 @@ import APNsCredentials
 import APNsTransport
 import Foundation
 import Testing
+import TransportTestSupport
 
 /// The plain TLS server (legacy gateway / feedback mocks) with our TLS client and s_client.
 @Suite("TLS server")
