@@ -33,7 +33,7 @@ import Testing
 
     /// A thread waiting for the state wakes when another changes it and broadcasts, and its
     /// body sees the change.
-    @Test func waiterWakesOnBroadcast() {
+    @Test(.timeLimit(.minutes(1))) func waiterWakesOnBroadcast() {
         let state = Locked((ready: false, checks: 0))
         let seen = Locked<Bool?>(nil)
         let done = DispatchSemaphore(value: 0)
@@ -48,10 +48,7 @@ import Testing
         // Wait until the thread has looked at the state at least once (it is then waiting or
         // about to), then change it.
         while state.withLock({ $0.checks }) == 0 { Thread.sleep(forTimeInterval: 0.001) }
-        state.withLock { state in
-            state.ready = true
-            // `broadcast` inside the lock, as the converted classes do.
-        }
+        state.withLock { $0.ready = true }
         state.broadcast()
         #expect(done.wait(timeout: .now() + 60) == .success)
         #expect(seen.withLock { $0 } == true)
@@ -61,7 +58,7 @@ import Testing
 
     /// With a deadline and a state that never becomes ready, the body still runs (and sees
     /// the state as it is) once the deadline passes.
-    @Test func deadlineEndsTheWait() {
+    @Test(.timeLimit(.minutes(1))) func deadlineEndsTheWait() {
         let state = Locked(false)
         let ran = state.withLock(waitingUntil: { $0 }, deadline: Date(timeIntervalSinceNow: 0.05)) { ready in
             ready ? "ready" : "deadline"
@@ -73,7 +70,7 @@ import Testing
 @Suite struct LatchTests {
     /// Waiters that came before `open` and one that comes after all return; `open` twice is
     /// harmless.
-    @Test func openReleasesEveryWaiterOnce() async {
+    @Test(.timeLimit(.minutes(1))) func openReleasesEveryWaiterOnce() async {
         let latch = Latch()
         let returned = Locked(0)
         let started = Locked(0)
