@@ -3,19 +3,40 @@ import Synchronized
 import Testing
 
 @Suite struct LockedTests {
-    /// Eight threads adding 10,000 each: without the lock, read-modify-write races lose updates.
-    @Test func everyChangeUnderTheLockCounts() {
-        let counter = Locked(0)
+    /// Eight threads, released together, each entering the lock 100,000 times: no body ever
+    /// starts while another runs, and no increment is lost. Every 1,000th body yields the
+    /// processor halfway through, so without the lock another thread would run inside it
+    /// whatever the machine's load (with the lock, the others just wait).
+    @Test(.timeLimit(.minutes(1))) func bodiesNeverOverlap() {
+        struct Tally {
+            var count = 0
+            var inside = false
+            var overlaps = 0
+        }
+        let tally = Locked(Tally())
+        let go = DispatchSemaphore(value: 0)
         let group = DispatchGroup()
         for _ in 0..<8 {
             group.enter()
             Thread {
-                for _ in 0..<10_000 { counter.withLock { $0 += 1 } }
+                go.wait()
+                for round in 0..<100_000 {
+                    tally.withLock { tally in
+                        if tally.inside { tally.overlaps += 1 }
+                        tally.inside = true
+                        if round % 1_000 == 0 { sched_yield() }
+                        tally.count += 1
+                        tally.inside = false
+                    }
+                }
                 group.leave()
             }.start()
         }
+        for _ in 0..<8 { go.signal() }
         group.wait()
-        #expect(counter.withLock { $0 } == 80_000)
+        let result = tally.withLock { $0 }
+        #expect(result.overlaps == 0)
+        #expect(result.count == 800_000)
     }
 
     /// A state that is not `Sendable` (a class) is shared through the box: only `withLock`
