@@ -44,6 +44,10 @@ extension APNsClient {
         /// names its own port).
         public var port: Int = 443
         public var trust: Trust = .system
+        /// Reach the gateway through this HTTP proxy (CONNECT); nil: directly. Not taken from
+        /// the environment by itself: ``APNsProxy/fromEnvironment(for:environment:)`` reads it
+        /// as curl does, for a service that wants that.
+        public var proxy: APNsProxy?
         public var authentication: Authentication
         /// The app's bundle id: notifications without a topic get it plus their push type's
         /// suffix (`.voip`, `.push-type.liveactivity`, ...). Taken from the certificate with

@@ -39,7 +39,7 @@ public final class APNsClient: Sendable {
     /// nil: a library is quiet by default); `metricsFactory` its metrics (the bootstrapped
     /// `MetricsSystem.factory` when nil), labelled with the gateway's environment.
     public convenience init(configuration: Configuration, logger: Logger? = nil, metricsFactory: MetricsFactory? = nil) {
-        self.init(endpoint: configuration.gateway.providerEndpoint(port: configuration.port), trust: configuration.transportTrust,
+        self.init(endpoint: configuration.gateway.providerEndpoint(port: configuration.port, proxy: configuration.proxy), trust: configuration.transportTrust,
                   authentication: configuration.authentication, bundleID: configuration.bundleID,
                   connections: configuration.connections, eventLoops: configuration.eventLoops, concurrency: configuration.concurrency,
                   policy: configuration.retryPolicy, connectTimeout: configuration.connectTimeout.seconds,

@@ -92,12 +92,17 @@ package struct GatewayCheck: Sendable {
         }
         do {
             let addresses = try await endpoint.resolvedAddresses()
-            report.step("dns", "\(endpoint.host) resolved to \(addresses.joined(separator: ", ")).")
+            if let proxy = endpoint.proxy {
+                report.proxy = proxy.description
+                report.step("dns", "The proxy \(proxy.host) resolved to \(addresses.joined(separator: ", ")); it resolves \(endpoint.host) itself.")
+            } else {
+                report.step("dns", "\(endpoint.host) resolved to \(addresses.joined(separator: ", ")).")
+            }
         } catch {
             report.finishWithConnectError(error, presentedCertificate: identity != nil)
             return report
         }
-        report.step("connect", "Connecting to \(endpoint) (timeout \(Endpoint.seconds(timeout))).")
+        report.step("connect", "Connecting to \(endpoint)\(endpoint.proxy.map { " through the proxy \($0)" } ?? "") (timeout \(Endpoint.seconds(timeout))).")
         let handshake: TLSHandshakeInfo
         var client: HTTP2Client?
         var raw: TLSClient?
@@ -115,6 +120,9 @@ package struct GatewayCheck: Sendable {
         }
         defer { client?.close(); raw?.close() }
 
+        if let proxy = endpoint.proxy {
+            report.step("proxy", "The proxy \(proxy) opened a tunnel to \(endpoint) (it answered CONNECT with 2xx); TLS runs through it to the gateway.")
+        }
         report.record(handshake)
         guard report.checkServerTrust(handshake) else { return report }
         if !legacy, handshake.alpn != "h2" {

@@ -26,7 +26,8 @@ protocol ConnectionDelegate: AnyObject {
 /// Not `Sendable`: confined to its loop's thread. Owners on other threads reach it through a
 /// `LoopBound` (via the session or stream it carries).
 final class Connection: PollHandler {
-    enum State { case connecting, handshaking, open, closed }
+    /// `tunneling`: connected to an HTTP proxy, asking it to CONNECT to the server (`ProxyTunnel`).
+    enum State { case connecting, tunneling, handshaking, open, closed }
 
     let loop: EventLoop
     let context: SSLContext
@@ -43,6 +44,8 @@ final class Connection: PollHandler {
     private var addresses: [SocketAddress] = []
     private var addressIndex = 0
     private var connectErrors: [String] = []
+    /// The CONNECT exchange, when the connection goes through an HTTP proxy.
+    private var tunnel: ProxyTunnel?
     private var outgoing: [UInt8] = []
     private var outgoingHead = 0
     private var handshakeWantsWrite = false
@@ -70,8 +73,10 @@ final class Connection: PollHandler {
 
     var fd: Int32 { socket?.fd ?? -1 }
 
-    /// A client connection to `addresses` (already resolved) for `host`.
-    init(loop: EventLoop, context: SSLContext, host: String, addresses: [SocketAddress]) {
+    /// A client connection to `addresses` (already resolved) for `host`; with `proxy`, the
+    /// addresses are the proxy's and the connection asks it to CONNECT to `target` first.
+    init(loop: EventLoop, context: SSLContext, host: String, addresses: [SocketAddress], through target: Endpoint? = nil) {
+        if let target, let proxy = target.proxy { tunnel = ProxyTunnel(proxy: proxy, target: target) }
         self.loop = loop
         self.context = context
         self.host = host
@@ -153,6 +158,7 @@ final class Connection: PollHandler {
         do {
             let socket = try Socket.tcp(family: address.family)
             self.socket = socket
+            loop.descriptorReplaced(self)
             let rc = socket.startConnect(address)
             if rc == 0 {
                 connected()
@@ -173,6 +179,54 @@ final class Connection: PollHandler {
     }
 
     private func connected() {
+        if tunnel != nil {
+            state = .tunneling
+            continueTunnel(reading: false)
+            return
+        }
+        startTLS()
+    }
+
+    /// Writes CONNECT and reads the proxy's answer, as far as the socket allows; opens TLS
+    /// through the tunnel once the proxy said 2xx.
+    private func continueTunnel(reading: Bool) {
+        guard let socket, var tunnel else { return }
+        while tunnel.hasOutput {
+            let written = tunnel.output.withUnsafeBytes { send(socket.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written > 0 { tunnel.sent(written); continue }
+            if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { break }
+            self.tunnel = tunnel
+            fail(TransportError(.connect, "Could not write to the proxy \(tunnel.proxy): \(Self.describe(errno: errno))."))
+            return
+        }
+        var outcome: ProxyTunnel.Outcome?
+        // Reads at most up to the end of the proxy's answer head: one byte at a time would be
+        // exact but slow; the answer is small and nothing follows it until we speak TLS.
+        while reading, outcome == nil, !tunnel.hasOutput {
+            let count = readBuffer.withUnsafeMutableBytes { recv(socket.fd, $0.baseAddress, 1024, 0) }
+            if count > 0 {
+                outcome = readBuffer.withUnsafeBytes { tunnel.received(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            } else if count == 0 {
+                outcome = .refused(tunnel.closedEarly())
+            } else if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
+                break
+            } else {
+                outcome = .refused(TransportError(.connect, "The connection to the proxy \(tunnel.proxy) failed: \(Self.describe(errno: errno))."))
+            }
+        }
+        self.tunnel = tunnel
+        switch outcome {
+        case .open:
+            self.tunnel = nil
+            startTLS()
+        case .refused(let error):
+            fail(error)
+        case nil:
+            break
+        }
+    }
+
+    private func startTLS() {
         state = .handshaking
         do { try makeSSL() } catch { fail(error as? TransportError ?? TransportError(.internalFailure, "\(error)")); return }
         SSL_set_connect_state(ssl)
@@ -221,6 +275,7 @@ final class Connection: PollHandler {
     var wantsRead: Bool {
         switch state {
         case .connecting: return false
+        case .tunneling: return !(tunnel?.hasOutput ?? false)
         case .handshaking: return !handshakeWantsWrite
         case .open: return !readPaused || lingering
         case .closed: return false
@@ -228,13 +283,17 @@ final class Connection: PollHandler {
     }
 
     /// Stops reading input until `resumeReading` (back-pressure).
-    func pauseReading() { readPaused = true }
+    func pauseReading() {
+        readPaused = true
+        loop.interestMayHaveChanged(self)
+    }
 
     /// Reads again; input OpenSSL already holds is handed over from the loop, not from inside
     /// the caller (which may be in the middle of handling a read).
     func resumeReading() {
         guard readPaused else { return }
         readPaused = false
+        loop.interestMayHaveChanged(self)
         loop.schedule(after: 0) { [weak self] in
             guard let self, self.state == .open, !self.readPaused else { return }
             self.readAvailable()
@@ -244,6 +303,7 @@ final class Connection: PollHandler {
     var wantsWrite: Bool {
         switch state {
         case .connecting: return true
+        case .tunneling: return tunnel?.hasOutput ?? false
         case .handshaking: return handshakeWantsWrite
         case .open: return pendingOutput > 0 && !writeWantsRead
         case .closed: return false
@@ -261,6 +321,8 @@ final class Connection: PollHandler {
                 socket = nil
                 tryNextAddress()
             }
+        case .tunneling:
+            continueTunnel(reading: events & Int16(POLLIN | POLLERR | POLLHUP) != 0)
         case .handshaking:
             continueHandshake()
         case .open:
@@ -348,10 +410,14 @@ final class Connection: PollHandler {
 
     /// Queues `bytes` for sending; call `flush()` (or return to the loop) to send them.
     func enqueue(_ bytes: UnsafeRawBufferPointer) {
+        if pendingOutput == 0 { loop.interestMayHaveChanged(self) }
         outgoing.append(contentsOf: bytes)
     }
 
-    func enqueue(_ bytes: [UInt8]) { outgoing += bytes }
+    func enqueue(_ bytes: [UInt8]) {
+        if pendingOutput == 0 { loop.interestMayHaveChanged(self) }
+        outgoing += bytes
+    }
 
     /// Writes as much as the socket takes (inside a read burst, perhaps only at its end).
     /// Never calls back into the delegate.
@@ -482,6 +548,7 @@ final class Connection: PollHandler {
         if lingering { return }
         guard state == .open, let ssl else { close(error: nil); return }
         lingering = true
+        loop.interestMayHaveChanged(self)
         flushBestEffort(ssl)
         _ = SSL_shutdown(ssl)
         OpenSSLErrorQueue.clear()

@@ -60,7 +60,7 @@ package final class HTTP2Client: Sendable {
         let status = HTTP2ClientStatus()
         return try await withCheckedThrowingContinuation { continuation in
             loop.execute {
-                let connection = Connection(loop: loop, context: context, host: endpoint.host, addresses: addresses)
+                let connection = Connection(loop: loop, context: context, host: endpoint.host, addresses: addresses, through: endpoint)
                 let client = HTTP2ClientRole()
                 let session = HTTP2Session(connection: connection, settings: settings, role: client)
                 session.onClose = { error in status.markGone(error) }

@@ -31,7 +31,7 @@ package final class TLSClient: Sendable {
         let addresses = try await Resolver.resolve(endpoint)
         return try await withCheckedThrowingContinuation { continuation in
             loop.execute {
-                let connection = Connection(loop: loop, context: context, host: endpoint.host, addresses: addresses)
+                let connection = Connection(loop: loop, context: context, host: endpoint.host, addresses: addresses, through: endpoint)
                 let stream = RawStream(connection: connection)
                 let timer = loop.schedule(after: timeout) {
                     connection.fail(TransportError(.timeout, Resolver.timeoutMessage(endpoint, connection.state, timeout)))

@@ -17,6 +17,7 @@
 #include "apns_cms.h"
 #include "apns_p12.h"
 #include "apns_search.h"
+#include "event_poll.h"
 
 /* ---- memory BIOs and frees ---- */
 long apns_BIO_get_mem_data(BIO *bio, char **data);
