@@ -48,31 +48,34 @@ let package = Package(
         ),
         // C wrappers for OpenSSL macros and variadic calls that Swift cannot import.
         .target(name: "CAPNsShims", dependencies: ["COpenSSL"]),
-        .target(name: "APNsCredentials", dependencies: ["COpenSSL", "CAPNsShims"]),
+        // The one lock primitive (`Locked<Value>`) and a one-time event (`Latch`), for every module.
+        .target(name: "Synchronized"),
+        .target(name: "APNsCredentials", dependencies: ["Synchronized", "COpenSSL", "CAPNsShims"]),
         // Wire-level APNs rules shared by the sender and the mock gateway: device tokens,
         // reasons, request validation, payloads, the legacy binary protocol. Pure Swift.
-        .target(name: "APNsProtocol"),
+        .target(name: "APNsProtocol", dependencies: ["Synchronized"]),
         // Event loop, TLS (OpenSSL) and HTTP/2 (nghttp2) in client and server roles.
-        .target(name: "APNsTransport", dependencies: ["APNsCredentials", "COpenSSL", "CNGHTTP2", "CAPNsShims"]),
+        .target(name: "APNsTransport", dependencies: ["Synchronized", "APNsCredentials", "COpenSSL", "CNGHTTP2", "CAPNsShims"]),
         // The sender: provider API client (certificate or token auth), batches, legacy protocol.
-        .target(name: "APNsSender", dependencies: ["APNsProtocol", "APNsCredentials", "APNsTransport",
+        .target(name: "APNsSender", dependencies: ["Synchronized", "APNsProtocol", "APNsCredentials", "APNsTransport",
                                                    .product(name: "Logging", package: "swift-log"),
                                                    .product(name: "Metrics", package: "swift-metrics")]),
         // The umbrella a push service imports: re-exports the public API of the three below.
         .target(name: "APNs", dependencies: ["APNsCredentials", "APNsProtocol", "APNsSender",
                                              .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
         // Test CA issuing Apple-like push certificates, and the local mock gateway.
-        .target(name: "APNsMock", dependencies: ["APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "COpenSSL", "CAPNsShims"]),
+        .target(name: "APNsMock", dependencies: ["Synchronized", "APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "COpenSSL", "CAPNsShims"]),
         // The mock's inbox: a bounded store of answered requests, its JSON API, live events and
         // web page on Hummingbird. Only the CLI depends on it: APNsMock stays free of NIO, and
         // the ASan build of the fuzz pass never compiles NIO or Hummingbird.
-        .target(name: "APNsMockInbox", dependencies: ["APNsMock", "APNsProtocol",
+        .target(name: "APNsMockInbox", dependencies: ["Synchronized", "APNsMock", "APNsProtocol",
                                                       .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["CommandLineTool"])),
                                                       .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["CommandLineTool"])),
                                                       .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["CommandLineTool"]))]),
         .executableTarget(
             name: "apnskit",
             dependencies: [
+                "Synchronized",
                 "APNsCredentials",
                 "APNsProtocol",
                 "APNsTransport",
@@ -116,6 +119,7 @@ let package = Package(
         .testTarget(name: "APNsTests", dependencies: ["APNs", "TestSupport", .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CommandLineTool"]))]),
         .testTarget(name: "APNsCredentialsTests", dependencies: ["APNsCredentials", "TestSupport"]),
         .testTarget(name: "APNsProtocolTests", dependencies: ["APNsProtocol"]),
+        .testTarget(name: "SynchronizedTests", dependencies: ["Synchronized"]),
         // Peers and fixtures the transport's tests and the network CLI tests share: certificates made
         // by the openssl CLI, nghttpd and openssl s_server, python legacy-protocol peers.
         .target(name: "TransportTestSupport", dependencies: ["APNsTransport", "APNsCredentials", "TestSupport"], path: "Tests/TransportTestSupport"),

@@ -1,6 +1,7 @@
 package import COpenSSL
 
 /// A PKCS#10 certificate signing request: owns one `X509_REQ` and frees it.
+/// `@unchecked Sendable`: the request is built and signed in `init` and only read after.
 package final class CertificateSigningRequest: @unchecked Sendable {
     package let pointer: OpaquePointer
 

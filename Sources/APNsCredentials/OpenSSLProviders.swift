@@ -16,8 +16,8 @@ package enum OpenSSLProviders {
     /// provider store does not own, and when a provider was already activated implicitly
     /// (any earlier OpenSSL call does that for "default"), a dropped handle is a block that
     /// valgrind reports as definitely lost at exit (found by scripts/leakcheck.sh).
+    /// `@unchecked Sendable`: written once under Swift's lazy-global lock, then only read.
     private struct Handles: @unchecked Sendable {
-        // Written once under Swift's lazy-global lock, then only read.
         let legacy: OpaquePointer?
         let standard: OpaquePointer?
     }

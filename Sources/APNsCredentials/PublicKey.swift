@@ -2,6 +2,8 @@ package import COpenSSL
 
 /// A public key: owns one `EVP_PKEY` holding only public material. The mock gateway keeps one
 /// per registered `.p8` key id to check provider-token signatures.
+/// `@unchecked Sendable`: the `EVP_PKEY` is never changed after `init`, and OpenSSL allows
+/// concurrent reads (verifying) of one key.
 package final class PublicKey: @unchecked Sendable {
     package let pointer: OpaquePointer
 

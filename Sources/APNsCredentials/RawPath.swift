@@ -1,4 +1,5 @@
 import Foundation
+import Synchronized
 
 /// File names that are not UTF-8. Linux allows any bytes but `/` and NUL in a name, while a
 /// Swift `String` path (and Foundation's folder walk) holds UTF-8 only: `check DIR` once left a
@@ -7,21 +8,21 @@ import Foundation
 /// byte that is not part of valid UTF-8 written `\xHH`), registered here with its real bytes,
 /// and read by those bytes (`CredentialFile.readBytes`).
 package enum RawPath {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var registered: [String: [UInt8]] = [:]
+    /// Escaped path -> its real bytes.
+    private static let registered = Locked([String: [UInt8]]())
 
     /// The path a command works with for `bytes`: the text itself when it is UTF-8, else its
     /// escaped form, remembered so that reading it opens the real bytes.
     package static func path(for bytes: [UInt8]) -> String {
         if let text = String(validating: bytes, as: UTF8.self) { return text }
         let escaped = escaped(bytes)
-        lock.withLock { registered[escaped] = bytes }
+        registered.withLock { $0[escaped] = bytes }
         return escaped
     }
 
     /// The real bytes of a path made by `path(for:)`; nil for ordinary paths.
     package static func bytes(for path: String) -> [UInt8]? {
-        lock.withLock { registered[path] }
+        registered.withLock { $0[path] }
     }
 
     /// UTF-8 as it is; every byte that is not part of a valid sequence as `\xHH`.

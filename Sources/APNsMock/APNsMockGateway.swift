@@ -3,6 +3,7 @@ import APNsProtocol
 import APNsSender
 import APNsTransport
 import Foundation
+import Synchronized
 
 /// A mock APNs gateway inside the test process: the provider API on a free loopback port,
 /// judging requests as APNs does (the same handler as `apnskit mock serve`), with a CA made
@@ -152,13 +153,15 @@ public final class APNsMockGateway: Sendable {
 
 /// The inbox sink behind `sentNotifications`: called on the gateway's event loop for every
 /// answered request, keeps the accepted provider API notifications, the newest `limit` of them.
-private final class SentNotificationStore: InboxSink, @unchecked Sendable {
-    // @unchecked: `ring`, `next` and `total` only under `lock`.
-    private let lock = NSLock()
+private final class SentNotificationStore: InboxSink, Sendable {
     private let limit: Int
-    private var ring: [APNsMockGateway.SentNotification] = []
-    private var next = 0
-    private var count = 0
+    private struct State {
+        var ring: [APNsMockGateway.SentNotification] = []
+        var next = 0
+        var count = 0
+    }
+
+    private let state = Locked(State())
 
     init(limit: Int) { self.limit = limit }
 
@@ -171,25 +174,25 @@ private final class SentNotificationStore: InboxSink, @unchecked Sendable {
             token: token, topic: event.topic, pushType: event.pushType.flatMap(APNsPushType.init(rawValue:)),
             priority: event.priority.flatMap(Int.init).flatMap(APNsPriority.init(rawValue:)), collapseID: event.collapseID,
             payload: event.payload, apnsID: apnsID, receivedAt: event.time)
-        lock.withLock {
-            if ring.count < limit { ring.append(notification) } else { ring[next] = notification }
-            next = (next + 1) % limit
-            count += 1
+        state.withLock { state in
+            if state.ring.count < limit { state.ring.append(notification) } else { state.ring[state.next] = notification }
+            state.next = (state.next + 1) % limit
+            state.count += 1
         }
     }
 
     var notifications: [APNsMockGateway.SentNotification] {
-        lock.withLock { ring.count < limit ? ring : Array(ring[next...] + ring[..<next]) }
+        state.withLock { state in
+            state.ring.count < limit ? state.ring : Array(state.ring[state.next...] + state.ring[..<state.next])
+        }
     }
 
-    var total: Int { lock.withLock { count } }
+    var total: Int { state.withLock { $0.count } }
 }
 
 /// True for the first `claim()` only: makes `shutdown()` safe to call twice, from any thread.
-private final class FirstCall: @unchecked Sendable {
-    // @unchecked: `claimed` only under `lock`.
-    private let lock = NSLock()
-    private var claimed = false
+private final class FirstCall: Sendable {
+    private let claimed = Locked(false)
 
-    func claim() -> Bool { lock.withLock { defer { claimed = true }; return !claimed } }
+    func claim() -> Bool { claimed.withLock { claimed in defer { claimed = true }; return !claimed } }
 }

@@ -1,5 +1,6 @@
 import APNsMock
 import Foundation
+import Synchronized
 
 /// The inbox: the newest `limit` requests the gateway answered, and the live subscribers
 /// (the web page's server-sent events) that hear of each new one.
@@ -9,7 +10,7 @@ import Foundation
 /// no allocation that grows, no waiting for a reader. A subscriber that falls
 /// `subscriberBacklog` entries behind is closed (the page reconnects and reloads the list)
 /// rather than buffered without bound.
-package final class InboxStore: InboxSink, @unchecked Sendable {
+package final class InboxStore: InboxSink, Sendable {
     /// Why 10,000: a day of a developer's test pushes, and at most about 55 MB even if every
     /// one carried the largest body the gateway keeps (5,121 bytes).
     package static let defaultLimit = 10_000
@@ -34,14 +35,29 @@ package final class InboxStore: InboxSink, @unchecked Sendable {
     }
 
     package let limit: Int
-    private let lock = NSLock()
-    /// A ring once full: `entries[oldest]` is the oldest, the one before it the newest.
-    private var entries: [Entry] = []
-    private var oldest = 0
-    private var nextID = 1
-    private var subscribers: [Int: AsyncStream<Update>.Continuation] = [:]
-    private var nextSubscriber = 0
-    private var closed = false
+    private struct State {
+        /// A ring once full: `entries[oldest]` is the oldest, the one before it the newest.
+        var entries: [Entry] = []
+        var oldest = 0
+        var nextID = 1
+        var subscribers: [Int: AsyncStream<Update>.Continuation] = [:]
+        var nextSubscriber = 0
+        var closed = false
+
+        /// Yields to every subscriber; returns (and forgets) those whose backlog is full.
+        mutating func broadcast(_ update: Update) -> [AsyncStream<Update>.Continuation] {
+            var overflowing: [AsyncStream<Update>.Continuation] = []
+            for (key, continuation) in subscribers {
+                if case .dropped = continuation.yield(update) {
+                    subscribers[key] = nil
+                    overflowing.append(continuation)
+                }
+            }
+            return overflowing
+        }
+    }
+
+    private let state = Locked(State())
 
     package init(limit: Int = InboxStore.defaultLimit) {
         precondition(limit >= 1, "the inbox keeps at least one entry")
@@ -49,16 +65,16 @@ package final class InboxStore: InboxSink, @unchecked Sendable {
     }
 
     package func gatewayAnswered(_ event: InboxEvent) {
-        let overflowing: [AsyncStream<Update>.Continuation] = lock.withLock {
-            let entry = Entry(id: nextID, event: event)
-            nextID += 1
-            if entries.count < limit {
-                entries.append(entry)
+        let overflowing: [AsyncStream<Update>.Continuation] = state.withLock { state in
+            let entry = Entry(id: state.nextID, event: event)
+            state.nextID += 1
+            if state.entries.count < limit {
+                state.entries.append(entry)
             } else {
-                entries[oldest] = entry
-                oldest = (oldest + 1) % limit
+                state.entries[state.oldest] = entry
+                state.oldest = (state.oldest + 1) % limit
             }
-            return broadcast(.added(entry))
+            return state.broadcast(.added(entry))
         }
         // Outside the lock: finishing a stream wakes its reader.
         for continuation in overflowing { continuation.finish() }
@@ -66,30 +82,18 @@ package final class InboxStore: InboxSink, @unchecked Sendable {
 
     /// Empties the inbox (the page's "Clear"); ids go on from where they were.
     package func clear() {
-        let overflowing: [AsyncStream<Update>.Continuation] = lock.withLock {
-            entries.removeAll()
-            oldest = 0
-            return broadcast(.cleared)
+        let overflowing: [AsyncStream<Update>.Continuation] = state.withLock { state in
+            state.entries.removeAll()
+            state.oldest = 0
+            return state.broadcast(.cleared)
         }
         for continuation in overflowing { continuation.finish() }
     }
 
     /// Tells every live feed that nothing happened (see `Update.heartbeat`).
     package func heartbeat() {
-        let overflowing = lock.withLock { broadcast(.heartbeat) }
+        let overflowing = state.withLock { $0.broadcast(.heartbeat) }
         for continuation in overflowing { continuation.finish() }
-    }
-
-    /// Under `lock`: yields to every subscriber; returns (and forgets) those whose backlog is full.
-    private func broadcast(_ update: Update) -> [AsyncStream<Update>.Continuation] {
-        var overflowing: [AsyncStream<Update>.Continuation] = []
-        for (key, continuation) in subscribers {
-            if case .dropped = continuation.yield(update) {
-                subscribers[key] = nil
-                overflowing.append(continuation)
-            }
-        }
-        return overflowing
     }
 
     /// The entries kept, newest first, that `matches` accepts, at most `maximum` of them;
@@ -99,7 +103,7 @@ package final class InboxStore: InboxSink, @unchecked Sendable {
     package func newest(_ maximum: Int, where matches: (Entry) -> Bool = { _ in true },
                        abandoned: () -> Bool = { false }) -> (entries: [Entry], kept: Int, seen: Int) {
         // A copy of the array is a reference under the lock; the filtering happens outside it.
-        let (snapshot, start, seen) = lock.withLock { (entries, oldest, nextID - 1) }
+        let (snapshot, start, seen) = state.withLock { ($0.entries, $0.oldest, $0.nextID - 1) }
         var found: [Entry] = []
         let count = snapshot.count
         var step = 0
@@ -123,33 +127,33 @@ package final class InboxStore: InboxSink, @unchecked Sendable {
     /// store is closed.
     package func subscribe() -> Subscription? {
         let (stream, continuation) = AsyncStream<Update>.makeStream(bufferingPolicy: .bufferingOldest(Self.subscriberBacklog))
-        let key: Int? = lock.withLock {
-            guard !closed, subscribers.count < Self.maxSubscribers else { return nil }
-            nextSubscriber += 1
-            subscribers[nextSubscriber] = continuation
-            return nextSubscriber
+        let key: Int? = state.withLock { state in
+            guard !state.closed, state.subscribers.count < Self.maxSubscribers else { return nil }
+            state.nextSubscriber += 1
+            state.subscribers[state.nextSubscriber] = continuation
+            return state.nextSubscriber
         }
         return key.map { Subscription(id: $0, updates: stream) }
     }
 
-    package var subscriberCount: Int { lock.withLock { subscribers.count } }
+    package var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
     /// Entries a search looks at between two checks that its client is still there.
     static let abandonCheckInterval = 256
 
-    private var isClosed: Bool { lock.withLock { closed } }
+    private var isClosed: Bool { state.withLock { $0.closed } }
 
     /// Forgets a feed and ends its stream (a no-op for one already gone).
     package func unsubscribe(_ id: Int) {
-        lock.withLock { subscribers.removeValue(forKey: id) }?.finish()
+        state.withLock { $0.subscribers.removeValue(forKey: id) }?.finish()
     }
 
     /// Ends every live feed (the server is stopping); later subscriptions are refused.
     package func close() {
-        let all: [AsyncStream<Update>.Continuation] = lock.withLock {
-            closed = true
-            defer { subscribers.removeAll() }
-            return Array(subscribers.values)
+        let all: [AsyncStream<Update>.Continuation] = state.withLock { state in
+            state.closed = true
+            defer { state.subscribers.removeAll() }
+            return Array(state.subscribers.values)
         }
         for continuation in all { continuation.finish() }
     }

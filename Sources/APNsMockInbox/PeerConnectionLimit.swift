@@ -1,20 +1,21 @@
 import Foundation
+import Synchronized
 import NIOCore
 
 /// The inbox's connections per peer address: past `limit` a new one is closed as soon as it is
 /// accepted, so one client holding idle connections cannot take every slot of
 /// `InboxServer.maxConnections` (64 silent connections once made every API request wait until
 /// they closed). The gateway has the same rule (`--max-connections-per-peer`).
-final class PeerConnectionCounter: @unchecked Sendable {
+final class PeerConnectionCounter: Sendable {
     let limit: Int
-    private let lock = NSLock()
-    private var open: [String: Int] = [:]
+    /// Open connections per peer address.
+    private let open = Locked([String: Int]())
 
     init(limit: Int) { self.limit = limit }
 
     /// Counts a connection from `peer`, or false (not counted) when it has `limit` already.
     func admit(_ peer: String) -> Bool {
-        lock.withLock {
+        open.withLock { open in
             guard open[peer, default: 0] < limit else { return false }
             open[peer, default: 0] += 1
             return true
@@ -22,7 +23,7 @@ final class PeerConnectionCounter: @unchecked Sendable {
     }
 
     func release(_ peer: String) {
-        lock.withLock {
+        open.withLock { open in
             open[peer, default: 1] -= 1
             if open[peer] == 0 { open[peer] = nil }
         }

@@ -1,6 +1,7 @@
 import APNsMock
 import CAPNsShims
 import Foundation
+import Synchronized
 
 /// What `q` searches in one inbox entry: its token, channel, topic, reason, apns-id, sender,
 /// push type and payload, case-folded, made the first time a search looks at the entry and then
@@ -11,9 +12,8 @@ import Foundation
 /// Made on first use rather than when the gateway stores the entry: the gateway hands entries
 /// over on its own event loop thread, where a first version that formatted strings cost 5.5 µs
 /// a request (docs/mock-gateway.md, "Mock inbox"), and most inboxes are never searched.
-package final class SearchText: @unchecked Sendable {
-    private let lock = NSLock()
-    private var folded: [UInt8]?
+package final class SearchText: Sendable {
+    private let folded = Locked<[UInt8]?>(nil)
 
     init() {}
 
@@ -26,7 +26,7 @@ package final class SearchText: @unchecked Sendable {
 
     /// The folded text of `event`, made once.
     func text(of event: InboxEvent) -> [UInt8] {
-        lock.withLock {
+        folded.withLock { folded in
             if let folded { return folded }
             var text: [UInt8] = []
             text.reserveCapacity(event.payload.count + 256)

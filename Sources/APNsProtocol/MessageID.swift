@@ -1,4 +1,5 @@
 import Foundation
+import Synchronized
 
 /// Random canonical lower-case UUIDs (version 4) for `apns-id`, made without a system call
 /// each: Foundation's `UUID()` reads the kernel's random source per call, which at a hundred
@@ -56,16 +57,15 @@ package struct MessageIDGenerator: Sendable {
 }
 
 /// A `MessageIDGenerator` behind a lock, for any thread.
-package final class MessageID: @unchecked Sendable {
+package final class MessageID: Sendable {
     package static let shared = MessageID()
 
-    private let lock = NSLock()
-    private var generator = MessageIDGenerator()
+    private let generator = Locked(MessageIDGenerator())
 
     package init() {}
 
     /// A new `xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx` string.
-    package func next() -> String { lock.withLock { generator.next() } }
+    package func next() -> String { generator.withLock { $0.next() } }
 }
 
 extension MessageID {

@@ -1,3 +1,5 @@
+import Synchronized
+
 /// A feed over notifications already in memory: read inline by the batch (it never blocks, so
 /// no reader thread is started), each with its position in the list as its result's `index`.
 public final class APNsNotificationList: APNsNotificationFeed, Sendable {

@@ -1,6 +1,7 @@
 import APNsTransport
 import APNsProtocol
 import Foundation
+import Synchronized
 
 /// One notification between the feed and its final result.
 struct PendingNotification: Sendable {
@@ -88,12 +89,11 @@ enum BatchSource {
 ///   requests are given up at once: `.cancelled(written: true)` if they went out, `false` if
 ///   they were still queued inside nghttp2 (they are then never written).
 /// - `cancel(index:)`: one single send's task was cancelled.
-final class BatchRun: @unchecked Sendable {
-    // @unchecked: everything mutable is guarded by `lock` (see below); the rest is `let`.
+final class BatchRun: Sendable {
     private let source: BatchSource
     /// Calls `onResult` off the loop thread (batches); nil: called inline (single sends,
-    /// whose `onResult` resumes the sender's continuation). Set once, in `init`.
-    private var dispatcher: ResultDispatcher?
+    /// whose `onResult` resumes the sender's continuation).
+    private let dispatcher: ResultDispatcher?
     private let onResult: @Sendable (APNsSendResult) -> Void
     private let pool: ConnectionPool
     private let policy: APNsRetryPolicy
@@ -106,6 +106,7 @@ final class BatchRun: @unchecked Sendable {
     private let outagesAreFinal: Bool
     /// The pool slot each of this run's slots uses.
     private let poolSlots: [Int]
+    private var slotCount: Int { poolSlots.count }
 
     private struct Slot {
         var connection: (any ProviderConnection)?
@@ -118,30 +119,33 @@ final class BatchRun: @unchecked Sendable {
         var stale: [any ProviderConnection] = []
     }
 
-    /// Everything below is guarded by `lock`.
-    private let lock = NSLock()
-    private var slots: [Slot]
-    /// Notifications to send again now (order does not matter: each has its own index).
-    private var ready: [PendingNotification] = []
-    /// Notifications submitted and not yet answered, or waiting out a back-off, by index.
-    private var active: [Int: PendingNotification] = [:]
-    /// The in-flight attempt of each submitted notification, by index.
-    private var inFlightRequests: [Int: RequestCancellation] = [:]
-    private var outstanding = 0
-    private var sourceEnded = false
-    private var stopped = false
-    private var cancelled = false
-    /// Set when `takeItem` held back because too many results wait for `onResult`.
-    private var waitingForConsumer = false
-    /// After a single send's cancellation, nothing is taken or resent until this
-    /// (`DispatchTime` nanoseconds; 0: no hold). See `noteCancellation`.
-    private var holdUntil: UInt64 = 0
-    private var holdStarted: UInt64 = 0
-    private var holdTimerArmed = false
-    /// Where the next `pumpAll` starts.
-    private var nextFirstSlot = 0
-    private var totals = APNsBatchSummary()
-    private var onFinish: (@Sendable (APNsBatchSummary) -> Void)?
+    /// Everything mutable, behind one lock.
+    private struct State {
+        var slots: [Slot]
+        /// Notifications to send again now (order does not matter: each has its own index).
+        var ready: [PendingNotification] = []
+        /// Notifications submitted and not yet answered, or waiting out a back-off, by index.
+        var active: [Int: PendingNotification] = [:]
+        /// The in-flight attempt of each submitted notification, by index.
+        var inFlightRequests: [Int: RequestCancellation] = [:]
+        var outstanding = 0
+        var sourceEnded = false
+        var stopped = false
+        var cancelled = false
+        /// Set when `takeItem` held back because too many results wait for `onResult`.
+        var waitingForConsumer = false
+        /// After a single send's cancellation, nothing is taken or resent until this
+        /// (`DispatchTime` nanoseconds; 0: no hold). See `noteCancellation`.
+        var holdUntil: UInt64 = 0
+        var holdStarted: UInt64 = 0
+        var holdTimerArmed = false
+        /// Where the next `pumpAll` starts.
+        var nextFirstSlot = 0
+        var totals = APNsBatchSummary()
+        var onFinish: (@Sendable (APNsBatchSummary) -> Void)?
+    }
+
+    private let state: Locked<State>
 
     /// Cancellations come in bursts: cancelling a task group cancels its child tasks one after
     /// another. Refilling a slot the moment a cancellation freed it would write the very
@@ -164,20 +168,21 @@ final class BatchRun: @unchecked Sendable {
         self.tokens = tokens
         self.window = max(1, window)
         if case .queue = source { outagesAreFinal = false } else { outagesAreFinal = true }
-        self.slots = Array(repeating: Slot(), count: self.poolSlots.count)
-        if resultsOnOwnThread {
-            dispatcher = ResultDispatcher(deliver: onResult) { [self] count in
-                let resume = lock.withLock {
-                    outstanding -= count
-                    defer { waitingForConsumer = false }
-                    return waitingForConsumer
-                }
-                finishIfDone()
-                // Only a run that held back for the consumer needs a push; otherwise the
-                // completions keep the pipeline going on the loop thread.
-                if resume { pumpAll() }
-            }
+        state = Locked(State(slots: Array(repeating: Slot(), count: self.poolSlots.count)))
+        dispatcher = resultsOnOwnThread ? ResultDispatcher(deliver: onResult) : nil
+    }
+
+    /// A stretch of `count` results reached `onResult` (on the dispatcher's thread).
+    private func delivered(_ count: Int) {
+        let resume = state.withLock { state in
+            state.outstanding -= count
+            defer { state.waitingForConsumer = false }
+            return state.waitingForConsumer
         }
+        finishIfDone()
+        // Only a run that held back for the consumer needs a push; otherwise the
+        // completions keep the pipeline going on the loop thread.
+        if resume { pumpAll() }
     }
 
     /// A run over `feed`: read inline when it never blocks, else ahead on its own thread.
@@ -205,8 +210,8 @@ final class BatchRun: @unchecked Sendable {
     /// Starts sending; `onFinish` runs once, when every notification taken has its result and
     /// the source has ended (or the run was stopped).
     func start(onFinish: @escaping @Sendable (APNsBatchSummary) -> Void) {
-        lock.withLock { self.onFinish = onFinish }
-        dispatcher?.start()
+        state.withLock { $0.onFinish = onFinish }
+        dispatcher?.start { [self] count in delivered(count) }
         if case .prefetched(let prefetcher) = source { prefetcher.start { [self] in pumpAll() } }
         pumpAll()
     }
@@ -217,18 +222,18 @@ final class BatchRun: @unchecked Sendable {
         // `stopped` first: nothing more is taken. `sourceEnded` only once what the source read
         // ahead is counted as outstanding, or a completion on another thread could see the run
         // empty and finish it (closing the result thread) before those results are out.
-        let first = lock.withLock {
-            defer { stopped = true }
-            return !stopped
+        let first = state.withLock { state in
+            defer { state.stopped = true }
+            return !state.stopped
         }
         guard first else { return }
         let unread = source.stop()
-        let ended: [PendingNotification] = lock.withLock {
-            sourceEnded = true
-            outstanding += unread.count
-            let waiting = ready + active.values.filter { inFlightRequests[$0.index] == nil }
-            ready.removeAll()
-            for item in waiting { active[item.index] = nil }
+        let ended: [PendingNotification] = state.withLock { state in
+            state.sourceEnded = true
+            state.outstanding += unread.count
+            let waiting = state.ready + state.active.values.filter { state.inFlightRequests[$0.index] == nil }
+            state.ready.removeAll()
+            for item in waiting { state.active[item.index] = nil }
             return waiting
         }
         for item in ended { emit(item, item.unsentResult) }
@@ -239,11 +244,11 @@ final class BatchRun: @unchecked Sendable {
     /// `stop()`, and in-flight requests are given up too (their streams reset): each ends
     /// `.cancelled(written:)` as it was or was not written. Safe from any thread, repeatable.
     func cancel() {
-        lock.withLock { cancelled = true }
+        state.withLock { $0.cancelled = true }
         stop()
-        let inFlight: [(PendingNotification, RequestCancellation)] = lock.withLock {
-            let taken = inFlightRequests.compactMap { index, request in active.removeValue(forKey: index).map { ($0, request) } }
-            inFlightRequests.removeAll()
+        let inFlight: [(PendingNotification, RequestCancellation)] = state.withLock { state in
+            let taken = state.inFlightRequests.compactMap { index, request in state.active.removeValue(forKey: index).map { ($0, request) } }
+            state.inFlightRequests.removeAll()
             return taken
         }
         for (item, request) in inFlight {
@@ -259,18 +264,18 @@ final class BatchRun: @unchecked Sendable {
     func cancel(index: Int) {
         enum Found { case none, unread(APNsNotification), waiting(PendingNotification), inFlight(PendingNotification, RequestCancellation) }
         // Under the run's lock, so the run cannot take it from the queue meanwhile.
-        let found: Found = lock.withLock {
-            if let position = ready.firstIndex(where: { $0.index == index }) {
-                noteCancellation()
-                return .waiting(ready.remove(at: position))
+        let found: Found = state.withLock { state in
+            if let position = state.ready.firstIndex(where: { $0.index == index }) {
+                noteCancellation(&state)
+                return .waiting(state.ready.remove(at: position))
             }
-            if let item = active.removeValue(forKey: index) {
-                noteCancellation()
-                if let request = inFlightRequests.removeValue(forKey: index) { return .inFlight(item, request) }
+            if let item = state.active.removeValue(forKey: index) {
+                noteCancellation(&state)
+                if let request = state.inFlightRequests.removeValue(forKey: index) { return .inFlight(item, request) }
                 return .waiting(item)
             }
             if case .queue(let queue) = source, let notification = queue.cancelWaiting(index) {
-                noteCancellation()
+                noteCancellation(&state)
                 return .unread(notification)
             }
             return .none
@@ -300,7 +305,7 @@ final class BatchRun: @unchecked Sendable {
     /// Sends from `slot` until its window is full, its connection is missing, or there is no work.
     private func pump(_ slot: Int) {
         while true {
-            switch lock.withLock({ nextStep(slot) }) {
+            switch state.withLock({ nextStep(slot, &$0) }) {
             case .idle:
                 finishIfDone()
                 return
@@ -318,62 +323,62 @@ final class BatchRun: @unchecked Sendable {
     /// Pumps every slot, starting at a rotating one: single sends that come one at a time
     /// spread over every connection instead of filling the first one's window.
     func pumpAll() {
-        let count = slots.count
-        let first = count == 1 ? 0 : lock.withLock { () -> Int in
-            defer { nextFirstSlot = (nextFirstSlot + 1) % count }
-            return nextFirstSlot
+        let count = slotCount
+        let first = count == 1 ? 0 : state.withLock { state -> Int in
+            defer { state.nextFirstSlot = (state.nextFirstSlot + 1) % count }
+            return state.nextFirstSlot
         }
         for offset in 0..<count { pump((first + offset) % count) }
     }
 
-    /// Under `lock`.
-    private func nextStep(_ slot: Int) -> Step {
-        if stopped { return .idle }
-        if holdUntil != 0 {
-            if DispatchTime.now().uptimeNanoseconds < holdUntil { return .idle }
-            holdUntil = 0
+    /// Under the lock.
+    private func nextStep(_ slot: Int, _ state: inout State) -> Step {
+        if state.stopped { return .idle }
+        if state.holdUntil != 0 {
+            if DispatchTime.now().uptimeNanoseconds < state.holdUntil { return .idle }
+            state.holdUntil = 0
         }
-        if let error = slots[slot].unreachable {
+        if let error = state.slots[slot].unreachable {
             // A batch fails the rest of its feed fast; the client's long-lived run asks the pool
             // again for the next send (the pool itself fails fast until its outage back-off ends).
-            if !outagesAreFinal { slots[slot].unreachable = nil }
-            guard let item = takeItem() else { return .idle }
+            if !outagesAreFinal { state.slots[slot].unreachable = nil }
+            guard let item = takeItem(&state) else { return .idle }
             return .fail(item, error)
         }
-        guard let connection = slots[slot].connection, connection.isUsable else {
-            slots[slot].connection = nil
+        guard let connection = state.slots[slot].connection, connection.isUsable else {
+            state.slots[slot].connection = nil
             // Connect only for real work: peek by moving the source's next item into `ready`.
-            guard !slots[slot].connecting, let item = takeItem() else { return .idle }
-            ready.append(item)
-            slots[slot].connecting = true
+            guard !state.slots[slot].connecting, let item = takeItem(&state) else { return .idle }
+            state.ready.append(item)
+            state.slots[slot].connecting = true
             return .connect
         }
-        guard slots[slot].inFlight < window, let item = takeItem() else { return .idle }
+        guard state.slots[slot].inFlight < window, let item = takeItem(&state) else { return .idle }
         if let problem = item.notification.localProblem() {
             return .fail(item, APNsSendError(.invalidNotification, "Not sent: \(problem)."))
         }
-        slots[slot].inFlight += 1
-        active[item.index] = item
+        state.slots[slot].inFlight += 1
+        state.active[item.index] = item
         return .send(item, connection)
     }
 
-    /// Under `lock`: a retry waiting to go, else the source's next notification.
-    private func takeItem() -> PendingNotification? {
-        if let item = ready.popLast() { return item }
-        guard !sourceEnded else { return nil }
+    /// Under the lock: a retry waiting to go, else the source's next notification.
+    private func takeItem(_ state: inout State) -> PendingNotification? {
+        if let item = state.ready.popLast() { return item }
+        guard !state.sourceEnded else { return nil }
         // A consumer slower than the gateway: wait for it (its next delivery pumps again).
         if let dispatcher, dispatcher.backlog >= ResultDispatcher.capacity {
-            waitingForConsumer = true
+            state.waitingForConsumer = true
             return nil
         }
         switch source.take() {
         case .empty:
             return nil
         case .ended:
-            sourceEnded = true
+            state.sourceEnded = true
             return nil
         case .item(let index, let notification):
-            outstanding += 1
+            state.outstanding += 1
             return Self.pending(index: index, notification.withDefaults(bundleID: defaultBundleID))
         }
     }
@@ -384,21 +389,21 @@ final class BatchRun: @unchecked Sendable {
                                    request: notification.request(apnsID: apnsID), startedNanos: DispatchTime.now().uptimeNanoseconds)
     }
 
-    /// Under `lock`: a single send was cancelled; hold new work back while the burst lasts
+    /// Under the lock: a single send was cancelled; hold new work back while the burst lasts
     /// (`cancellationQuiet`), and make sure a pump comes when it is over.
-    private func noteCancellation() {
+    private func noteCancellation(_ state: inout State) {
         let now = DispatchTime.now().uptimeNanoseconds
-        if holdUntil == 0 { holdStarted = now }
-        let limit = holdStarted + UInt64(Self.cancellationHoldLimit * 1e9)
-        holdUntil = min(limit, now + UInt64(Self.cancellationQuiet * 1e9))
-        guard !holdTimerArmed else { return }
-        holdTimerArmed = true
+        if state.holdUntil == 0 { state.holdStarted = now }
+        let limit = state.holdStarted + UInt64(Self.cancellationHoldLimit * 1e9)
+        state.holdUntil = min(limit, now + UInt64(Self.cancellationQuiet * 1e9))
+        guard !state.holdTimerArmed else { return }
+        state.holdTimerArmed = true
         Task { [self] in
             while true {
-                let wait = lock.withLock { () -> UInt64 in
+                let wait = self.state.withLock { state -> UInt64 in
                     let now = DispatchTime.now().uptimeNanoseconds
-                    if holdUntil > now { return holdUntil - now }
-                    holdTimerArmed = false
+                    if state.holdUntil > now { return state.holdUntil - now }
+                    state.holdTimerArmed = false
                     return 0
                 }
                 if wait == 0 { break }
@@ -410,16 +415,16 @@ final class BatchRun: @unchecked Sendable {
 
     private func connect(_ slot: Int) {
         Task {
-            let stale = lock.withLock {
-                defer { slots[slot].stale.removeAll() }
-                return slots[slot].stale
+            let stale = state.withLock { state in
+                defer { state.slots[slot].stale.removeAll() }
+                return state.slots[slot].stale
             }
             for connection in stale { await pool.discard(connection, slot: poolSlots[slot]) }
             do throws(ProviderSendError) {
                 let connection = try await pool.connection(slot: poolSlots[slot])
-                lock.withLock {
-                    slots[slot].connection = connection
-                    slots[slot].connecting = false
+                state.withLock { state in
+                    state.slots[slot].connection = connection
+                    state.slots[slot].connecting = false
                 }
             } catch {
                 let failure: APNsSendError
@@ -428,9 +433,9 @@ final class BatchRun: @unchecked Sendable {
                 case .closed(let sentence): failure = APNsSendError(.clientClosed, sentence)
                 default: failure = APNsSendError(.gatewayUnreachable, "Cannot reach the gateway: \(BatchSender.describe(error))")
                 }
-                lock.withLock {
-                    slots[slot].unreachable = failure
-                    slots[slot].connecting = false
+                state.withLock { state in
+                    state.slots[slot].unreachable = failure
+                    state.slots[slot].connecting = false
                 }
             }
             pump(slot)
@@ -450,18 +455,18 @@ final class BatchRun: @unchecked Sendable {
                 bearer = token
                 request.headers.append(("authorization", header))
             } catch {
-                let mine = lock.withLock {
-                    slots[slot].inFlight -= 1
-                    return active.removeValue(forKey: item.index) != nil
+                let mine = state.withLock { state in
+                    state.slots[slot].inFlight -= 1
+                    return state.active.removeValue(forKey: item.index) != nil
                 }
                 if mine { emit(item, item.result(.failed(APNsSendError(.tokenSigningFailed, "Cannot sign a provider token: \(error)")))) }
                 return
             }
         }
         let cancellation = RequestCancellation()
-        let runCancelled = lock.withLock {
-            if !cancelled, active[item.index] != nil { inFlightRequests[item.index] = cancellation }
-            return cancelled || active[item.index] == nil
+        let runCancelled = state.withLock { state in
+            if !state.cancelled, state.active[item.index] != nil { state.inFlightRequests[item.index] = cancellation }
+            return state.cancelled || state.active[item.index] == nil
         }
         // Cancelled between taking and here: the request is never written.
         if runCancelled { cancellation.cancel() }
@@ -481,9 +486,9 @@ final class BatchRun: @unchecked Sendable {
                           result: Result<ProviderResponse, ProviderSendError>) {
         var item = item
         // A run cancelled meanwhile (or this send's task) has already given it its result.
-        let mine = lock.withLock {
-            inFlightRequests.removeValue(forKey: item.index)
-            return active.removeValue(forKey: item.index) != nil
+        let mine = state.withLock { state in
+            state.inFlightRequests.removeValue(forKey: item.index)
+            return state.active.removeValue(forKey: item.index) != nil
         }
         let decision: Decision
         switch result {
@@ -493,9 +498,9 @@ final class BatchRun: @unchecked Sendable {
             // Cancelled: the stream was reset on purpose; the connection is fine.
             decision = .again
         case .failure(let error):
-            lock.withLock {
-                if let current = slots[slot].connection, current === connection { slots[slot].connection = nil }
-                if !slots[slot].stale.contains(where: { $0 === connection }) { slots[slot].stale.append(connection) }
+            state.withLock { state in
+                if let current = state.slots[slot].connection, current === connection { state.slots[slot].connection = nil }
+                if !state.slots[slot].stale.contains(where: { $0 === connection }) { state.slots[slot].stale.append(connection) }
             }
             if case .connectionLost = error {
                 item.possiblyDuplicated = true
@@ -507,15 +512,15 @@ final class BatchRun: @unchecked Sendable {
                 : .again
         }
         if mine, case .final(let outcome, let uniqueID) = decision { emit(item, item.result(outcome, uniqueID: uniqueID)) }
-        let endedByStop: Bool = lock.withLock {
-            slots[slot].inFlight -= 1
+        let endedByStop: Bool = state.withLock { state in
+            state.slots[slot].inFlight -= 1
             guard mine else { return false }
             switch decision {
             case .final: return false
             case .again, .after:
                 // A stopped run sends nothing more: the retry ends here.
-                if stopped { return true }
-                if case .again = decision { ready.append(item) } else { active[item.index] = item }
+                if state.stopped { return true }
+                if case .again = decision { state.ready.append(item) } else { state.active[item.index] = item }
                 return false
             }
         }
@@ -523,9 +528,9 @@ final class BatchRun: @unchecked Sendable {
         if mine, !endedByStop, case .after(let seconds) = decision {
             Task { [item] in
                 try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
-                lock.withLock {
+                state.withLock { state in
                     // Still ours unless the run was stopped or this send cancelled meanwhile.
-                    if active.removeValue(forKey: item.index) != nil { ready.append(item) }
+                    if state.active.removeValue(forKey: item.index) != nil { state.ready.append(item) }
                 }
                 pumpAll()
             }
@@ -555,27 +560,27 @@ final class BatchRun: @unchecked Sendable {
     /// A notification read from the source and never taken: it ends "not sent". `counted`:
     /// the caller already added it to `outstanding`.
     private func emitUnread(index: Int, _ notification: APNsNotification, counted: Bool = false) {
-        if !counted { lock.withLock { outstanding += 1 } }
+        if !counted { state.withLock { $0.outstanding += 1 } }
         let item = Self.pending(index: index, notification.withDefaults(bundleID: defaultBundleID))
         emit(item, item.unsentResult)
     }
 
     private func emit(_ item: PendingNotification, _ result: APNsSendResult) {
-        lock.withLock { totals.record(result) }
+        state.withLock { $0.totals.record(result) }
         observer.finished(result, pushType: item.notification.pushType, startedNanos: item.startedNanos)
         if let dispatcher {
             dispatcher.submit(result)
             return
         }
         onResult(result)
-        lock.withLock { outstanding -= 1 }
+        state.withLock { $0.outstanding -= 1 }
     }
 
     private func finishIfDone() {
-        let done: (@Sendable (APNsBatchSummary) -> Void, APNsBatchSummary)? = lock.withLock {
-            guard sourceEnded, outstanding == 0, let onFinish else { return nil }
-            self.onFinish = nil
-            return (onFinish, totals)
+        let done: (@Sendable (APNsBatchSummary) -> Void, APNsBatchSummary)? = state.withLock { state in
+            guard state.sourceEnded, state.outstanding == 0, let onFinish = state.onFinish else { return nil }
+            state.onFinish = nil
+            return (onFinish, state.totals)
         }
         if let (onFinish, summary) = done {
             dispatcher?.close()

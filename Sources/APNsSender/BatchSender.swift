@@ -2,6 +2,7 @@ import APNsProtocol
 import Foundation
 import Logging
 import Metrics
+import Synchronized
 
 /// Sends notifications over a pool of provider-API connections and guarantees that each one
 /// ends with exactly one `APNsSendResult`.

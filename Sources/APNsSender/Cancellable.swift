@@ -1,4 +1,5 @@
 import Foundation
+import Synchronized
 
 /// Task cancellation for calls that wait on the network: the transport's `connect` and `send`
 /// resume only when the peer answers or their timeout fires, and know nothing of tasks. `run`
@@ -26,42 +27,51 @@ enum Cancellable {
 
 /// Resumes a continuation exactly once with whichever outcome comes first: the operation's or
 /// the cancellation's. An outcome that comes before the continuation is attached (a task
-/// cancelled before it started) is kept and delivered on `attach`.
-private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<T, Error>?
-    private var early: Result<T, Error>?
-    private var settled = false
+/// cancelled before it started) is kept and delivered on `attach`. The continuation is
+/// resumed outside the lock.
+private final class ResumeOnce<T: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<T, Error>?
+        var early: Result<T, Error>?
+        var settled = false
+    }
+
+    private let state = Locked(State())
+
+    /// What `resume(with:)` decided under the lock.
+    private enum Step { case refused, kept, resume(CheckedContinuation<T, Error>) }
 
     func attach(_ continuation: CheckedContinuation<T, Error>) {
-        lock.lock()
-        if let early {
-            settled = true
-            lock.unlock()
-            continuation.resume(with: early)
-            return
+        let early: Result<T, Error>? = state.withLock { state in
+            if let early = state.early {
+                state.settled = true
+                return early
+            }
+            state.continuation = continuation
+            return nil
         }
-        self.continuation = continuation
-        lock.unlock()
+        if let early { continuation.resume(with: early) }
     }
 
     /// False when an outcome was already taken (this one is not delivered).
     @discardableResult
     func resume(with result: Result<T, Error>) -> Bool {
-        lock.lock()
-        guard !settled, early == nil else {
-            lock.unlock()
-            return false
+        let step: Step = state.withLock { state in
+            guard !state.settled, state.early == nil else { return .refused }
+            guard let continuation = state.continuation else {
+                state.early = result
+                return .kept
+            }
+            state.settled = true
+            state.continuation = nil
+            return .resume(continuation)
         }
-        guard let continuation else {
-            early = result
-            lock.unlock()
+        switch step {
+        case .refused: return false
+        case .kept: return true
+        case .resume(let continuation):
+            continuation.resume(with: result)
             return true
         }
-        settled = true
-        self.continuation = nil
-        lock.unlock()
-        continuation.resume(with: result)
-        return true
     }
 }

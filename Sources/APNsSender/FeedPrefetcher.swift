@@ -1,4 +1,5 @@
 import Foundation
+import Synchronized
 
 /// Reads a `APNsNotificationFeed` on a thread of its own into a small bounded buffer, so a feed
 /// that blocks (a `--tokens -` pipe whose writer is slow, a database cursor) never blocks the
@@ -7,7 +8,7 @@ import Foundation
 /// The buffer holds at most `capacity` notifications (memory stays flat whatever the feed).
 /// `onAvailable` runs on the reader thread when a consumer found the buffer empty and there is
 /// news since (an item, or the end of the feed): the consumer never polls.
-final class FeedPrefetcher: @unchecked Sendable {
+final class FeedPrefetcher: Sendable {
     typealias Item = (index: Int, notification: APNsNotification)
 
     enum Take {
@@ -19,20 +20,25 @@ final class FeedPrefetcher: @unchecked Sendable {
 
     /// Notifications read ahead of the sender at most.
     static let defaultCapacity = 256
+    /// Seconds `stop` waits for a `next()` in progress.
+    static let stopWait = 1.0
 
     private let feed: any APNsNotificationFeed
     private let capacity: Int
-    private let condition = NSCondition()
-    private var buffer: [Item] = []
-    private var head = 0
-    private var ended = false
-    private var stopped = false
-    private var starved = false
-    /// True while the reader thread is inside the feed's `next()`.
-    private var reading = false
-    /// Seconds `stop` waits for a `next()` in progress.
-    static let stopWait = 1.0
-    private var onAvailable: (@Sendable () -> Void)?
+
+    private struct State {
+        var buffer = FIFO<Item>()
+        var ended = false
+        var stopped = false
+        var starved = false
+        /// True while the reader thread is inside the feed's `next()`.
+        var reading = false
+        /// The callback holds the run, which holds this prefetcher: the reader drops it when it
+        /// ends, or every batch would keep its run and connections alive.
+        var onAvailable: (@Sendable () -> Void)?
+    }
+
+    private let state = Locked(State())
 
     init(feed: any APNsNotificationFeed, capacity: Int = FeedPrefetcher.defaultCapacity) {
         self.feed = feed
@@ -41,7 +47,7 @@ final class FeedPrefetcher: @unchecked Sendable {
 
     /// Starts the reader thread.
     func start(onAvailable: @escaping @Sendable () -> Void) {
-        self.onAvailable = onAvailable
+        state.withLock { $0.onAvailable = onAvailable }
         let thread = Thread { [self] in read() }
         thread.name = "apnskit.feed"
         thread.start()
@@ -49,23 +55,17 @@ final class FeedPrefetcher: @unchecked Sendable {
 
     /// The next notification, if one was read already.
     func take() -> Take {
-        condition.lock()
-        defer { condition.unlock() }
-        if head < buffer.count {
-            let item = buffer[head]
-            head += 1
-            if head == buffer.count {
-                buffer.removeAll(keepingCapacity: true)
-                head = 0
+        state.withLock { state in
+            if let item = state.buffer.popFirst() {
+                // The reader waits while the buffer is full; half empty is worth waking it for.
+                if state.buffer.count == capacity / 2 { self.state.signal() }
+                return .item(item)
             }
-            // The reader waits while the buffer is full; half empty is worth waking it for.
-            if buffer.count - head == capacity / 2 { condition.signal() }
-            return .item(item)
+            if state.ended { return .ended }
+            state.starved = true
+            self.state.signal()
+            return .empty
         }
-        if ended { return .ended }
-        starved = true
-        condition.signal()
-        return .empty
     }
 
     /// Stops reading (the run was stopped or cancelled) and returns what was read and not
@@ -74,51 +74,46 @@ final class FeedPrefetcher: @unchecked Sendable {
     /// still blocked after that (a pipe with nothing in it) has read nothing yet, and is left
     /// to end on its own: whatever arrives later is not read.
     func stop() -> [Item] {
-        condition.lock()
-        stopped = true
         let deadline = Date(timeIntervalSinceNow: Self.stopWait)
-        while reading && condition.wait(until: deadline) {}
-        let unread = Array(buffer[head...])
-        buffer.removeAll()
-        head = 0
-        condition.signal()
-        condition.unlock()
-        return unread
+        return state.withLock(waitingUntil: { state in
+            state.stopped = true
+            return !state.reading
+        }, deadline: deadline) { state in
+            let unread = state.buffer.drain()
+            self.state.signal()
+            return unread
+        }
     }
 
     private func read() {
         while true {
-            condition.lock()
-            while buffer.count - head >= capacity && !stopped { condition.wait() }
-            if stopped {
-                condition.unlock()
-                onAvailable = nil
-                return
+            let go: Bool = state.withLock(waitingUntil: { $0.buffer.count < capacity || $0.stopped }) { state in
+                if state.stopped {
+                    state.onAvailable = nil
+                    return false
+                }
+                state.reading = true
+                return true
             }
-            reading = true
-            condition.unlock()
+            guard go else { return }
             let item = feed.next()
-            condition.lock()
-            reading = false
-            if stopped {
-                // Read while `stop` waited: handed over with the rest of the buffer.
-                if let item { buffer.append(item) }
-                condition.broadcast()
-                condition.unlock()
-                onAvailable = nil
-                return
+            let (more, notify): (Bool, (@Sendable () -> Void)?) = state.withLock { state in
+                state.reading = false
+                if state.stopped {
+                    // Read while `stop` waited: handed over with the rest of the buffer.
+                    if let item { state.buffer.append(item) }
+                    self.state.broadcast()
+                    state.onAvailable = nil
+                    return (false, nil)
+                }
+                if let item { state.buffer.append(item) } else { state.ended = true }
+                let notify = state.starved ? state.onAvailable : nil
+                state.starved = false
+                if item == nil { state.onAvailable = nil }
+                return (item != nil, notify)
             }
-            if let item { buffer.append(item) } else { ended = true }
-            let notify = starved
-            starved = false
-            condition.unlock()
-            if notify { onAvailable?() }
-            if item == nil {
-                // The callback holds the run, which holds this prefetcher: dropping it here
-                // breaks that cycle, or every batch would keep its run and connections alive.
-                onAvailable = nil
-                return
-            }
+            notify?()
+            if !more { return }
         }
     }
 }

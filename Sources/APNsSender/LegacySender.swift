@@ -2,6 +2,7 @@ import APNsCredentials
 import APNsProtocol
 import APNsTransport
 import Foundation
+import Synchronized
 
 /// Sends through the legacy binary gateway (apns-protocol.md §4) with the same one-result-per-
 /// notification accounting as the HTTP/2 sender.
@@ -81,19 +82,17 @@ package final class LegacySender: Sendable {
 }
 
 /// What the reader task saw on the current connection: the error response, or its end.
-final class LegacyWatch: @unchecked Sendable {
+final class LegacyWatch: Sendable {
     enum Event { case error(LegacyErrorResponse), closed(String?) }
-    private let lock = NSLock()
-    private var bytes: [UInt8] = []
-    private var closedReason: String??
+    private let seen = Locked((bytes: [UInt8](), closedReason: String??.none))
 
-    func append(_ data: [UInt8]) { lock.withLock { bytes += data } }
-    func close(_ reason: String?) { lock.withLock { if closedReason == nil { closedReason = .some(reason) } } }
+    func append(_ data: [UInt8]) { seen.withLock { $0.bytes += data } }
+    func close(_ reason: String?) { seen.withLock { if $0.closedReason == nil { $0.closedReason = .some(reason) } } }
 
     var event: Event? {
-        lock.withLock {
-            if bytes.count >= LegacyErrorResponse.size, let response = LegacyErrorResponse(bytes: bytes) { return .error(response) }
-            if let closedReason { return .closed(closedReason) }
+        seen.withLock { seen in
+            if seen.bytes.count >= LegacyErrorResponse.size, let response = LegacyErrorResponse(bytes: seen.bytes) { return .error(response) }
+            if let closedReason = seen.closedReason { return .closed(closedReason) }
             return nil
         }
     }

@@ -1,6 +1,7 @@
 import APNsProtocol
 import APNsTransport
 import Foundation
+import Synchronized
 
 /// One request and its final answer through a `ConnectionPool`, with the rules `BatchRun`
 /// applies to notifications (apns-protocol.md §1): 429 and 5xx retried with back-off (or after

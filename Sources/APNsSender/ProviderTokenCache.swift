@@ -1,5 +1,6 @@
 import APNsCredentials
 import Foundation
+import Synchronized
 
 /// Holds the current provider token and replaces it on schedule. APNs refuses tokens older
 /// than an hour (ExpiredProviderToken) and answers TooManyProviderTokenUpdates to a key whose
@@ -8,15 +9,18 @@ import Foundation
 /// and even an ExpiredProviderToken answer replaces it only once it is `minimumAge` old.
 ///
 /// `clock` tells the time; tests pass a fake one to cover hours in microseconds.
-package final class ProviderTokenCache: @unchecked Sendable {
+package final class ProviderTokenCache: Sendable {
     private let signer: APNsTokenSigner
     package let refreshInterval: TimeInterval
     /// Never replace a token younger than this (20 minutes).
     package let minimumAge: TimeInterval
     private let clock: @Sendable () -> Date
-    private let lock = NSLock()
-    private var current: (token: String, authorization: String, issued: Date)?
-    private var minted = 0
+    private struct State {
+        var current: (token: String, authorization: String, issued: Date)?
+        var minted = 0
+    }
+
+    private let state = Locked(State())
 
     package init(signer: APNsTokenSigner, refreshInterval: TimeInterval = 40 * 60, minimumAge: TimeInterval = 20 * 60,
                 clock: @escaping @Sendable () -> Date = { Date() }) {
@@ -27,7 +31,7 @@ package final class ProviderTokenCache: @unchecked Sendable {
     }
 
     /// How many tokens have been minted (tests prove it is not one per request).
-    package var mintedCount: Int { lock.withLock { minted } }
+    package var mintedCount: Int { state.withLock { $0.minted } }
 
     /// The token to send now.
     package func token() throws -> String { try authorization().token }
@@ -37,12 +41,12 @@ package final class ProviderTokenCache: @unchecked Sendable {
     /// it per request cost an allocation and a copy each.
     package func authorization() throws -> (token: String, header: String) {
         let now = clock()
-        return try lock.withLock {
-            if let current, now.timeIntervalSince(current.issued) < refreshInterval { return (current.token, current.authorization) }
+        return try state.withLock { state in
+            if let current = state.current, now.timeIntervalSince(current.issued) < refreshInterval { return (current.token, current.authorization) }
             let token = try signer.token(issuedAt: now)
             let header = "bearer " + token
-            current = (token, header, now)
-            minted += 1
+            state.current = (token, header, now)
+            state.minted += 1
             return (token, header)
         }
     }
@@ -54,10 +58,10 @@ package final class ProviderTokenCache: @unchecked Sendable {
     @discardableResult
     package func invalidate(_ rejected: String) -> Bool {
         let now = clock()
-        return lock.withLock {
-            guard let current, current.token == rejected else { return true }
+        return state.withLock { state in
+            guard let current = state.current, current.token == rejected else { return true }
             guard now.timeIntervalSince(current.issued) >= minimumAge else { return false }
-            self.current = nil
+            state.current = nil
             return true
         }
     }

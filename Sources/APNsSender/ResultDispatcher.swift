@@ -1,4 +1,5 @@
 import Foundation
+import Synchronized
 
 /// Calls a batch's `onResult` on a thread of its own, in order, so a slow consumer (a database
 /// write, a file on a slow disk) never runs on the event loop thread that completes requests
@@ -7,7 +8,7 @@ import Foundation
 /// Results wait in a queue; `backlog` lets the run stop taking new notifications while more
 /// than `capacity` wait, so a consumer slower than the gateway slows the batch down instead of
 /// growing memory. After each delivered stretch, `delivered(count)` tells the run.
-final class ResultDispatcher: @unchecked Sendable {
+final class ResultDispatcher: Sendable {
     /// Results waiting for `onResult` at most, before the run stops taking new work.
     static let capacity = 1024
     /// Woken by a first result, the thread lingers up to `linger` seconds for more (or until
@@ -16,75 +17,76 @@ final class ResultDispatcher: @unchecked Sendable {
     static let linger = 0.002
     static let stretch = 64
 
-    private let condition = NSCondition()
-    private var queue: [APNsSendResult] = []
-    private var inDelivery = 0
-    private var idle = false
-    private var closed = false
-    /// Dropped when the thread ends: the run's closures hold the run, and the run holds this.
-    private var deliver: (@Sendable (APNsSendResult) -> Void)?
-    private var delivered: (@Sendable (Int) -> Void)?
-
-    init(deliver: @escaping @Sendable (APNsSendResult) -> Void, delivered: @escaping @Sendable (Int) -> Void) {
-        self.deliver = deliver
-        self.delivered = delivered
+    private struct State {
+        var queue: [APNsSendResult] = []
+        var inDelivery = 0
+        /// The thread waits for a first result or lingers for more: `submit` wakes it.
+        var idle = false
+        var closed = false
+        /// Dropped when the thread ends: the run's closures hold the run, and the run holds this.
+        var deliver: (@Sendable (APNsSendResult) -> Void)?
+        var delivered: (@Sendable (Int) -> Void)?
     }
 
-    func start() {
+    private let state: Locked<State>
+
+    init(deliver: @escaping @Sendable (APNsSendResult) -> Void) {
+        state = Locked(State(deliver: deliver))
+    }
+
+    /// Starts the thread; `delivered(count)` runs on it after each delivered stretch.
+    func start(delivered: @escaping @Sendable (Int) -> Void) {
+        state.withLock { $0.delivered = delivered }
         let thread = Thread { [self] in run() }
         thread.name = "apnskit.results"
         thread.start()
     }
 
     func submit(_ result: APNsSendResult) {
-        condition.lock()
-        queue.append(result)
-        if idle && (queue.count == 1 || queue.count == Self.stretch) { condition.signal() }
-        condition.unlock()
+        state.withLock { state in
+            state.queue.append(result)
+            if state.idle && (state.queue.count == 1 || state.queue.count == Self.stretch) { self.state.signal() }
+        }
     }
 
     /// Results queued or being delivered.
     var backlog: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return queue.count + inDelivery
+        state.withLock { $0.queue.count + $0.inDelivery }
     }
 
     /// Ends the thread once the queue is empty.
     func close() {
-        condition.lock()
-        closed = true
-        condition.signal()
-        condition.unlock()
+        state.withLock { state in
+            state.closed = true
+            self.state.signal()
+        }
     }
 
     private func run() {
         while true {
-            condition.lock()
-            while queue.isEmpty && !closed {
-                idle = true
-                condition.wait()
+            state.withLock(waitingUntil: { state in
+                if !state.queue.isEmpty || state.closed { return true }
+                state.idle = true
+                return false
+            }) { _ in }
+            let work: (batch: [APNsSendResult], deliver: (@Sendable (APNsSendResult) -> Void)?, delivered: (@Sendable (Int) -> Void)?)?
+            work = state.withLock(waitingUntil: { $0.closed || $0.queue.count >= Self.stretch },
+                                  deadline: Date(timeIntervalSinceNow: Self.linger)) { state in
+                state.idle = false
+                if state.queue.isEmpty {
+                    state.deliver = nil
+                    state.delivered = nil
+                    return nil
+                }
+                let batch = state.queue
+                state.queue.removeAll(keepingCapacity: true)
+                state.inDelivery = batch.count
+                return (batch, state.deliver, state.delivered)
             }
-            if !closed && queue.count < Self.stretch {
-                _ = condition.wait(until: Date(timeIntervalSinceNow: Self.linger))
-            }
-            idle = false
-            if queue.isEmpty {
-                deliver = nil
-                delivered = nil
-                condition.unlock()
-                return
-            }
-            let batch = queue
-            queue.removeAll(keepingCapacity: true)
-            inDelivery = batch.count
-            let (deliver, delivered) = (self.deliver, self.delivered)
-            condition.unlock()
-            for result in batch { deliver?(result) }
-            condition.lock()
-            inDelivery = 0
-            condition.unlock()
-            delivered?(batch.count)
+            guard let work else { return }
+            for result in work.batch { work.deliver?(result) }
+            state.withLock { $0.inDelivery = 0 }
+            work.delivered?(work.batch.count)
         }
     }
 }

@@ -1,5 +1,6 @@
 import APNsProtocol
 import Foundation
+import Synchronized
 import Logging
 import Metrics
 
@@ -22,15 +23,13 @@ import Metrics
 /// Logs: connect failures (debug), the gateway counted as down and back (warning, notice),
 /// results other than delivered (debug) and every result (trace). The default logger is a
 /// no-op: a library is quiet unless the caller asks.
-final class SenderObserver: @unchecked Sendable {
+final class SenderObserver: Sendable {
     let logger: Logger
     let environment: String
     private let factory: MetricsFactory
-    private let lock = NSLock()
     /// Counters and timers made once per dimension set: the factory lookup stays off the
     /// per-notification path.
-    private var counters: [CounterKey: Counter] = [:]
-    private var timers: [TimerKey: Metrics.Timer] = [:]
+    private let made = Locked((counters: [CounterKey: Counter](), timers: [TimerKey: Metrics.Timer]()))
     private let connectsOK: Counter
     private let connectsFailed: Counter
 
@@ -63,22 +62,22 @@ final class SenderObserver: @unchecked Sendable {
     func finished(_ result: APNsSendResult, pushType: APNsPushType?, startedNanos: UInt64) {
         let (outcome, reason) = Self.labels(result.outcome)
         let type = pushType?.rawValue ?? "none"
-        let (counter, timer) = lock.withLock { () -> (Counter, Metrics.Timer) in
+        let (counter, timer) = made.withLock { made -> (Counter, Metrics.Timer) in
             let counterKey = CounterKey(outcome: outcome, reason: reason, pushType: type)
-            let counter = counters[counterKey] ?? {
-                let made = Counter(label: "apns_notifications_total", dimensions: [
+            let counter = made.counters[counterKey] ?? {
+                let new = Counter(label: "apns_notifications_total", dimensions: [
                     ("outcome", outcome), ("reason", reason), ("push_type", type), ("environment", environment),
                 ], factory: factory)
-                counters[counterKey] = made
-                return made
+                made.counters[counterKey] = new
+                return new
             }()
             let timerKey = TimerKey(outcome: outcome, pushType: type)
-            let timer = timers[timerKey] ?? {
-                let made = Metrics.Timer(label: "apns_notification_duration_seconds", dimensions: [
+            let timer = made.timers[timerKey] ?? {
+                let new = Metrics.Timer(label: "apns_notification_duration_seconds", dimensions: [
                     ("outcome", outcome), ("push_type", type), ("environment", environment),
                 ], factory: factory)
-                timers[timerKey] = made
-                return made
+                made.timers[timerKey] = new
+                return new
             }()
             return (counter, timer)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronized
 
 /// How many connections a server (or several: the mock gateway's three ports share one) keeps
 /// open at once.
@@ -10,24 +11,28 @@ import Foundation
 /// hanging in the listen queue), and a log line says so, at most one a second.
 ///
 /// Slots are taken on the loop thread and given back by `Slot.deinit`, which runs wherever
-/// the last reference to a socket goes (a task may hold a connection), hence the lock.
+/// the last reference to a socket goes (a task may hold a connection), hence the lock (the
+/// refusal log's rate limit, used on the loop thread only, shares it: one lock, no promise).
 ///
 /// One address may hold at most `perPeer` of the slots, so a single client that opens
 /// connections and leaves them idle cannot lock every other client out (a server facing the
 /// internet cannot tell a provider from an attacker, only one address from another).
-package final class ConnectionLimit: @unchecked Sendable {
+package final class ConnectionLimit: Sendable {
     package let maximum: Int
     package let perPeer: Int
     /// Ends the refusal line: what to change to allow more (the mock says `--max-connections`).
     private let hint: String
     private let perPeerHint: String
     private let log: @Sendable (String) -> Void
-    private let lock = NSLock()
-    private var open = 0
-    private var openByPeer: [String: Int] = [:]
-    // Loop-thread-only: the refusal log's rate limit.
-    private var refusedSinceLine = 0
-    private var lastLine: UInt64 = 0
+    private struct State {
+        var open = 0
+        var openByPeer: [String: Int] = [:]
+        /// The refusal log's rate limit.
+        var refusedSinceLine = 0
+        var lastLine: UInt64 = 0
+    }
+
+    private let state = Locked(State())
 
     package init(maximum: Int, perPeer: Int? = nil, hint: String = "", perPeerHint: String = "", log: @escaping @Sendable (String) -> Void) {
         self.maximum = maximum
@@ -46,10 +51,10 @@ package final class ConnectionLimit: @unchecked Sendable {
             self.address = address
         }
         deinit {
-            limit.lock.withLock {
-                limit.open -= 1
-                let left = (limit.openByPeer[address] ?? 1) - 1
-                limit.openByPeer[address] = left > 0 ? left : nil
+            limit.state.withLock { state in
+                state.open -= 1
+                let left = (state.openByPeer[address] ?? 1) - 1
+                state.openByPeer[address] = left > 0 ? left : nil
             }
         }
     }
@@ -57,27 +62,33 @@ package final class ConnectionLimit: @unchecked Sendable {
     /// Gives `socket` a slot, or refuses it (the caller drops it, which closes it). Loop thread.
     func admit(_ socket: Socket, peer: String, port: Int) -> Bool {
         let address = Self.address(of: peer)
-        let refusal: String? = lock.withLock {
-            guard open < maximum else { return "\(maximum) connections are open, the limit\(hint.isEmpty ? "" : "; \(hint)")" }
-            let fromPeer = openByPeer[address] ?? 0
+        let refusal: String? = state.withLock { state in
+            guard state.open < maximum else { return "\(maximum) connections are open, the limit\(hint.isEmpty ? "" : "; \(hint)")" }
+            let fromPeer = state.openByPeer[address] ?? 0
             guard fromPeer < perPeer else {
                 return "\(perPeer) connections from \(address) are open, the limit for one address\(perPeerHint.isEmpty ? "" : "; \(perPeerHint)")"
             }
-            open += 1
-            openByPeer[address] = fromPeer + 1
+            state.open += 1
+            state.openByPeer[address] = fromPeer + 1
             return nil
         }
         guard let refusal else {
             socket.slot = Slot(self, address: address)
             return true
         }
-        refusedSinceLine += 1
         let now = EventLoop.nowMillis()
-        if lastLine == 0 || now - lastLine >= 1000 {
-            let others = refusedSinceLine > 1 ? " (and \(refusedSinceLine - 1) more since the last such line)" : ""
-            log("refused a connection from \(peer) on port \(port)\(others): \(refusal).")
-            refusedSinceLine = 0
-            lastLine = now
+        // The line is written outside the lock; `others` is what this line stands for.
+        let others: Int? = state.withLock { state in
+            state.refusedSinceLine += 1
+            guard state.lastLine == 0 || now - state.lastLine >= 1000 else { return nil }
+            defer {
+                state.refusedSinceLine = 0
+                state.lastLine = now
+            }
+            return state.refusedSinceLine - 1
+        }
+        if let others {
+            log("refused a connection from \(peer) on port \(port)\(others > 0 ? " (and \(others) more since the last such line)" : ""): \(refusal).")
         }
         return false
     }

@@ -1,5 +1,6 @@
 import APNsCredentials
 import Foundation
+import Synchronized
 
 /// An HTTP/2 client connection over TLS: the provider API's transport.
 ///
@@ -153,46 +154,37 @@ extension HTTP2Client.Session {
 }
 
 /// The part of a client session's state other threads may read, behind a lock.
-final class HTTP2ClientStatus: @unchecked Sendable {
-    private let lock = NSLock()
-    private var open = true
-    private var streams = 100
-    private var reason: TransportError?
-    private var gone = false
-    private var goneWaiters: [CheckedContinuation<Void, Never>] = []
+final class HTTP2ClientStatus: Sendable {
+    private struct State {
+        var open = true
+        var streams = 100
+        var reason: TransportError?
+    }
 
-    var isOpen: Bool { lock.withLock { open } }
-    var closeReason: TransportError? { lock.withLock { reason } }
-    var maxConcurrentStreams: Int { lock.withLock { streams } }
+    private let state = Locked(State())
+    /// Open once the connection is closed for good.
+    private let gone = Latch()
+
+    var isOpen: Bool { state.withLock { $0.open } }
+    var closeReason: TransportError? { state.withLock { $0.reason } }
+    var maxConcurrentStreams: Int { state.withLock { $0.streams } }
     /// Marks the connection unusable; the first reason given is kept.
     func markClosed(_ error: TransportError? = nil) {
-        lock.withLock {
-            open = false
-            if reason == nil { reason = error }
+        state.withLock { state in
+            state.open = false
+            if state.reason == nil { state.reason = error }
         }
     }
-    func setMaxConcurrentStreams(_ value: Int) { lock.withLock { streams = value } }
+    func setMaxConcurrentStreams(_ value: Int) { state.withLock { $0.streams = value } }
 
-    /// The connection is closed for good: `waitUntilGone` returns.
+    /// The connection is closed for good: `waitUntilGone` returns (after `isOpen` and
+    /// `closeReason` say so).
     func markGone(_ error: TransportError?) {
-        let waiters: [CheckedContinuation<Void, Never>] = lock.withLock {
-            open = false
-            if reason == nil { reason = error }
-            gone = true
-            defer { goneWaiters.removeAll() }
-            return goneWaiters
-        }
-        for waiter in waiters { waiter.resume() }
+        markClosed(error)
+        gone.open()
     }
 
     func waitUntilGone() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now: Bool = lock.withLock {
-                if gone { return true }
-                goneWaiters.append(continuation)
-                return false
-            }
-            if now { continuation.resume() }
-        }
+        await gone.wait()
     }
 }

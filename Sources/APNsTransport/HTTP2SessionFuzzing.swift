@@ -1,4 +1,5 @@
 import Foundation
+import Synchronized
 
 /// Feeds arbitrary bytes into a real `HTTP2Session`, server or client role, with no socket and
 /// no TLS: the glue between nghttp2 and our requests and responses (header and body bounds,
@@ -26,17 +27,17 @@ package enum HTTP2SessionFuzzing {
     /// connection is closed at the end, so every pending completion has run when this returns.
     package static func feed(_ bytes: [UInt8], asServer: Bool, chunk: Int) throws -> Outcome {
         let context = try sharedContext.get()
-        // Written on the loop thread only, read here after the semaphore, which orders the
-        // loop's writes before this read.
-        nonisolated(unsafe) var result = Outcome()
+        // Written on the loop thread, read here after the semaphore.
+        let result = Locked(Outcome())
         let done = DispatchSemaphore(value: 0)
         let loop = EventLoop.shared
         loop.execute {
-            result = run(bytes, asServer: asServer, chunk: chunk, context: context, loop: loop)
+            let outcome = run(bytes, asServer: asServer, chunk: chunk, context: context, loop: loop)
+            result.withLock { $0 = outcome }
             done.signal()
         }
         done.wait()
-        return result
+        return result.withLock { $0 }
     }
 
     /// `feed` on the loop thread.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronized
 
 /// SIGINT and SIGTERM as an event a command can act on: stop what it is doing, write what it
 /// has, print its summary and exit 128 + the signal (130, 143), so "every result written"
@@ -7,29 +8,37 @@ import Foundation
 /// `SecureFileWriter`) stays as it is. A command that can still write what it knows quickly
 /// (`push`: give in-flight requests up, then write every result) says so with
 /// `onSecondSignal`, and exits itself.
-final class Interruption: @unchecked Sendable {
-    private let lock = NSLock()
-    private var signalNumber: Int32?
-    private var actions: [@Sendable (Int32) -> Void] = []
-    private var secondAction: (@Sendable () -> Void)?
-    private var secondReceived = false
-    private var sources: [DispatchSourceSignal] = []
+final class Interruption: Sendable {
+    private struct State {
+        var signalNumber: Int32?
+        var actions: [@Sendable (Int32) -> Void] = []
+        var secondAction: (@Sendable () -> Void)?
+        var secondReceived = false
+        /// Keeps the signal sources alive as long as this (they are not `Sendable`, so they sit
+        /// in a box of their own, filled once by `install`).
+        var sources: Locked<[DispatchSourceSignal]>?
+    }
+
+    private let state = Locked(State())
 
     /// Takes over SIGINT and SIGTERM for the rest of the process.
     static func install() -> Interruption {
         let interruption = Interruption()
+        var sources: [DispatchSourceSignal] = []
         for number in [SIGINT, SIGTERM] {
             Glibc.signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { interruption.received(number) }
             source.resume()
-            interruption.sources.append(source)
+            sources.append(source)
         }
+        let kept = Locked(sources)
+        interruption.state.withLock { $0.sources = kept }
         return interruption
     }
 
     /// The first signal received, or nil.
-    var signal: Int32? { lock.withLock { signalNumber } }
+    var signal: Int32? { state.withLock { $0.signalNumber } }
 
     /// The exit status for the signal received (130 for SIGINT, 143 for SIGTERM), or nil.
     var exitStatus: Int32? { signal.map { 128 + $0 } }
@@ -39,9 +48,9 @@ final class Interruption: @unchecked Sendable {
 
     /// Runs `action` when the first signal arrives, or now if it already has.
     func onSignal(_ action: @escaping @Sendable (Int32) -> Void) {
-        let already: Int32? = lock.withLock {
-            if signalNumber == nil { actions.append(action) }
-            return signalNumber
+        let already: Int32? = state.withLock { state in
+            if state.signalNumber == nil { state.actions.append(action) }
+            return state.signalNumber
         }
         if let already { action(already) }
     }
@@ -49,7 +58,7 @@ final class Interruption: @unchecked Sendable {
     /// Runs `action` on the second signal instead of ending the process at once; the command
     /// then writes what it knows and exits with `exitStatus` itself.
     func onSecondSignal(_ action: @escaping @Sendable () -> Void) {
-        lock.withLock { secondAction = action }
+        state.withLock { $0.secondAction = action }
     }
 
     /// Suspends until the first signal; returns its number.
@@ -64,14 +73,14 @@ final class Interruption: @unchecked Sendable {
     }
 
     private func received(_ number: Int32) {
-        let (pending, second): ([@Sendable (Int32) -> Void]?, (@Sendable () -> Void)?) = lock.withLock {
-            guard signalNumber == nil else {
-                defer { secondReceived = true }
-                return (nil, secondReceived ? nil : secondAction)
+        let (pending, second): ([@Sendable (Int32) -> Void]?, (@Sendable () -> Void)?) = state.withLock { state in
+            guard state.signalNumber == nil else {
+                defer { state.secondReceived = true }
+                return (nil, state.secondReceived ? nil : state.secondAction)
             }
-            signalNumber = number
-            defer { actions.removeAll() }
-            return (actions, nil)
+            state.signalNumber = number
+            defer { state.actions.removeAll() }
+            return (state.actions, nil)
         }
         guard let pending else {
             // The second signal: the operator wants out now (a third always ends it).

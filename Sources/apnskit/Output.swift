@@ -1,12 +1,18 @@
 import APNsCredentials
 import ArgumentParser
 import Foundation
+import Synchronized
 
 /// Where commands print. Data and summaries go to stdout; diagnostics to stderr, so that
 /// `apnskit ... -o - | other-tool` stays clean.
 enum Output {
     /// Set by `--verbose` (GlobalOptions): error messages then carry OpenSSL's error queue.
-    nonisolated(unsafe) static var verbose = false
+    /// Read from any thread that reports an error, hence the lock.
+    static var verbose: Bool {
+        get { verboseFlag.withLock { $0 } }
+        set { verboseFlag.withLock { $0 = newValue } }
+    }
+    private static let verboseFlag = Locked(false)
 
     static func line(_ text: String) { print(text) }
 

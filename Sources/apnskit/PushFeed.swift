@@ -1,33 +1,46 @@
 import APNsProtocol
 import APNsSender
 import Foundation
+import Synchronized
 
 /// The notifications of one `push` run, pulled lazily so a million-line token file costs the
 /// memory of one read chunk. Lines that cannot be sent (bad token, bad JSON, a payload over the
 /// limit) never reach the sender: they are reported through `onInvalid` and counted as rejected.
-final class PushFeed: APNsNotificationFeed, @unchecked Sendable {
+final class PushFeed: APNsNotificationFeed, Sendable {
     typealias Check = @Sendable (APNsNotification) -> String?
 
-    private let lock = NSLock()
     private let template: APNsNotification
     private let defaultPayload: [UInt8]
     private let check: Check
     /// `removable`: the token itself is malformed, so it can never be delivered.
     typealias OnInvalid = @Sendable (_ index: Int, _ token: String, _ reason: String, _ removable: Bool) -> Void
     private let onInvalid: OnInvalid
-    private var reader: LineReader?
-    private var single: APNsDeviceToken?
-    /// A read error ends the feed; the command reports it (exit 3) after the batch.
-    private(set) var readError: String?
-    private(set) var produced = 0
+
+    /// What `next` reads and counts; its lock is held while `next` waits for input.
+    private struct Reading {
+        var reader: LineReader?
+        var single: APNsDeviceToken?
+        /// A read error ends the feed; the command reports it (exit 3) after the batch.
+        var readError: String?
+        var produced = 0
+        /// The check's verdict on the template: it reads the payload and headers, never the
+        /// token, so lines without a payload of their own share it (no JSON scan per line).
+        var templateProblem: String??
+    }
+
+    private let reading: Locked<Reading>
     /// Set by `stop()` (a signal): no further line is read. A lock of its own, because `next`
-    /// holds `lock` while it waits for input.
-    private let stopLock = NSLock()
-    private var stopped = false
+    /// holds `reading`'s while it waits for input.
+    private let stopped = Locked(false)
+
+    /// A read error ends the feed; the command reports it (exit 3) after the batch.
+    var readError: String? { reading.withLock { $0.readError } }
+    /// Notifications handed to the sender so far.
+    var produced: Int { reading.withLock { $0.produced } }
 
     /// Reads nothing more: `next` returns nil from now on.
-    func stop() { stopLock.withLock { stopped = true } }
-    private var isStopped: Bool { stopLock.withLock { stopped } }
+    func stop() { stopped.withLock { $0 = true } }
+    private var isStopped: Bool { stopped.withLock { $0 } }
 
     /// One notification to `token`.
     init(token: APNsDeviceToken, template: APNsNotification, check: @escaping Check, onInvalid: @escaping OnInvalid) {
@@ -35,68 +48,65 @@ final class PushFeed: APNsNotificationFeed, @unchecked Sendable {
         self.defaultPayload = template.payload
         self.check = check
         self.onInvalid = onInvalid
-        single = token
+        reading = Locked(Reading(single: token))
     }
 
     /// One notification per line of `reader` (token, optionally followed by a JSON payload).
-    init(reader: LineReader, template: APNsNotification, check: @escaping Check, onInvalid: @escaping OnInvalid) {
+    init(reader: sending LineReader, template: APNsNotification, check: @escaping Check, onInvalid: @escaping OnInvalid) {
         self.template = template
         self.defaultPayload = template.payload
         self.check = check
         self.onInvalid = onInvalid
-        self.reader = reader
+        reading = Locked(Reading(reader: reader))
     }
 
     func next() -> (index: Int, notification: APNsNotification)? {
         if isStopped { return nil }
-        lock.lock()
-        defer { lock.unlock() }
-        if let token = single {
-            single = nil
-            return accept(index: 0, token: token, payload: nil, text: token.hex)
-        }
-        guard let reader, readError == nil else { return nil }
-        while !isStopped {
-            let line: LineReader.Line?
-            do {
-                line = try reader.next()
-            } catch {
-                readError = "\(error)"
-                return nil
+        return reading.withLock { state in
+            if let token = state.single {
+                state.single = nil
+                return accept(index: 0, token: token, payload: nil, text: token.hex, &state)
             }
-            switch line {
-            case nil:
-                return nil
-            case .tooLong(let number)?:
-                onInvalid(number - 1, "", "Line \(number) is longer than \(reader.maximumLineLength) bytes.", false)
-            case .text(let bytes, let number)?:
-                switch BatchLine.parse(bytes) {
-                case .skip:
-                    continue
-                case .invalid(let reason):
-                    onInvalid(number - 1, Self.tokenText(bytes), "Line \(number): \(reason)", false)
-                case .badToken(let reason):
-                    onInvalid(number - 1, Self.tokenText(bytes), "Line \(number): \(reason)", true)
-                case .entry(let token, let payload):
-                    if let found = accept(index: number - 1, token: token, payload: payload, text: token.hex) { return found }
+            guard let reader = state.reader, state.readError == nil else { return nil }
+            while !isStopped {
+                let line: LineReader.Line?
+                do {
+                    line = try reader.next()
+                } catch {
+                    state.readError = "\(error)"
+                    return nil
+                }
+                switch line {
+                case nil:
+                    return nil
+                case .tooLong(let number)?:
+                    onInvalid(number - 1, "", "Line \(number) is longer than \(reader.maximumLineLength) bytes.", false)
+                case .text(let bytes, let number)?:
+                    switch BatchLine.parse(bytes) {
+                    case .skip:
+                        continue
+                    case .invalid(let reason):
+                        onInvalid(number - 1, Self.tokenText(bytes), "Line \(number): \(reason)", false)
+                    case .badToken(let reason):
+                        onInvalid(number - 1, Self.tokenText(bytes), "Line \(number): \(reason)", true)
+                    case .entry(let token, let payload):
+                        if let found = accept(index: number - 1, token: token, payload: payload, text: token.hex, &state) { return found }
+                    }
                 }
             }
+            return nil
         }
-        return nil
     }
 
-    /// The check's verdict on the template: it reads the payload and headers, never the
-    /// token, so lines without a payload of their own share it (no JSON scan per line).
-    private var templateProblem: String??
-
-    private func accept(index: Int, token: APNsDeviceToken, payload: [UInt8]?, text: String) -> (index: Int, notification: APNsNotification)? {
+    private func accept(index: Int, token: APNsDeviceToken, payload: [UInt8]?, text: String,
+                        _ state: inout Reading) -> (index: Int, notification: APNsNotification)? {
         var notification = template
         notification.token = token
         notification.payload = payload ?? defaultPayload
         let problem: String?
         if payload == nil {
-            if templateProblem == nil { templateProblem = .some(check(notification)) }
-            problem = templateProblem!
+            if state.templateProblem == nil { state.templateProblem = .some(check(notification)) }
+            problem = state.templateProblem!
         } else {
             problem = check(notification)
         }
@@ -104,7 +114,7 @@ final class PushFeed: APNsNotificationFeed, @unchecked Sendable {
             onInvalid(index, text, "Not sent: \(problem).", false)
             return nil
         }
-        produced += 1
+        state.produced += 1
         return (index, notification)
     }
 

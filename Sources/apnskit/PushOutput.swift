@@ -2,52 +2,74 @@ import APNsCredentials
 import APNsProtocol
 import APNsSender
 import Foundation
+import Synchronized
 
 /// Where `push` results go, from many sender tasks at once: the `--results` JSON lines, the
 /// `--invalid-tokens` list, and the counters behind progress and the summary. Both files are
 /// `AtomicFile`s: they appear, complete, only when the batch is over.
-final class PushSink: @unchecked Sendable {
-    private let lock = NSLock()
-    private let results: AtomicFile?
-    private let invalidTokens: AtomicFile?
+final class PushSink: Sendable {
     private let legacy: Bool
-    private(set) var done = 0
-    private(set) var errors = 0
-    private(set) var invalid = 0
-    /// The one result of a single push (printed by the command).
-    private(set) var last: APNsSendResult?
-    private(set) var lastInvalid: (token: String, reason: String)?
 
-    init(results: AtomicFile?, invalidTokens: AtomicFile?, legacy: Bool) {
-        self.results = results
-        self.invalidTokens = invalidTokens
+    private struct State {
+        let results: AtomicFile?
+        let invalidTokens: AtomicFile?
+        var done = 0
+        var errors = 0
+        var invalid = 0
+        /// The one result of a single push (printed by the command).
+        var last: APNsSendResult?
+        var lastInvalid: (token: String, reason: String)?
+        /// Files that failed a write (disk full): not committed, each with its sentence.
+        var failedFiles: Set<ObjectIdentifier> = []
+        var writeErrors: [String] = []
+
+        mutating func write(_ bytes: [UInt8], to file: AtomicFile?) {
+            guard let file, !failedFiles.contains(ObjectIdentifier(file)) else { return }
+            do { try file.append(bytes) } catch {
+                failedFiles.insert(ObjectIdentifier(file))
+                writeErrors.append("\(error)")
+            }
+        }
+    }
+
+    private let state: Locked<State>
+
+    init(results: sending AtomicFile?, invalidTokens: sending AtomicFile?, legacy: Bool) {
+        state = Locked(State(results: results, invalidTokens: invalidTokens))
         self.legacy = legacy
     }
 
+    var done: Int { state.withLock { $0.done } }
+    var errors: Int { state.withLock { $0.errors } }
+    var invalid: Int { state.withLock { $0.invalid } }
+    /// The one result of a single push (printed by the command).
+    var last: APNsSendResult? { state.withLock { $0.last } }
+    var lastInvalid: (token: String, reason: String)? { state.withLock { $0.lastInvalid } }
+
     func record(_ result: APNsSendResult) {
-        lock.lock()
-        defer { lock.unlock() }
-        done += 1
-        if !result.isDelivered { errors += 1 }
-        last = result
-        if results != nil { write(result.jsonLine(), to: results) }
-        if Self.invalidates(result, legacy: legacy) { write(Array((result.token.hex + "\n").utf8), to: invalidTokens) }
+        state.withLock { state in
+            state.done += 1
+            if !result.isDelivered { state.errors += 1 }
+            state.last = result
+            if state.results != nil { state.write(result.jsonLine(), to: state.results) }
+            if Self.invalidates(result, legacy: legacy) { state.write(Array((result.token.hex + "\n").utf8), to: state.invalidTokens) }
+        }
     }
 
     /// A line never sent; `removable` when its token is malformed (it goes on the
     /// `--invalid-tokens` list, as it can never be delivered).
     func recordInvalid(index: Int, token: String, reason: String, removable: Bool) {
-        lock.lock()
-        defer { lock.unlock() }
-        done += 1
-        errors += 1
-        invalid += 1
-        lastInvalid = (token, reason)
         var line = JSONValue.object([("index", .int(index)), ("token", .string(token)), ("status", .string("invalid")),
                                      ("reason", .string(reason))]).serialized()
         line.append(0x0A)
-        write(line, to: results)
-        if removable, !token.isEmpty { write(Array((token + "\n").utf8), to: invalidTokens) }
+        state.withLock { state in
+            state.done += 1
+            state.errors += 1
+            state.invalid += 1
+            state.lastInvalid = (token, reason)
+            state.write(line, to: state.results)
+            if removable, !token.isEmpty { state.write(Array((token + "\n").utf8), to: state.invalidTokens) }
+        }
     }
 
     /// APNs says to stop sending to these: 410 Unregistered/ExpiredToken, BadDeviceToken; on the
@@ -58,49 +80,42 @@ final class PushSink: @unchecked Sendable {
         return false
     }
 
-    private func write(_ bytes: [UInt8], to file: AtomicFile?) {
-        guard let file, !failedFiles.contains(ObjectIdentifier(file)) else { return }
-        do { try file.append(bytes) } catch {
-            failedFiles.insert(ObjectIdentifier(file))
-            writeErrors.append("\(error)")
-        }
-    }
-
-    /// Files that failed a write (disk full): not committed, each with its sentence.
-    private var failedFiles: Set<ObjectIdentifier> = []
-    private var writeErrors: [String] = []
-
-    var counts: (done: Int, errors: Int) { lock.withLock { (done, errors) } }
+    var counts: (done: Int, errors: Int) { state.withLock { ($0.done, $0.errors) } }
 
     /// Names the files; called once after the batch. A file that cannot be written (disk
     /// full) is dropped, never left half-written, and the other is still committed: the
     /// notifications are out either way, so this returns why (empty: all written) instead
     /// of throwing, and the command still prints its summary and a delivery exit code.
+    /// Under the lock: a result recorded meanwhile (a second signal's early exit) waits.
     func commit() -> [String] {
-        var problems = writeErrors
-        for file in [results, invalidTokens].compactMap({ $0 }) {
-            guard !failedFiles.contains(ObjectIdentifier(file)) else { file.discard(); continue }
-            do { try file.commit() } catch {
-                file.discard()
-                problems.append("\(error)")
+        state.withLock { state in
+            var problems = state.writeErrors
+            for file in [state.results, state.invalidTokens].compactMap({ $0 }) {
+                guard !state.failedFiles.contains(ObjectIdentifier(file)) else { file.discard(); continue }
+                do { try file.commit() } catch {
+                    file.discard()
+                    problems.append("\(error)")
+                }
             }
+            return problems
         }
-        return problems
     }
 
     func discard() {
-        results?.discard()
-        invalidTokens?.discard()
+        state.withLock { state in
+            state.results?.discard()
+            state.invalidTokens?.discard()
+        }
     }
 }
 
 /// `done, errors, rate` on stderr, redrawn in place, only when stderr is a terminal.
-final class PushProgress: @unchecked Sendable {
-    private var task: Task<Void, Never>?
+final class PushProgress: Sendable {
+    private let task = Locked<Task<Void, Never>?>(nil)
 
     func start(_ sink: PushSink, since start: Date) {
         guard isatty(STDERR_FILENO) == 1 else { return }
-        task = Task.detached {
+        let redraw = Task.detached {
             while !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: 500_000_000)
                 let (done, errors) = sink.counts
@@ -108,10 +123,11 @@ final class PushProgress: @unchecked Sendable {
                 FileHandle.standardError.write(Data("\r\u{1B}[K\(done) done, \(errors) errors, \(Int(rate))/s".utf8))
             }
         }
+        task.withLock { $0 = redraw }
     }
 
     func stop() {
-        guard let task else { return }
+        guard let task = task.withLock({ $0 }) else { return }
         task.cancel()
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }

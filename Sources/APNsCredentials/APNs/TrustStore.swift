@@ -2,6 +2,8 @@ package import CAPNsShims
 package import COpenSSL
 
 /// A set of trusted CA certificates (`--ca-file`): owns one `X509_STORE` and frees it.
+/// `@unchecked Sendable`: the store is filled in `init` and only read after (each check makes
+/// its own `X509_STORE_CTX`), which OpenSSL allows from several threads.
 ///
 /// Built once and reused for every file `check` walks, so a folder of a thousand
 /// certificates costs a thousand signature checks, not a thousand bundle loads. Partial

@@ -4,7 +4,7 @@ import Foundation
 
 /// A CMS SignedData with its content embedded (PKCS#7 `signedData`, RFC 5652): the envelope
 /// Apple wraps every provisioning profile in (apns-protocol.md §9). Owns one `CMS_ContentInfo`
-/// and frees it.
+/// and frees it. `@unchecked Sendable`: the `CMS_ContentInfo` is only read after `init`.
 ///
 /// Reading is split from verifying on purpose: `inspect` shows a profile whose signature is
 /// broken (that is what a user needs to see), and says so, instead of refusing to read it.

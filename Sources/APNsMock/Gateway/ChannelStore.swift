@@ -1,4 +1,5 @@
 import Foundation
+import Synchronized
 
 /// The broadcast channels the mock has issued, per bundle id (apns-protocol.md §8): what
 /// `POST /1/apps/<bundle>/channels` creates, `DELETE` removes, and broadcasts must name.
@@ -9,7 +10,7 @@ import Foundation
 /// channel is forgotten, so creating and deleting over ever new bundle ids leaves nothing.
 ///
 /// Shared by the management and provider ports, hence the lock.
-package final class ChannelStore: @unchecked Sendable {
+package final class ChannelStore: Sendable {
     /// Apple's documented maximum of channels per app and environment.
     package static let appleLimit = 10_000
 
@@ -19,12 +20,15 @@ package final class ChannelStore: @unchecked Sendable {
 
     package let limit: Int
     package let totalLimit: Int
-    private let lock = NSLock()
-    private var total = 0
-    /// bundle id -> channel id -> message-storage-policy (0: no storage, 1: most recent).
-    private var channels: [String: [String: Int]] = [:]
-    /// Creation order per bundle, so `list` answers in a stable order.
-    private var order: [String: [String]] = [:]
+    private struct State {
+        var total = 0
+        /// bundle id -> channel id -> message-storage-policy (0: no storage, 1: most recent).
+        var channels: [String: [String: Int]] = [:]
+        /// Creation order per bundle, so `list` answers in a stable order.
+        var order: [String: [String]] = [:]
+    }
+
+    private let state = Locked(State())
 
     package init(limit: Int = ChannelStore.appleLimit, totalLimit: Int = ChannelStore.defaultTotalLimit) {
         self.limit = limit
@@ -33,46 +37,46 @@ package final class ChannelStore: @unchecked Sendable {
 
     /// A new channel id (16 random bytes, base64 as Apple's), or nil at either limit.
     package func create(bundle: String, policy: Int) -> String? {
-        lock.withLock {
-            guard total < totalLimit, (channels[bundle]?.count ?? 0) < limit else { return nil }
+        state.withLock { state in
+            guard state.total < totalLimit, (state.channels[bundle]?.count ?? 0) < limit else { return nil }
             var id: String
             repeat {
                 id = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-            } while channels[bundle]?[id] != nil
-            channels[bundle, default: [:]][id] = policy
-            order[bundle, default: []].append(id)
-            total += 1
+            } while state.channels[bundle]?[id] != nil
+            state.channels[bundle, default: [:]][id] = policy
+            state.order[bundle, default: []].append(id)
+            state.total += 1
             return id
         }
     }
 
     /// The channel's message-storage-policy, or nil when this bundle has no such channel.
     package func policy(bundle: String, channel: String) -> Int? {
-        lock.withLock { channels[bundle]?[channel] }
+        state.withLock { $0.channels[bundle]?[channel] }
     }
 
     /// Removes the channel; false when it did not exist.
     package func delete(bundle: String, channel: String) -> Bool {
-        lock.withLock {
-            guard channels[bundle]?.removeValue(forKey: channel) != nil else { return false }
-            order[bundle]?.removeAll { $0 == channel }
-            total -= 1
-            if channels[bundle]?.isEmpty == true {
-                channels[bundle] = nil
-                order[bundle] = nil
+        state.withLock { state in
+            guard state.channels[bundle]?.removeValue(forKey: channel) != nil else { return false }
+            state.order[bundle]?.removeAll { $0 == channel }
+            state.total -= 1
+            if state.channels[bundle]?.isEmpty == true {
+                state.channels[bundle] = nil
+                state.order[bundle] = nil
             }
             return true
         }
     }
 
     /// Channels in all, over every bundle id.
-    package var count: Int { lock.withLock { total } }
+    package var count: Int { state.withLock { $0.total } }
 
     /// Bundle ids that have at least one channel.
-    package var bundleCount: Int { lock.withLock { channels.count } }
+    package var bundleCount: Int { state.withLock { $0.channels.count } }
 
     package func list(bundle: String) -> [String] {
-        lock.withLock { order[bundle] ?? [] }
+        state.withLock { $0.order[bundle] ?? [] }
     }
 
     /// Apple's channel ids are base64 of a few bytes; anything else is BadChannelId.

@@ -2,12 +2,13 @@ import APNsCredentials
 import APNsProtocol
 import APNsTransport
 import Foundation
+import Synchronized
 
 /// The local APNs gateway: the HTTP/2 provider API, the legacy binary gateway and the
 /// feedback service, all on TLS with the mock CA's server certificate, verifying client
 /// certificates against the mock CA. Start it from code on port 0 and read the ports back, or
 /// with `apnskit mock serve`.
-package final class MockGateway: @unchecked Sendable {
+package final class MockGateway: Sendable {
     package struct Configuration: Sendable {
         package var host = "127.0.0.1"
         /// 0 picks a free port.
@@ -158,19 +159,18 @@ package final class MockGateway: @unchecked Sendable {
 }
 
 /// The feedback list: registry entries at start plus tokens answered 410 since; cleared once read.
-final class FeedbackQueue: @unchecked Sendable {
-    private let lock = NSLock()
-    private var pending: [FeedbackTuple]
+final class FeedbackQueue: Sendable {
+    private let pending: Locked<[FeedbackTuple]>
     private let handler: ProviderAPIHandler
 
     init(initial: [FeedbackTuple], handler: ProviderAPIHandler) {
-        pending = initial
+        pending = Locked(initial)
         self.handler = handler
     }
 
     func take() -> [FeedbackTuple] {
         let fresh = handler.takeUnregistered()
-        return lock.withLock {
+        return pending.withLock { pending in
             var all = pending
             for tuple in fresh where !all.contains(tuple) { all.append(tuple) }
             pending.removeAll()
@@ -180,8 +180,7 @@ final class FeedbackQueue: @unchecked Sendable {
 }
 
 /// Numbers the legacy and feedback connections for log lines.
-final class ConnectionCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-    func next() -> Int { lock.withLock { value += 1; return value } }
+final class ConnectionCounter: Sendable {
+    private let value = Locked(0)
+    func next() -> Int { value.withLock { $0 += 1; return $0 } }
 }

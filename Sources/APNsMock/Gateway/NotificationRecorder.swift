@@ -1,6 +1,7 @@
 import APNsCredentials
 import APNsProtocol
 import Foundation
+import Synchronized
 
 /// Appends (never truncates) one JSON line per accepted notification (and per answered channel management
 /// call) to `--record FILE`, so a test can prove that nothing was lost and nothing delivered
@@ -16,10 +17,13 @@ import Foundation
 /// ("h2", "legacy"), and for legacy frames `identifier` (the client's, which need not be
 /// unique; `apns_id` is, `legacy-<connection>-<n>` for the connection's n-th notification);
 /// h2 notifications add `lint` (rule ids) and `device` (what a device would do, or null).
-package final class NotificationRecorder: @unchecked Sendable {
-    private let lock = NSLock()
-    private let handle: FileHandle
-    package private(set) var count = 0
+package final class NotificationRecorder: Sendable {
+    /// The file and the lines written to it; one lock, so lines from several connections never
+    /// interleave.
+    private let file: Locked<(handle: FileHandle, count: Int)>
+
+    /// Lines written so far.
+    package var count: Int { file.withLock { $0.count } }
 
     /// Opens `path` for appending (`O_APPEND`), creating it if needed: a restart with the same
     /// `--record` keeps the lines of earlier runs (the file was once truncated, so a `kill -9`
@@ -40,7 +44,7 @@ package final class NotificationRecorder: @unchecked Sendable {
             Glibc.close(descriptor)
             throw APNsCredentialError(.outputFailed, "The record file \(path) is not a regular file (a folder, FIFO or device); give a file path for --record.")
         }
-        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        file = Locked((FileHandle(fileDescriptor: descriptor, closeOnDealloc: true), 0))
     }
 
     deinit { close() }
@@ -88,16 +92,16 @@ package final class NotificationRecorder: @unchecked Sendable {
     private func write(_ fields: [(String, JSONValue)]) {
         var line = JSONValue.object(fields).serialized()
         line.append(0x0A)
-        lock.lock()
-        // Under the lock: lines from several connections never interleave.
-        try? handle.write(contentsOf: line)
-        count += 1
-        lock.unlock()
+        file.withLock { file in
+            // Under the lock: lines from several connections never interleave.
+            try? file.handle.write(contentsOf: line)
+            file.count += 1
+        }
     }
 
     /// Forces the lines to stable storage (they are in the kernel already).
     package func close() {
-        lock.withLock { try? handle.synchronize() }
+        file.withLock { try? $0.handle.synchronize() }
     }
 }
 

@@ -2,6 +2,7 @@ import APNsCredentials
 import APNsProtocol
 import APNsTransport
 import Foundation
+import Synchronized
 
 extension ProviderAPIHandler {
     /// Hands the inbox one event for an answered provider API or channel management request.
@@ -39,8 +40,8 @@ extension ProviderAPIHandler {
         event.device = verdict
         event.lintDeferred = lint && verdict == nil && accepted && protocolName == "h2"
         let key = management ? -request.connectionID : request.connectionID
-        lock.withLock {
-            guard let state = connections[key] else { return }
+        books.withLock { books in
+            guard let state = books.connections[key] else { return }
             if let info = state.certificateInfo {
                 event.identity = info.commonName ?? info.subject
                 if event.topic == nil, protocolName == "h2" { event.topic = info.bundleID }

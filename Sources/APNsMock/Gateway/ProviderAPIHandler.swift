@@ -2,6 +2,7 @@ import APNsCredentials
 import APNsProtocol
 import APNsTransport
 import Foundation
+import Synchronized
 
 /// The mock's HTTP/2 provider API: every request is judged as APNs judges it (apns-protocol.md
 /// §1) and answered with APNs' statuses, reasons and headers.
@@ -13,7 +14,7 @@ import Foundation
 ///
 /// Runs on the event loop thread (the fast path); per-connection state sits behind a lock
 /// only so the type is honestly `Sendable`.
-package final class ProviderAPIHandler: @unchecked Sendable {
+package final class ProviderAPIHandler: Sendable {
     package struct Settings: Sendable {
         package var environment: APNsEnvironment = .sandbox
         package var registry: DeviceRegistry?
@@ -37,7 +38,8 @@ package final class ProviderAPIHandler: @unchecked Sendable {
         package init() {}
     }
 
-    /// Internal, not private: `report(_:_:management:to:)` (the inbox) reads the identity.
+    /// One connection's state: a class, referred to while one request is judged, and only
+    /// ever reached under the lock of `books`, which holds it.
     final class ConnectionState {
         var requests = 0
         var certificateInfo: APNsCertificateInfo?
@@ -56,16 +58,21 @@ package final class ProviderAPIHandler: @unchecked Sendable {
     private let settings: Settings
     private let recorder: NotificationRecorder?
     private let log: @Sendable (String) -> Void
-    let lock = NSLock()
-    var connections: [Int: ConnectionState] = [:]
-    private var random: SplitMix64
-    /// apns-id and apns-unique-id values, made under `lock` (no second lock per id).
-    private var ids = MessageIDGenerator()
+    /// Everything a request changes, behind one lock.
+    /// Internal, not private: `report(_:_:management:to:)` (the inbox) reads the identity.
+    struct Books {
+        var connections: [Int: ConnectionState] = [:]
+        var random: SplitMix64
+        /// apns-id and apns-unique-id values, made under the same lock (no second lock per id).
+        var ids = MessageIDGenerator()
+        /// Tokens answered 410 since start, handed to the feedback service.
+        var unregisteredSeen: [FeedbackTuple] = []
+    }
+
+    let books: Locked<Books>
     /// The injected failure rates that are not zero, in draw order (worked out once: most
     /// runs have none, and then no request looks any up).
     private let failureDraws: [(status: Int, rate: Double)]
-    /// Tokens answered 410 since start, handed to the feedback service.
-    private var unregisteredSeen: [FeedbackTuple] = []
     /// Channel management and broadcasts (§8).
     private let broadcasts: BroadcastAPI
     /// Lint marks for accepted notifications (docs/lint.md); used only with a record or an inbox.
@@ -75,7 +82,7 @@ package final class ProviderAPIHandler: @unchecked Sendable {
         self.settings = settings
         self.recorder = recorder
         self.log = log
-        random = SplitMix64(seed: settings.faults.seed)
+        books = Locked(Books(random: SplitMix64(seed: settings.faults.seed)))
         broadcasts = BroadcastAPI(store: ChannelStore(limit: settings.channelLimit, totalLimit: settings.channelTotalLimit))
         failureDraws = GatewayFaults.injectableStatusesInOrder.compactMap { status in
             settings.faults.failureRates[status].flatMap { $0 > 0 ? (status, $0) : nil }
@@ -85,7 +92,7 @@ package final class ProviderAPIHandler: @unchecked Sendable {
     /// The HTTP2Server loop handler: the provider API port, or with `management` the channel
     /// management port (§8), which answers only `/1/apps/...` (and the provider port never).
     package func handle(_ request: HTTP2Request, management: Bool = false) -> HTTP2Server.Reply {
-        let (response, verdict) = lock.withLock { (decide(request, management: management), deviceJudge.takePending()) }
+        let (response, verdict) = books.withLock { (decide(request, management: management, &$0), deviceJudge.takePending()) }
         if let inbox = settings.inbox { report(request, response, verdict, lint: settings.lint, management: management, to: inbox) }
         if settings.faults.delayMilliseconds > 0 {
             return .after(seconds: Double(settings.faults.delayMilliseconds) / 1000, response)
@@ -93,14 +100,15 @@ package final class ProviderAPIHandler: @unchecked Sendable {
         return .now(response)
     }
 
-    private func decide(_ request: HTTP2Request, management: Bool) -> HTTP2Response {
+    /// Under the lock.
+    private func decide(_ request: HTTP2Request, management: Bool, _ books: inout Books) -> HTTP2Response {
         // Each port numbers its connections from 1: the management port's are kept apart.
-        let state = connection(request, key: management ? -request.connectionID : request.connectionID)
+        let state = connection(request, key: management ? -request.connectionID : request.connectionID, &books)
         state.requests += 1
         let now = Date()
         state.lastActivity = now
         let faults = settings.faults
-        let apnsID = Self.echoedID(request) ?? ids.next()
+        let apnsID = Self.echoedID(request) ?? books.ids.next()
 
         if faults.dropAfter > 0, state.requests == faults.dropAfter, faults.dropMode == .unprocessed {
             var response = HTTP2Response(status: 500)
@@ -108,7 +116,7 @@ package final class ProviderAPIHandler: @unchecked Sendable {
             return response
         }
         if let route = BroadcastAPI.route(request.path) ?? (management ? .unknown : nil) {
-            return finish(state, broadcast(request, route, management: management, state, now: now, apnsID: apnsID))
+            return finish(state, broadcast(request, route, management: management, state, now: now, apnsID: apnsID, &books.random))
         }
         let validated: ValidatedRequest
         switch RequestValidator.validate(method: request.method, path: request.path, headers: request.headers, body: request.body) {
@@ -126,11 +134,11 @@ package final class ProviderAPIHandler: @unchecked Sendable {
             if let at = reason == .unregistered ? device?.unregisteredAt : (reason == .expiredToken ? device?.expiredAt : nil) {
                 // 410 carries the time APNs learned the token was no longer valid, in milliseconds.
                 response.body = JSONValue.object([("reason", .string(reason.rawValue)), ("timestamp", .int(at))]).serialized()
-                unregisteredSeen.append(FeedbackTuple(timestamp: UInt32(clamping: at / 1000), token: validated.token.bytes))
+                books.unregisteredSeen.append(FeedbackTuple(timestamp: UInt32(clamping: at / 1000), token: validated.token.bytes))
             }
             return finish(state, response)
         }
-        if let reason = injectedFailure() { return finish(state, reject(reason, apnsID: apnsID)) }
+        if let reason = injectedFailure(&books.random) { return finish(state, reject(reason, apnsID: apnsID)) }
         // Accepted: what a device would do with it, for the record and the inbox (lint never
         // changes the answer). Worked out here for the record, and for Live Activities (the
         // judge keeps their timestamps); the inbox lints the rest when it is read.
@@ -140,7 +148,7 @@ package final class ProviderAPIHandler: @unchecked Sendable {
         recorder?.record(apnsID: apnsID, token: validated.token, topic: topic, pushType: validated.pushType?.rawValue,
                          payloadBytes: validated.payloadSize, connection: request.connectionID, protocolName: "h2", device: verdict)
         var response = HTTP2Response(status: 200, headers: settings.environment == .sandbox
-            ? [("apns-id", apnsID), ("apns-unique-id", ids.next()), Self.serverHeader]
+            ? [("apns-id", apnsID), ("apns-unique-id", books.ids.next()), Self.serverHeader]
             : [("apns-id", apnsID), Self.serverHeader])
         raiseStreamLimitOnFirstSuccess(state, &response)
         if dropIfDue(request, state, &response) { return response }
@@ -167,7 +175,7 @@ package final class ProviderAPIHandler: @unchecked Sendable {
     /// Channel management and broadcasts: the bundle id in the path stands for the topic the
     /// credentials must cover; the rest is `BroadcastAPI`'s.
     private func broadcast(_ request: HTTP2Request, _ route: BroadcastAPI.Route, management: Bool, _ state: ConnectionState,
-                           now: Date, apnsID: String) -> HTTP2Response {
+                           now: Date, apnsID: String, _ random: inout SplitMix64) -> HTTP2Response {
         guard route.isManagement == management, let bundle = route.bundle else {
             return BroadcastAPI.reject(.badPath, [("apns-id", apnsID)])
         }
@@ -176,7 +184,7 @@ package final class ProviderAPIHandler: @unchecked Sendable {
         }
         // Rate limits and outages hit broadcasts and channel calls too (once the credentials
         // pass), so clients' retries are tested on them as on device sends.
-        if let reason = injectedFailure() { return BroadcastAPI.reject(reason, [("apns-id", apnsID)]) }
+        if let reason = injectedFailure(&random) { return BroadcastAPI.reject(reason, [("apns-id", apnsID)]) }
         var response = broadcasts.answer(request, route, apnsID: apnsID) { accepted in
             switch accepted {
             case .broadcast(let bundle, let channel, let bytes):
@@ -194,7 +202,7 @@ package final class ProviderAPIHandler: @unchecked Sendable {
     }
 
     /// A failure `faults.failureRates` draws for this request (429, 500 or 503), or nil.
-    private func injectedFailure() -> APNsReason? {
+    private func injectedFailure(_ random: inout SplitMix64) -> APNsReason? {
         for (status, rate) in failureDraws where Double.random(in: 0..<1, using: &random) < rate {
             return status == 429 ? .tooManyRequests : (status == 500 ? .internalServerError : .serviceUnavailable)
         }
@@ -226,8 +234,8 @@ package final class ProviderAPIHandler: @unchecked Sendable {
         return response
     }
 
-    private func connection(_ request: HTTP2Request, key: Int) -> ConnectionState {
-        if let state = connections[key] { return state }
+    private func connection(_ request: HTTP2Request, key: Int, _ books: inout Books) -> ConnectionState {
+        if let state = books.connections[key] { return state }
         let state = ConnectionState()
         if let certificate = request.clientCertificate {
             let info = certificate.apnsInfo()
@@ -236,7 +244,7 @@ package final class ProviderAPIHandler: @unchecked Sendable {
         } else {
             log("connection #\(request.connectionID) from \(request.remoteAddress): no client certificate (token auth)")
         }
-        connections[key] = state
+        books.connections[key] = state
         return state
     }
 
@@ -352,9 +360,9 @@ package final class ProviderAPIHandler: @unchecked Sendable {
     /// Connections with no request for `seconds`; they are forgotten here, and the caller
     /// sends them GOAWAY IdleTimeout (a connection that closed meanwhile is simply gone).
     package func takeIdleConnections(olderThan seconds: Double, now: Date = Date()) -> [Int] {
-        lock.withLock {
-            let idle = connections.filter { now.timeIntervalSince($0.value.lastActivity) >= seconds }.map(\.key)
-            for id in idle { connections[id] = nil }
+        books.withLock { books in
+            let idle = books.connections.filter { now.timeIntervalSince($0.value.lastActivity) >= seconds }.map(\.key)
+            for id in idle { books.connections[id] = nil }
             // Negative keys are the management port's connections (`decide`); only the
             // provider port's get GOAWAY IdleTimeout.
             return idle.filter { $0 > 0 }
@@ -363,9 +371,9 @@ package final class ProviderAPIHandler: @unchecked Sendable {
 
     /// Tokens this instance answered 410 for (the feedback service reports them too).
     package func takeUnregistered() -> [FeedbackTuple] {
-        lock.withLock {
-            defer { unregisteredSeen.removeAll() }
-            return unregisteredSeen
+        books.withLock { books in
+            defer { books.unregisteredSeen.removeAll() }
+            return books.unregisteredSeen
         }
     }
 }

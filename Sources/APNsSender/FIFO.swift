@@ -1,0 +1,47 @@
+/// A first-in first-out queue over an array and a head index: taking from the front is O(1)
+/// where `Array.removeFirst` moves every element. The storage is reset (its capacity kept)
+/// whenever the queue runs empty, and compacted when more than 1,024 taken elements are over
+/// half of it, so a queue that never quite empties does not grow. The buffer of
+/// `FeedPrefetcher`, `AsyncSequenceFeed`, `ResultChannel` and `SingleSendQueue`.
+struct FIFO<Element> {
+    private var storage: [Element] = []
+    private var head = 0
+
+    init() {}
+
+    var count: Int { storage.count - head }
+    var isEmpty: Bool { head == storage.count }
+
+    /// The elements in order, first to last.
+    var elements: ArraySlice<Element> { storage[head...] }
+
+    mutating func append(_ element: Element) { storage.append(element) }
+
+    mutating func popFirst() -> Element? {
+        guard head < storage.count else { return nil }
+        let element = storage[head]
+        head += 1
+        if head == storage.count {
+            storage.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 1024 && head * 2 > storage.count {
+            storage.removeFirst(head)
+            head = 0
+        }
+        return element
+    }
+
+    /// Removes the first element `matches` accepts and returns it.
+    mutating func remove(firstWhere matches: (Element) -> Bool) -> Element? {
+        guard let position = storage[head...].firstIndex(where: matches) else { return nil }
+        return storage.remove(at: position)
+    }
+
+    /// Removes everything and returns it, in order (the storage is released).
+    mutating func drain() -> [Element] {
+        let left = Array(storage[head...])
+        storage.removeAll()
+        head = 0
+        return left
+    }
+}
