@@ -1,5 +1,6 @@
 import APNsProtocol
 import Foundation
+import Synchronized
 
 /// What a device would do with a notification the gateway accepted, as lint sees it
 /// (docs/lint.md): the rules that tripped and the mark ("dropped: ...", "update ignored: ...").
@@ -36,19 +37,40 @@ extension InboxEvent {
 ///
 /// Bounded: at most `trackedActivities` tokens are remembered (about 1 MB), the oldest
 /// forgotten first; a forgotten token's next update is judged without a previous timestamp.
-/// Its own lock, taken inside the handler's and never the other way round.
-package final class DeviceJudge: @unchecked Sendable {
+/// Its own lock (`Locked`), taken inside the handler's and never the other way round.
+package final class DeviceJudge: Sendable {
     package static let defaultTrackedActivities = 10_000
 
-    private let lock = NSLock()
+    private struct State {
+        var newest: [String: Int] = [:]
+        /// Tokens in the order first seen, for forgetting the oldest; `head` is the oldest still kept.
+        var order: [String] = []
+        var head = 0
+        /// The verdict of the request `ProviderAPIHandler.decide` just accepted, taken by
+        /// `handle` under the handler's lock for the inbox (so the two never see different verdicts).
+        var pending: DeviceVerdict?
+
+        /// Keeps the newest timestamp (an ignored older update does not move it back).
+        mutating func remember(_ key: String, _ timestamp: Int, limit: Int) {
+            if let known = newest[key] {
+                if timestamp > known { newest[key] = timestamp }
+                return
+            }
+            newest[key] = timestamp
+            order.append(key)
+            if newest.count > limit {
+                newest[order[head]] = nil
+                head += 1
+                if head >= limit {
+                    order.removeFirst(head)
+                    head = 0
+                }
+            }
+        }
+    }
+
     private let trackedActivities: Int
-    private var newest: [String: Int] = [:]
-    /// Tokens in the order first seen, for forgetting the oldest; `head` is the oldest still kept.
-    private var order: [String] = []
-    private var head = 0
-    /// The verdict of the request `ProviderAPIHandler.decide` just accepted, taken by
-    /// `handle` under the same lock for the inbox (so the two never see different verdicts).
-    private var pending: DeviceVerdict?
+    private let state = Locked(State())
 
     package init(trackedActivities: Int = DeviceJudge.defaultTrackedActivities) {
         self.trackedActivities = max(1, trackedActivities)
@@ -57,43 +79,27 @@ package final class DeviceJudge: @unchecked Sendable {
     package func judge(payload: [UInt8], token: APNsDeviceToken, topic: String?, pushType: APNsPushType?, priority: Int, collapseID: String?,
                        now: Date = Date()) -> DeviceVerdict {
         let key = token.hex
-        let previous = pushType == .liveactivity ? lock.withLock { newest[key] } : nil
+        let previous = pushType == .liveactivity ? state.withLock { $0.newest[key] } : nil
         let report = APNsPayloadLint.lint(APNsLintRequest(payload: payload, pushType: pushType, topic: topic, priority: priority,
                                                           collapseID: collapseID, previousTimestamp: previous, now: now))
         let verdict = DeviceVerdict(report)
-        lock.withLock {
-            if pushType == .liveactivity, let timestamp = report.liveActivityTimestamp { remember(key, timestamp) }
-            pending = verdict
+        let limit = trackedActivities
+        let timestamp = pushType == .liveactivity ? report.liveActivityTimestamp : nil
+        state.withLock {
+            if let timestamp { $0.remember(key, timestamp, limit: limit) }
+            $0.pending = verdict
         }
         return verdict
     }
 
     /// The verdict `judge` made last, once.
     package func takePending() -> DeviceVerdict? {
-        lock.withLock {
-            defer { pending = nil }
-            return pending
+        state.withLock { state in
+            defer { state.pending = nil }
+            return state.pending
         }
     }
 
     /// How many activity tokens are remembered (tests check the bound).
-    package var trackedCount: Int { lock.withLock { newest.count } }
-
-    /// Keeps the newest timestamp (an ignored older update does not move it back).
-    private func remember(_ key: String, _ timestamp: Int) {
-        if let known = newest[key] {
-            if timestamp > known { newest[key] = timestamp }
-            return
-        }
-        newest[key] = timestamp
-        order.append(key)
-        if newest.count > trackedActivities {
-            newest[order[head]] = nil
-            head += 1
-            if head >= trackedActivities {
-                order.removeFirst(head)
-                head = 0
-            }
-        }
-    }
+    package var trackedCount: Int { state.withLock { $0.newest.count } }
 }
