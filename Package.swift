@@ -47,13 +47,13 @@ let package = Package(
             providers: [.apt(["libnghttp2-dev"]), .brew(["nghttp2"])]
         ),
         // C wrappers for OpenSSL macros and variadic calls that Swift cannot import.
-        .target(name: "CAPNsShims", dependencies: ["COpenSSL"]),
-        .target(name: "APNsCredentials", dependencies: ["COpenSSL", "CAPNsShims"]),
+        .target(name: "CShims", dependencies: ["COpenSSL"]),
+        .target(name: "APNsCredentials", dependencies: ["COpenSSL", "CShims"]),
         // Wire-level APNs rules shared by the sender and the mock gateway: device tokens,
         // reasons, request validation, payloads, the legacy binary protocol. Pure Swift.
         .target(name: "APNsProtocol"),
         // Event loop, TLS (OpenSSL) and HTTP/2 (nghttp2) in client and server roles.
-        .target(name: "APNsTransport", dependencies: ["APNsCredentials", "COpenSSL", "CNGHTTP2", "CAPNsShims"]),
+        .target(name: "APNsTransport", dependencies: ["APNsCredentials", "COpenSSL", "CNGHTTP2", "CShims"]),
         // The sender: provider API client (certificate or token auth), batches, legacy protocol.
         .target(name: "APNsSender", dependencies: ["APNsProtocol", "APNsCredentials", "APNsTransport",
                                                    .product(name: "Logging", package: "swift-log"),
@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "APNs", dependencies: ["APNsCredentials", "APNsProtocol", "APNsSender",
                                              .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
         // Test CA issuing Apple-like push certificates, and the local mock gateway.
-        .target(name: "APNsMock", dependencies: ["APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "COpenSSL", "CAPNsShims"]),
+        .target(name: "APNsMock", dependencies: ["APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "COpenSSL", "CShims"]),
         // The mock's inbox: a bounded store of answered requests, its JSON API, live events and
         // web page on Hummingbird. Only the CLI depends on it: APNsMock stays free of NIO, and
         // the ASan build of the fuzz pass never compiles NIO or Hummingbird.

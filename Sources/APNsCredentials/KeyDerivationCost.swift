@@ -1,4 +1,4 @@
-package import CAPNsShims
+package import CShims
 
 /// Caps on the work a password-protected file may ask for before apnskit derives a key from
 /// a passphrase.
@@ -22,7 +22,7 @@ package enum KeyDerivationCost {
     package static let maximumScryptWork: UInt64 = 1 << 20
 
     /// Throws when `cost` asks for more than the caps.
-    static func check(_ cost: apns_kdf_cost, label: String) throws {
+    static func check(_ cost: shim_kdf_cost, label: String) throws {
         if cost.iterations > maximumIterations {
             throw APNsCredentialError(.excessiveCost, "\(label) asks for \(cost.iterations) key-derivation iterations for \(part(cost.iterations_where)), more than the \(maximumIterations) apnskit accepts (Keychain and OpenSSL use 2048; a million take about a second), so it is damaged or made to stall its reader; export it again.")
         }
@@ -35,8 +35,8 @@ package enum KeyDerivationCost {
 
     private static func part(_ location: Int32) -> String {
         switch location {
-        case Int32(APNS_KDF_MAC): return "its integrity check"
-        case Int32(APNS_KDF_CONTENTS): return "its encrypted certificates"
+        case Int32(SHIM_KDF_MAC): return "its integrity check"
+        case Int32(SHIM_KDF_CONTENTS): return "its encrypted certificates"
         default: return "its private key"
         }
     }

@@ -1,5 +1,5 @@
 package import COpenSSL
-package import CAPNsShims
+package import CShims
 import Foundation
 
 /// Owns one OpenSSL memory BIO: the bridge between Swift bytes and OpenSSL's readers/writers.
@@ -31,7 +31,7 @@ package final class MemoryBIO {
     /// Everything written so far.
     package var bytes: [UInt8] {
         var data: UnsafeMutablePointer<CChar>? = nil
-        let length = apns_BIO_get_mem_data(pointer, &data)
+        let length = shim_BIO_get_mem_data(pointer, &data)
         guard length > 0, let data else { return [] }
         return data.withMemoryRebound(to: UInt8.self, capacity: length) {
             Array(UnsafeBufferPointer(start: $0, count: length))

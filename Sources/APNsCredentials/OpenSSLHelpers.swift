@@ -1,9 +1,9 @@
 package import COpenSSL
-package import CAPNsShims
+package import CShims
 import Foundation
 
 /// Frees memory OpenSSL allocated for us (OPENSSL_free is a macro Swift cannot call).
-func apnsFree(_ pointer: UnsafeMutableRawPointer?) { apns_OPENSSL_free(pointer) }
+func apnsFree(_ pointer: UnsafeMutableRawPointer?) { shim_OPENSSL_free(pointer) }
 
 /// Converts an ASN1_TIME to a Date (UTC); nil when OpenSSL cannot read it.
 func date(from time: UnsafePointer<ASN1_TIME>?) -> Date? {

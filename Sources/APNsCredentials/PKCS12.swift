@@ -1,5 +1,5 @@
 package import COpenSSL
-package import CAPNsShims
+package import CShims
 
 /// Owns one `PKCS12` structure and frees it.
 final class PKCS12Object {
@@ -83,11 +83,11 @@ package enum PKCS12 {
     /// follows a check without one, it also decrypts the encrypted contents to reach key bags
     /// hidden inside them, which `PKCS12_parse` would otherwise derive keys for unchecked.
     private static func checkCost(_ archive: PKCS12Object, password: [CChar]?, label: String) throws {
-        var cost = apns_kdf_cost()
+        var cost = shim_kdf_cost()
         if let password {
-            _ = password.withUnsafeBufferPointer { apns_kdf_cost_add_pkcs12(archive.pointer, 1, $0.baseAddress, Int32($0.count - 1), &cost) }
+            _ = password.withUnsafeBufferPointer { shim_kdf_cost_add_pkcs12(archive.pointer, 1, $0.baseAddress, Int32($0.count - 1), &cost) }
         } else {
-            _ = apns_kdf_cost_add_pkcs12(archive.pointer, 0, nil, 0, &cost)
+            _ = shim_kdf_cost_add_pkcs12(archive.pointer, 0, nil, 0, &cost)
         }
         OpenSSLErrorQueue.clear()
         try KeyDerivationCost.check(cost, label: label)
@@ -105,23 +105,23 @@ package enum PKCS12 {
         return PKCS12Object(taking: decoded)
     }
 
-    /// Every certificate and key in the file with its bag attributes (`apns_p12_items`), not
+    /// Every certificate and key in the file with its bag attributes (`shim_p12_items`), not
     /// `PKCS12_parse`'s one key + one certificate + "ca" reading, so that a file with several
     /// identities keeps them all and no leaf with its own key is mistaken for chain.
     private static func extract(_ archive: PKCS12Object, password: [CChar], label: String) throws -> CredentialContents {
         OpenSSLErrorQueue.clear()
-        var items = [apns_p12_item](repeating: apns_p12_item(), count: maximumCertificates + maximumKeys + 1)
+        var items = [shim_p12_item](repeating: shim_p12_item(), count: maximumCertificates + maximumKeys + 1)
         var count: Int32 = 0
         var certificateCount: Int32 = 0
         var keyCount: Int32 = 0
         let result = password.withUnsafeBufferPointer { pass in
             items.withUnsafeMutableBufferPointer {
-                apns_p12_items(archive.pointer, pass.baseAddress, Int32(pass.count - 1), $0.baseAddress, Int32($0.count), &count,
+                shim_p12_items(archive.pointer, pass.baseAddress, Int32(pass.count - 1), $0.baseAddress, Int32($0.count), &count,
                                &certificateCount, &keyCount)
             }
         }
         if result == -1 || certificateCount > maximumCertificates || keyCount > maximumKeys {
-            if result == 1 { for index in 0..<Int(count) { apns_p12_item_free(&items[index]) } }
+            if result == 1 { for index in 0..<Int(count) { shim_p12_item_free(&items[index]) } }
             throw APNsCredentialError(.unreadable, "\(label) holds \(certificateCount) certificates and \(keyCount) private keys; a push certificate export holds a few (at most \(maximumCertificates) certificates and \(maximumKeys) keys are accepted), so this is not one.", file: label)
         }
         guard result == 1 else {
@@ -156,7 +156,7 @@ package enum PKCS12 {
                 contents.privateKeys.append(PrivateKey(taking: key))
                 contents.keyAttributes.append(attributes)
             }
-            apns_p12_item_free(&item)
+            shim_p12_item_free(&item)
         }
         return contents
     }
@@ -172,11 +172,11 @@ package enum PKCS12 {
             throw APNsCredentialError(.invalidArgument, "A PKCS#12 file needs a certificate, a key or both.")
         }
         OpenSSLErrorQueue.clear()
-        guard let stack = apns_sk_X509_new_null() else {
+        guard let stack = shim_sk_X509_new_null() else {
             throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not allocate a certificate list.")
         }
-        defer { apns_sk_X509_pop_free(stack) }
-        for cert in chain where apns_sk_X509_push_up_ref(stack, cert.pointer) != 1 {
+        defer { shim_sk_X509_pop_free(stack) }
+        for cert in chain where shim_sk_X509_push_up_ref(stack, cert.pointer) != 1 {
             throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not add a chain certificate.")
         }
         let (keyNID, certNID, macDigest) = format == .legacy

@@ -1,5 +1,5 @@
 package import COpenSSL
-package import CAPNsShims
+package import CShims
 
 extension PrivateKey {
     /// Decodes one private key from a PEM block or DER bytes, in any of the encodings people
@@ -14,9 +14,9 @@ extension PrivateKey {
         // DES, RC2 and MD5-based PBE live in the legacy provider: loaded before any decryption,
         // not only on the PKCS#12 path, or a DES-CBC key reads only after a .p12 was read.
         OpenSSLProviders.ensureLoaded()
-        var cost = apns_kdf_cost()
+        var cost = shim_kdf_cost()
         let encrypted = bytes.withUnsafeBufferPointer {
-            apns_kdf_cost_add_pkcs8($0.baseAddress, $0.count, PEMScanner.looksLikePEM(bytes) ? 1 : 0, &cost)
+            shim_kdf_cost_add_pkcs8($0.baseAddress, $0.count, PEMScanner.looksLikePEM(bytes) ? 1 : 0, &cost)
         }
         OpenSSLErrorQueue.clear()
         if encrypted == 1 { try KeyDerivationCost.check(cost, label: label) }
@@ -60,7 +60,7 @@ extension PrivateKey {
             return String(header.prefix { $0 != "," })
         }
         var name = [CChar](repeating: 0, count: 128)
-        let found = bytes.withUnsafeBufferPointer { apns_pkcs8_encryption_name($0.baseAddress, $0.count, pem ? 1 : 0, &name, Int32(name.count)) }
+        let found = bytes.withUnsafeBufferPointer { shim_pkcs8_encryption_name($0.baseAddress, $0.count, pem ? 1 : 0, &name, Int32(name.count)) }
         OpenSSLErrorQueue.clear()
         guard found == 1 else { return nil }
         return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -71,14 +71,14 @@ extension PrivateKey {
         let pem = PEMScanner.looksLikePEM(bytes)
         let secret: [CChar] = passphrase.map { $0.bytes.map { CChar(bitPattern: $0) } } ?? []
         return try secret.withUnsafeBufferPointer { secretBuffer in
-            var context = apns_passphrase(bytes: passphrase == nil ? nil : secretBuffer.baseAddress, length: Int32(secretBuffer.count), requested: 0)
+            var context = shim_passphrase(bytes: passphrase == nil ? nil : secretBuffer.baseAddress, length: Int32(secretBuffer.count), requested: 0)
             var key: OpaquePointer? = nil
             if pem {
                 let bio = try MemoryBIO(bytes)
-                key = PEM_read_bio_PrivateKey(bio.pointer, nil, apns_passphrase_cb, &context)
+                key = PEM_read_bio_PrivateKey(bio.pointer, nil, shim_passphrase_cb, &context)
             } else {
                 let bio = try MemoryBIO(bytes)
-                key = d2i_PKCS8PrivateKey_bio(bio.pointer, nil, apns_passphrase_cb, &context)
+                key = d2i_PKCS8PrivateKey_bio(bio.pointer, nil, shim_passphrase_cb, &context)
                 if key == nil && context.requested == 0 {
                     let plain = try MemoryBIO(bytes)
                     key = d2i_PrivateKey_bio(plain.pointer, nil)

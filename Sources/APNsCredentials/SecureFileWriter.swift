@@ -1,4 +1,4 @@
-package import CAPNsShims
+package import CShims
 import Foundation
 
 /// How sensitive a file is, which decides its permissions.
@@ -162,7 +162,7 @@ package final class AtomicFile {
         }
         try SecureFileWriter.preflight(path, force: force)
         let folder = SecureFileWriter.folderOf(path)
-        fd = apns_open_unnamed_tmpfile(folder, mode)
+        fd = shim_open_unnamed_tmpfile(folder, mode)
         if fd < 0 {
             var template = Array("\(folder)/.\(SecureFileWriter.baseName(path)).XXXXXX".utf8CString)
             fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -201,12 +201,12 @@ package final class AtomicFile {
                 unlink(temporaryName)
             }
             self.temporaryName = nil
-        } else if apns_link_unnamed_tmpfile(fd, path) != 0 {
+        } else if shim_link_unnamed_tmpfile(fd, path) != 0 {
             guard errno == EEXIST else { throw Self.failure(path) }
             guard force else { throw Self.exists(path) }
             // Replace: name the finished file, then rename it over the old one.
             let hidden = "\(folder)/.\(SecureFileWriter.baseName(path)).\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
-            guard apns_link_unnamed_tmpfile(fd, hidden) == 0 else { throw Self.failure(path) }
+            guard shim_link_unnamed_tmpfile(fd, hidden) == 0 else { throw Self.failure(path) }
             guard rename(hidden, path) == 0 else {
                 let error = Self.failure(path)
                 unlink(hidden)

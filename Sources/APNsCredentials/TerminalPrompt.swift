@@ -1,4 +1,4 @@
-package import CAPNsShims
+package import CShims
 import Foundation
 
 /// Reads a line from the controlling terminal with echo off, the way `openssl` and `ssh` ask
@@ -21,9 +21,9 @@ package enum TerminalPrompt {
     private static func readHidden(fd: Int32, prompt: String) -> [UInt8]? {
         _ = prompt.withCString { write(fd, $0, strlen($0)) }
         // Echo off, and back on even if a signal ends the process at the prompt (Ctrl-C).
-        let haveTermios = apns_tty_echo_off(fd) == 0
+        let haveTermios = shim_tty_echo_off(fd) == 0
         defer {
-            if haveTermios { apns_tty_restore() }
+            if haveTermios { shim_tty_restore() }
             _ = "\n".withCString { write(fd, $0, 1) }
         }
         return try? PassphraseSource.readLine(fd: fd, what: "the terminal")

@@ -1,5 +1,5 @@
 import APNsMock
-import CAPNsShims
+import CShims
 import Foundation
 
 /// What `q` searches in one inbox entry: its token, channel, topic, reason, apns-id, sender,
@@ -53,7 +53,7 @@ extension Array where Element == UInt8 {
     func containsBytes(_ needle: [UInt8]) -> Bool {
         withUnsafeBytes { haystack in
             needle.withUnsafeBytes { wanted in
-                apns_contains_bytes(haystack.baseAddress, haystack.count, wanted.baseAddress, wanted.count) == 1
+                shim_contains_bytes(haystack.baseAddress, haystack.count, wanted.baseAddress, wanted.count) == 1
             }
         }
     }

@@ -20,7 +20,7 @@ struct HeaderRulesTests {
     /// of `APNsCredentials` (issue 23, item 5): the modules it imports, their two types it
     /// uses, and the C shims' `apns_` prefix. Plus one sentence `HeaderBlockTests` asserts word
     /// for word (see the report of issue 23's items 2 and 3).
-    static let borrowedNames = ["CAPNsShims", "APNsCredentials", "APNsCredentialError", "APNsIdentity"]
+    static let borrowedNames = ["CShims", "APNsCredentials", "APNsCredentialError", "APNsIdentity"]
     static let assertedSentence = "; an APNs answer has a few hundred)"
 
     @Test("No file under Sources/APNsTransport says \"apns\" (but for the names it borrows from the modules below it)")

@@ -1,4 +1,4 @@
-package import CAPNsShims
+package import CShims
 package import COpenSSL
 
 /// A set of trusted CA certificates (`--ca-file`): owns one `X509_STORE` and frees it.
@@ -69,11 +69,11 @@ final class StoreContext {
 final class CertificateStack {
     let pointer: OpaquePointer
     init?(_ certificates: [Certificate]) {
-        guard let pointer = apns_sk_X509_new_null() else { return nil }
+        guard let pointer = shim_sk_X509_new_null() else { return nil }
         self.pointer = pointer
-        for certificate in certificates where apns_sk_X509_push_up_ref(pointer, certificate.pointer) == 0 {
+        for certificate in certificates where shim_sk_X509_push_up_ref(pointer, certificate.pointer) == 0 {
             return nil
         }
     }
-    deinit { apns_sk_X509_pop_free(pointer) }
+    deinit { shim_sk_X509_pop_free(pointer) }
 }

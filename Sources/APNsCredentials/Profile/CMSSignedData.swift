@@ -1,4 +1,4 @@
-package import CAPNsShims
+package import CShims
 package import COpenSSL
 import Foundation
 
@@ -54,7 +54,7 @@ package final class CMSSignedData: @unchecked Sendable {
     /// The embedded content (for a profile: the XML property list).
     package var content: [UInt8]? {
         var data: UnsafePointer<UInt8>? = nil
-        let length = apns_cms_content(pointer, &data)
+        let length = shim_cms_content(pointer, &data)
         guard length >= 0 else { return nil }
         guard length > 0, let data else { return [] }
         return Array(UnsafeBufferPointer(start: data, count: length))
@@ -63,18 +63,18 @@ package final class CMSSignedData: @unchecked Sendable {
     /// Every certificate the envelope carries (signer and chain), in envelope order.
     package var certificates: [Certificate] {
         guard let stack = CMS_get1_certs(pointer) else { OpenSSLErrorQueue.clear(); return [] }
-        defer { apns_sk_X509_pop_free(stack) }
-        return (0..<apns_sk_X509_num(stack)).compactMap { index in
-            apns_sk_X509_value(stack, index).map { Certificate(retaining: $0) }
+        defer { shim_sk_X509_pop_free(stack) }
+        return (0..<shim_sk_X509_num(stack)).compactMap { index in
+            shim_sk_X509_value(stack, index).map { Certificate(retaining: $0) }
         }
     }
 
-    package var signerCount: Int { Int(apns_cms_signer_count(pointer)) }
+    package var signerCount: Int { Int(shim_cms_signer_count(pointer)) }
 
     /// The embedded certificate the first signer names, if the envelope carries it.
     package var signerCertificate: Certificate? {
         defer { OpenSSLErrorQueue.clear() }
-        return apns_cms_signer_certificate(pointer).map { Certificate(taking: $0) }
+        return shim_cms_signer_certificate(pointer).map { Certificate(taking: $0) }
     }
 
     /// Nil when every signature verifies over the content with the embedded signer

@@ -1,4 +1,4 @@
-#include "apns_tty.h"
+#include "shim_tty.h"
 #include <signal.h>
 #include <string.h>
 #include <termios.h>
@@ -24,7 +24,7 @@ static void restore_and_reraise(int sig) {
     raise(sig);  /* delivered with the previous disposition once this handler returns */
 }
 
-int apns_tty_echo_off(int fd) {
+int shim_tty_echo_off(int fd) {
     if (tcgetattr(fd, &saved) != 0) return -1;
     struct sigaction action;
     memset(&action, 0, sizeof action);
@@ -35,13 +35,13 @@ int apns_tty_echo_off(int fd) {
     struct termios quiet = saved;
     quiet.c_lflag &= ~(tcflag_t)ECHO;
     if (tcsetattr(fd, TCSAFLUSH, &quiet) != 0) {
-        apns_tty_restore();
+        shim_tty_restore();
         return -1;
     }
     return 0;
 }
 
-void apns_tty_restore(void) {
+void shim_tty_restore(void) {
     int fd = tty_fd;
     if (fd < 0) return;
     tcsetattr(fd, TCSAFLUSH, &saved);

@@ -1,11 +1,11 @@
-#include "apns_cms.h"
+#include "shim_cms.h"
 
-int apns_cms_signer_count(CMS_ContentInfo *cms) {
+int shim_cms_signer_count(CMS_ContentInfo *cms) {
     STACK_OF(CMS_SignerInfo) *infos = CMS_get0_SignerInfos(cms);
     return infos == NULL ? 0 : sk_CMS_SignerInfo_num(infos);
 }
 
-X509 *apns_cms_signer_certificate(CMS_ContentInfo *cms) {
+X509 *shim_cms_signer_certificate(CMS_ContentInfo *cms) {
     STACK_OF(CMS_SignerInfo) *infos = CMS_get0_SignerInfos(cms);
     if (infos == NULL || sk_CMS_SignerInfo_num(infos) < 1) return NULL;
     CMS_SignerInfo *info = sk_CMS_SignerInfo_value(infos, 0);
@@ -23,7 +23,7 @@ X509 *apns_cms_signer_certificate(CMS_ContentInfo *cms) {
     return found;
 }
 
-long apns_cms_content(CMS_ContentInfo *cms, const unsigned char **data) {
+long shim_cms_content(CMS_ContentInfo *cms, const unsigned char **data) {
     ASN1_OCTET_STRING **content = CMS_get0_content(cms);
     if (content == NULL || *content == NULL) return -1;
     *data = ASN1_STRING_get0_data(*content);

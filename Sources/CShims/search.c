@@ -3,9 +3,9 @@
  * needle (the mock inbox's `q` search relies on that). */
 #define _GNU_SOURCE
 #include <string.h>
-#include "apns_search.h"
+#include "shim_search.h"
 
-int apns_contains_bytes(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length) {
+int shim_contains_bytes(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length) {
     if (needle_length == 0) return 1;
     return memmem(haystack, haystack_length, needle, needle_length) != NULL;
 }

@@ -1,16 +1,16 @@
-#include "CAPNsShims.h"
+#include "CShims.h"
 #include <string.h>
 #include <pthread.h>
 #include <openssl/ecdsa.h>
 #include <openssl/bn.h>
 
-int apns_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) { return (int)SSL_CTX_set_min_proto_version(ctx, version); }
-int apns_SSL_CTX_set_max_proto_version(SSL_CTX *ctx, int version) { return (int)SSL_CTX_set_max_proto_version(ctx, version); }
-long apns_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
-void apns_SSL_CTX_set_read_ahead(SSL_CTX *ctx, int yes) { SSL_CTX_set_read_ahead(ctx, yes); }
-int apns_SSL_CTX_add1_chain_cert(SSL_CTX *ctx, X509 *cert) { return (int)SSL_CTX_add1_chain_cert(ctx, cert); }
-int apns_SSL_set_tlsext_host_name(SSL *ssl, const char *name) { return (int)SSL_set_tlsext_host_name(ssl, name); }
-int apns_SSL_version(const SSL *ssl) { return SSL_version(ssl); }
+int shim_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) { return (int)SSL_CTX_set_min_proto_version(ctx, version); }
+int shim_SSL_CTX_set_max_proto_version(SSL_CTX *ctx, int version) { return (int)SSL_CTX_set_max_proto_version(ctx, version); }
+long shim_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
+void shim_SSL_CTX_set_read_ahead(SSL_CTX *ctx, int yes) { SSL_CTX_set_read_ahead(ctx, yes); }
+int shim_SSL_CTX_add1_chain_cert(SSL_CTX *ctx, X509 *cert) { return (int)SSL_CTX_add1_chain_cert(ctx, cert); }
+int shim_SSL_set_tlsext_host_name(SSL *ssl, const char *name) { return (int)SSL_set_tlsext_host_name(ssl, name); }
+int shim_SSL_version(const SSL *ssl) { return SSL_version(ssl); }
 
 /* Two event loops may set up their first connection at the same moment: pthread_once makes the
  * index exist exactly once and publishes it to every thread (a plain static would race). */
@@ -24,13 +24,13 @@ static int observations_index(void) {
     return observations_ex_index;
 }
 
-int apns_SSL_set_observations(SSL *ssl, apns_tls_observations *obs) {
+int shim_SSL_set_observations(SSL *ssl, shim_tls_observations *obs) {
     return SSL_set_ex_data(ssl, observations_index(), obs);
 }
 
 static void info_callback(const SSL *ssl, int where, int ret) {
     if (!(where & SSL_CB_ALERT)) return;
-    apns_tls_observations *obs = SSL_get_ex_data(ssl, observations_index());
+    shim_tls_observations *obs = SSL_get_ex_data(ssl, observations_index());
     if (obs == NULL) return;
     int code = ret & 0xff;
     /* close_notify (0) is not a failure worth reporting. */
@@ -43,12 +43,12 @@ static void info_callback(const SSL *ssl, int where, int ret) {
 static int cert_callback(SSL *ssl, void *arg) {
     (void)arg;
     if (SSL_is_server(ssl)) return 1;
-    apns_tls_observations *obs = SSL_get_ex_data(ssl, observations_index());
+    shim_tls_observations *obs = SSL_get_ex_data(ssl, observations_index());
     if (obs != NULL) obs->certificate_requested = 1;
     return 1;
 }
 
-void apns_SSL_CTX_install_observers(SSL_CTX *ctx) {
+void shim_SSL_CTX_install_observers(SSL_CTX *ctx) {
     (void)observations_index();
     SSL_CTX_set_info_callback(ctx, info_callback);
     SSL_CTX_set_cert_cb(ctx, cert_callback, NULL);
@@ -70,11 +70,11 @@ static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outle
     return SSL_TLSEXT_ERR_ALERT_FATAL;
 }
 
-void apns_SSL_CTX_select_alpn_h2(SSL_CTX *ctx) { SSL_CTX_set_alpn_select_cb(ctx, alpn_select, NULL); }
+void shim_SSL_CTX_select_alpn_h2(SSL_CTX *ctx) { SSL_CTX_set_alpn_select_cb(ctx, alpn_select, NULL); }
 
-const char *apns_alert_description(int code) { return SSL_alert_desc_string_long(code); }
+const char *shim_alert_description(int code) { return SSL_alert_desc_string_long(code); }
 
-int apns_ecdsa_der_to_raw(const unsigned char *der, long der_len, unsigned char *out, int size) {
+int shim_ecdsa_der_to_raw(const unsigned char *der, long der_len, unsigned char *out, int size) {
     const unsigned char *p = der;
     ECDSA_SIG *sig = d2i_ECDSA_SIG(NULL, &p, der_len);
     if (sig == NULL) return 0;

@@ -13,18 +13,18 @@
 /* Adds an extension written in openssl.cnf syntax ("critical,digitalSignature",
  * "DNS:localhost,IP:127.0.0.1", "keyid:always") for `nid`. `issuer` may be NULL for a
  * self-signed certificate (the certificate is then its own issuer for keyid lookups). */
-int apns_x509_add_ext_conf(X509 *cert, X509 *issuer, int nid, const char *value);
+int shim_x509_add_ext_conf(X509 *cert, X509 *issuer, int nid, const char *value);
 
 /* Adds an extension with a dotted `oid` whose value (the OCTET STRING's contents) is the raw
  * DER `der` of `length` bytes, taken as is: this is how private extensions such as Apple's
  * 1.2.840.113635.100.6.3.x are written, and how tests write deliberately malformed ones. */
-int apns_x509_add_ext_der(X509 *cert, const char *oid, int critical,
+int shim_x509_add_ext_der(X509 *cert, const char *oid, int critical,
                           const unsigned char *der, int length);
 
 /* Sets notBefore/notAfter from UNIX seconds (UTCTime before 2050, GeneralizedTime after). */
-int apns_x509_set_validity(X509 *cert, int64_t not_before, int64_t not_after);
+int shim_x509_set_validity(X509 *cert, int64_t not_before, int64_t not_after);
 
 /* Sets a random positive 127-bit serial number, as CAs do since the MD5 collision attacks. */
-int apns_x509_set_random_serial(X509 *cert);
+int shim_x509_set_random_serial(X509 *cert);
 
 #endif

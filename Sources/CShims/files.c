@@ -1,11 +1,11 @@
 #define _GNU_SOURCE
-#include "apns_files.h"
+#include "shim_files.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
 
-int apns_open_unnamed_tmpfile(const char *directory, mode_t mode) {
+int shim_open_unnamed_tmpfile(const char *directory, mode_t mode) {
 #ifdef O_TMPFILE
     return open(directory, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
 #else
@@ -15,7 +15,7 @@ int apns_open_unnamed_tmpfile(const char *directory, mode_t mode) {
 #endif
 }
 
-int apns_link_unnamed_tmpfile(int fd, const char *path) {
+int shim_link_unnamed_tmpfile(int fd, const char *path) {
 #ifdef O_TMPFILE
     char procpath[64];
     snprintf(procpath, sizeof procpath, "/proc/self/fd/%d", fd);

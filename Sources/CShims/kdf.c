@@ -1,7 +1,7 @@
-#include "apns_kdf.h"
+#include "shim_kdf.h"
 #include <openssl/pem.h>
 
-static void add_iterations(apns_kdf_cost *cost, const ASN1_INTEGER *count, int where) {
+static void add_iterations(shim_kdf_cost *cost, const ASN1_INTEGER *count, int where) {
     uint64_t value = 0;
     if (count == NULL || ASN1_INTEGER_get_uint64(&value, count) != 1) return;
     if (value > cost->iterations) {
@@ -18,7 +18,7 @@ static uint64_t scrypt_work(uint64_t n, uint64_t r, uint64_t p) {
     return nr * p;
 }
 
-static void add_scrypt(apns_kdf_cost *cost, const SCRYPT_PARAMS *params, int where) {
+static void add_scrypt(shim_kdf_cost *cost, const SCRYPT_PARAMS *params, int where) {
     uint64_t n = 0, r = 0, p = 0;
     if (ASN1_INTEGER_get_uint64(&n, params->costParameter) != 1
         || ASN1_INTEGER_get_uint64(&r, params->blockSize) != 1
@@ -31,7 +31,7 @@ static void add_scrypt(apns_kdf_cost *cost, const SCRYPT_PARAMS *params, int whe
     }
 }
 
-void apns_kdf_cost_add_algorithm(const X509_ALGOR *alg, int where, apns_kdf_cost *cost) {
+void shim_kdf_cost_add_algorithm(const X509_ALGOR *alg, int where, shim_kdf_cost *cost) {
     if (alg == NULL || alg->parameter == NULL) return;
     if (OBJ_obj2nid(alg->algorithm) == NID_pbes2) {
         PBE2PARAM *pbe2 = ASN1_TYPE_unpack_sequence(ASN1_ITEM_rptr(PBE2PARAM), alg->parameter);
@@ -56,10 +56,10 @@ void apns_kdf_cost_add_algorithm(const X509_ALGOR *alg, int where, apns_kdf_cost
     PBEPARAM_free(pbe);
 }
 
-static void add_sig(const X509_SIG *sig, int where, apns_kdf_cost *cost) {
+static void add_sig(const X509_SIG *sig, int where, shim_kdf_cost *cost) {
     const X509_ALGOR *alg = NULL;
     X509_SIG_get0(sig, &alg, NULL);
-    apns_kdf_cost_add_algorithm(alg, where, cost);
+    shim_kdf_cost_add_algorithm(alg, where, cost);
 }
 
 /* The EncryptedPrivateKeyInfo in DER or PEM ("ENCRYPTED PRIVATE KEY"), or NULL. */
@@ -75,23 +75,23 @@ static X509_SIG *read_pkcs8(const unsigned char *bytes, long length, int pem) {
     return sig;
 }
 
-int apns_kdf_cost_add_pkcs8(const unsigned char *bytes, long length, int pem, apns_kdf_cost *cost) {
+int shim_kdf_cost_add_pkcs8(const unsigned char *bytes, long length, int pem, shim_kdf_cost *cost) {
     X509_SIG *sig = read_pkcs8(bytes, length, pem);
     if (sig == NULL) return 0;
-    add_sig(sig, APNS_KDF_KEY, cost);
+    add_sig(sig, SHIM_KDF_KEY, cost);
     X509_SIG_free(sig);
     return 1;
 }
 
 /* Key bags, also inside nested SafeContents bags (depth-limited: a file can nest them). */
-static void add_bags(const STACK_OF(PKCS12_SAFEBAG) *bags, int depth, apns_kdf_cost *cost) {
+static void add_bags(const STACK_OF(PKCS12_SAFEBAG) *bags, int depth, shim_kdf_cost *cost) {
     if (bags == NULL || depth > 8) return;
     for (int i = 0; i < sk_PKCS12_SAFEBAG_num(bags); i++) {
         const PKCS12_SAFEBAG *bag = sk_PKCS12_SAFEBAG_value(bags, i);
         switch (PKCS12_SAFEBAG_get_nid(bag)) {
         case NID_pkcs8ShroudedKeyBag: {
             const X509_SIG *sig = PKCS12_SAFEBAG_get0_pkcs8(bag);
-            if (sig != NULL) add_sig(sig, APNS_KDF_KEY, cost);
+            if (sig != NULL) add_sig(sig, SHIM_KDF_KEY, cost);
             break;
         }
         case NID_safeContentsBag:
@@ -103,10 +103,10 @@ static void add_bags(const STACK_OF(PKCS12_SAFEBAG) *bags, int depth, apns_kdf_c
     }
 }
 
-int apns_kdf_cost_add_pkcs12(const PKCS12 *p12, int decrypt, const char *pass, int passlen, apns_kdf_cost *cost) {
+int shim_kdf_cost_add_pkcs12(const PKCS12 *p12, int decrypt, const char *pass, int passlen, shim_kdf_cost *cost) {
     const ASN1_INTEGER *mac_iterations = NULL;
     PKCS12_get0_mac(NULL, NULL, NULL, &mac_iterations, p12);
-    add_iterations(cost, mac_iterations, APNS_KDF_MAC);
+    add_iterations(cost, mac_iterations, SHIM_KDF_MAC);
     STACK_OF(PKCS7) *safes = PKCS12_unpack_authsafes(p12);
     if (safes == NULL) return 0;
     for (int i = 0; i < sk_PKCS7_num(safes); i++) {
@@ -118,7 +118,7 @@ int apns_kdf_cost_add_pkcs12(const PKCS12 *p12, int decrypt, const char *pass, i
             break;
         case NID_pkcs7_encrypted:
             if (safe->d.encrypted != NULL && safe->d.encrypted->enc_data != NULL)
-                apns_kdf_cost_add_algorithm(safe->d.encrypted->enc_data->algorithm, APNS_KDF_CONTENTS, cost);
+                shim_kdf_cost_add_algorithm(safe->d.encrypted->enc_data->algorithm, SHIM_KDF_CONTENTS, cost);
             if (decrypt) {
                 bags = PKCS12_unpack_p7encdata(safe, pass, passlen);
                 /* The empty password has two encodings; PKCS12_parse tries both too. */
@@ -136,7 +136,7 @@ int apns_kdf_cost_add_pkcs12(const PKCS12 *p12, int decrypt, const char *pass, i
     return 1;
 }
 
-int apns_pkcs8_encryption_name(const unsigned char *bytes, long length, int pem, char *name, int capacity) {
+int shim_pkcs8_encryption_name(const unsigned char *bytes, long length, int pem, char *name, int capacity) {
     X509_SIG *sig = read_pkcs8(bytes, length, pem);
     if (sig == NULL) return 0;
     const X509_ALGOR *alg = NULL;

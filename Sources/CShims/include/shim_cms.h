@@ -9,15 +9,15 @@
 #include <openssl/x509.h>
 
 /* The number of SignerInfos in `cms` (0 when it is not SignedData or has none). */
-int apns_cms_signer_count(CMS_ContentInfo *cms);
+int shim_cms_signer_count(CMS_ContentInfo *cms);
 
 /* The certificate, among those embedded in `cms`, that the first SignerInfo names (by issuer
  * and serial or subject key id), with a new reference the caller frees; NULL when the
  * envelope does not carry it. */
-X509 *apns_cms_signer_certificate(CMS_ContentInfo *cms);
+X509 *shim_cms_signer_certificate(CMS_ContentInfo *cms);
 
 /* The embedded content (eContent) of a SignedData: sets *data and returns its length, or -1
  * when there is none (detached signature or not SignedData). *data points into `cms`. */
-long apns_cms_content(CMS_ContentInfo *cms, const unsigned char **data);
+long shim_cms_content(CMS_ContentInfo *cms, const unsigned char **data);
 
 #endif

@@ -9,16 +9,16 @@
 #include <openssl/pkcs12.h>
 #include <openssl/x509.h>
 
-enum { APNS_P12_CERTIFICATE = 1, APNS_P12_KEY = 2 };
+enum { SHIM_P12_CERTIFICATE = 1, SHIM_P12_KEY = 2 };
 
-typedef struct apns_p12_item {
-    int kind;                       /* APNS_P12_CERTIFICATE or APNS_P12_KEY */
+typedef struct shim_p12_item {
+    int kind;                       /* SHIM_P12_CERTIFICATE or SHIM_P12_KEY */
     X509 *certificate;              /* owned by the caller (X509_free) */
     EVP_PKEY *key;                  /* owned by the caller (EVP_PKEY_free) */
     char *friendly_name;            /* UTF-8 or NULL; owned by the caller (OPENSSL_free) */
     unsigned char local_key_id[64]; /* the first bytes of localKeyId */
     int local_key_id_length;        /* 0 when the bag has none */
-} apns_p12_item;
+} shim_p12_item;
 
 /* Decrypts and collects up to `capacity` items into `items` and sets `*count`, and the number
  * of certificates and keys seen in `*certificates` and `*keys`. `pass` with `passlen` 0 is
@@ -26,9 +26,9 @@ typedef struct apns_p12_item {
  * 0 when a bag does not decrypt or decode (OpenSSL's error queue says why), -1 when the file
  * holds more than `capacity` items (the totals then say how many). On failure every item
  * collected is freed. */
-int apns_p12_items(const PKCS12 *p12, const char *pass, int passlen, apns_p12_item *items, int capacity, int *count,
+int shim_p12_items(const PKCS12 *p12, const char *pass, int passlen, shim_p12_item *items, int capacity, int *count,
                    int *certificates, int *keys);
 
 /* Frees what one item owns. */
-void apns_p12_item_free(apns_p12_item *item);
+void shim_p12_item_free(shim_p12_item *item);
 #endif

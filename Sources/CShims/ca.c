@@ -1,11 +1,11 @@
-#include "apns_ca.h"
+#include "shim_ca.h"
 #include <openssl/asn1.h>
 #include <openssl/bn.h>
 #include <openssl/objects.h>
 #include <openssl/rand.h>
 #include <openssl/x509v3.h>
 
-int apns_x509_add_ext_conf(X509 *cert, X509 *issuer, int nid, const char *value) {
+int shim_x509_add_ext_conf(X509 *cert, X509 *issuer, int nid, const char *value) {
     X509V3_CTX ctx;
     X509V3_set_ctx_nodb(&ctx);
     X509V3_set_ctx(&ctx, issuer ? issuer : cert, cert, NULL, NULL, 0);
@@ -16,7 +16,7 @@ int apns_x509_add_ext_conf(X509 *cert, X509 *issuer, int nid, const char *value)
     return ok == 1;
 }
 
-int apns_x509_add_ext_der(X509 *cert, const char *oid, int critical,
+int shim_x509_add_ext_der(X509 *cert, const char *oid, int critical,
                           const unsigned char *der, int length) {
     int ok = 0;
     ASN1_OBJECT *object = OBJ_txt2obj(oid, 1);
@@ -34,13 +34,13 @@ done:
     return ok;
 }
 
-int apns_x509_set_validity(X509 *cert, int64_t not_before, int64_t not_after) {
+int shim_x509_set_validity(X509 *cert, int64_t not_before, int64_t not_after) {
     if (ASN1_TIME_set(X509_getm_notBefore(cert), (time_t)not_before) == NULL) return 0;
     if (ASN1_TIME_set(X509_getm_notAfter(cert), (time_t)not_after) == NULL) return 0;
     return 1;
 }
 
-int apns_x509_set_random_serial(X509 *cert) {
+int shim_x509_set_random_serial(X509 *cert) {
     unsigned char bytes[16];
     if (RAND_bytes(bytes, sizeof bytes) != 1) return 0;
     bytes[0] &= 0x7F;

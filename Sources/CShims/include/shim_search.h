@@ -3,6 +3,6 @@
 #include <stddef.h>
 
 /* 1 when `needle` occurs in `haystack` (glibc's memmem: linear time), else 0. */
-int apns_contains_bytes(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length);
+int shim_contains_bytes(const void *haystack, size_t haystack_length, const void *needle, size_t needle_length);
 
 #endif

@@ -1,5 +1,5 @@
-#ifndef APNSKIT_CAPNSSHIMS_H
-#define APNSKIT_CAPNSSHIMS_H
+#ifndef APNSKIT_CSHIMS_H
+#define APNSKIT_CSHIMS_H
 /*
  * Wrappers for the parts of OpenSSL's API that Swift cannot import directly:
  * function-like macros (BIO_get_mem_data, OPENSSL_free, the sk_X509 family) and
@@ -9,37 +9,37 @@
 #include <openssl/bio.h>
 #include <openssl/x509.h>
 #include <openssl/pem.h>
-#include "apns_files.h"
-#include "apns_tty.h"
-#include "apns_ca.h"
-#include "apns_tls.h"
-#include "apns_kdf.h"
-#include "apns_cms.h"
-#include "apns_p12.h"
-#include "apns_search.h"
+#include "shim_files.h"
+#include "shim_tty.h"
+#include "shim_ca.h"
+#include "shim_tls.h"
+#include "shim_kdf.h"
+#include "shim_cms.h"
+#include "shim_p12.h"
+#include "shim_search.h"
 
 /* ---- memory BIOs and frees ---- */
-long apns_BIO_get_mem_data(BIO *bio, char **data);
-void apns_OPENSSL_free(void *ptr);
+long shim_BIO_get_mem_data(BIO *bio, char **data);
+void shim_OPENSSL_free(void *ptr);
 
 /* ---- STACK_OF(X509) ---- */
-int apns_sk_X509_num(const STACK_OF(X509) *stack);
-X509 *apns_sk_X509_value(const STACK_OF(X509) *stack, int index);
-STACK_OF(X509) *apns_sk_X509_new_null(void);
+int shim_sk_X509_num(const STACK_OF(X509) *stack);
+X509 *shim_sk_X509_value(const STACK_OF(X509) *stack, int index);
+STACK_OF(X509) *shim_sk_X509_new_null(void);
 /* Pushes `cert` (taking a new reference) onto the stack; returns 0 on failure. */
-int apns_sk_X509_push_up_ref(STACK_OF(X509) *stack, X509 *cert);
-void apns_sk_X509_pop_free(STACK_OF(X509) *stack);
+int shim_sk_X509_push_up_ref(STACK_OF(X509) *stack, X509 *cert);
+void shim_sk_X509_pop_free(STACK_OF(X509) *stack);
 
 /* ---- passphrases ----
  * A passphrase handed to OpenSSL's PEM/decoder callbacks. `requested` is set when OpenSSL
  * asked for one, so callers can tell "encrypted but no passphrase given" from "corrupt". */
-typedef struct apns_passphrase {
+typedef struct shim_passphrase {
     const char *bytes;   /* may be NULL: no passphrase available */
     int length;
     int requested;
-} apns_passphrase;
+} shim_passphrase;
 
-/* pem_password_cb that answers from an apns_passphrase and never prompts. */
-int apns_passphrase_cb(char *buf, int size, int rwflag, void *userdata);
+/* pem_password_cb that answers from an shim_passphrase and never prompts. */
+int shim_passphrase_cb(char *buf, int size, int rwflag, void *userdata);
 
 #endif

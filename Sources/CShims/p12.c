@@ -1,8 +1,8 @@
-#include "apns_p12.h"
+#include "shim_p12.h"
 #include <string.h>
 #include <openssl/err.h>
 
-void apns_p12_item_free(apns_p12_item *item) {
+void shim_p12_item_free(shim_p12_item *item) {
     X509_free(item->certificate);
     EVP_PKEY_free(item->key);
     OPENSSL_free(item->friendly_name);
@@ -12,14 +12,14 @@ void apns_p12_item_free(apns_p12_item *item) {
 typedef struct walk {
     const char *pass;
     int passlen;
-    apns_p12_item *items;
+    shim_p12_item *items;
     int capacity;
     int count;
     int overflow;
     int totals[3]; /* by kind: certificates, keys */
 } walk;
 
-static void set_attributes(const PKCS12_SAFEBAG *bag, apns_p12_item *item) {
+static void set_attributes(const PKCS12_SAFEBAG *bag, shim_p12_item *item) {
     item->friendly_name = PKCS12_get_friendlyname((PKCS12_SAFEBAG *)bag);
     const ASN1_TYPE *id = PKCS12_SAFEBAG_get0_attr(bag, NID_localKeyID);
     if (id != NULL && id->type == V_ASN1_OCTET_STRING && id->value.octet_string != NULL) {
@@ -54,29 +54,29 @@ static int add_bags(const STACK_OF(PKCS12_SAFEBAG) *bags, int depth, walk *w) {
             if (result != 1) return result;
             continue;
         }
-        apns_p12_item item;
+        shim_p12_item item;
         memset(&item, 0, sizeof item);
         if (nid == NID_keyBag) {
             const PKCS8_PRIV_KEY_INFO *info = PKCS12_SAFEBAG_get0_p8inf(bag);
             item.key = info != NULL ? EVP_PKCS82PKEY(info) : NULL;
             if (item.key == NULL) return 0;
-            item.kind = APNS_P12_KEY;
+            item.kind = SHIM_P12_KEY;
         } else if (nid == NID_pkcs8ShroudedKeyBag) {
             item.key = decrypt_key(bag, w);
             if (item.key == NULL) return 0;
-            item.kind = APNS_P12_KEY;
+            item.kind = SHIM_P12_KEY;
         } else if (nid == NID_certBag) {
             if (PKCS12_SAFEBAG_get_bag_nid(bag) != NID_x509Certificate) continue;
             item.certificate = PKCS12_SAFEBAG_get1_cert(bag);
             if (item.certificate == NULL) return 0;
-            item.kind = APNS_P12_CERTIFICATE;
+            item.kind = SHIM_P12_CERTIFICATE;
         } else {
             continue; /* CRL and secret bags carry nothing apnskit uses */
         }
         w->totals[item.kind]++;
         if (w->count >= w->capacity) {
             /* Keep counting (the message says how many), keep nothing. */
-            apns_p12_item_free(&item);
+            shim_p12_item_free(&item);
             w->overflow = 1;
             continue;
         }
@@ -86,7 +86,7 @@ static int add_bags(const STACK_OF(PKCS12_SAFEBAG) *bags, int depth, walk *w) {
     return 1;
 }
 
-int apns_p12_items(const PKCS12 *p12, const char *pass, int passlen, apns_p12_item *items, int capacity, int *count,
+int shim_p12_items(const PKCS12 *p12, const char *pass, int passlen, shim_p12_item *items, int capacity, int *count,
                    int *certificates, int *keys) {
     walk w = { pass, passlen, items, capacity, 0, 0, { 0, 0, 0 } };
     int result = 1;
@@ -113,11 +113,11 @@ int apns_p12_items(const PKCS12 *p12, const char *pass, int passlen, apns_p12_it
     }
     sk_PKCS7_pop_free(safes, PKCS7_free);
     *count = w.count;
-    *certificates = w.totals[APNS_P12_CERTIFICATE];
-    *keys = w.totals[APNS_P12_KEY];
+    *certificates = w.totals[SHIM_P12_CERTIFICATE];
+    *keys = w.totals[SHIM_P12_KEY];
     if (result == 1 && w.overflow) result = -1;
     if (result != 1) {
-        for (int i = 0; i < w.count; i++) apns_p12_item_free(&items[i]);
+        for (int i = 0; i < w.count; i++) shim_p12_item_free(&items[i]);
     }
     return result;
 }
