@@ -1,3 +1,4 @@
+import OpenSSLCore
 import Foundation
 
 /// What a server program needs of a push certificate identity: load it once at start-up, hand

@@ -1,3 +1,4 @@
+import OpenSSLCore
 /// A client identity: a certificate, its private key and any intermediates.
 ///
 /// This is the object the whole toolkit passes along: `prepare` writes it, `verify` proves it

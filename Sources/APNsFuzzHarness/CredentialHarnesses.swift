@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import Foundation
 
 /// Harnesses over the OpenSSL-backed parsers. Inputs for the single-object parsers start with

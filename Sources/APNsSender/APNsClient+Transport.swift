@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import APNsTransport
 
 // The configuration in the transport's terms, in one place: `APNsClient` and

@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 
 /// Apple's host names per environment (apns-protocol.md §1, §4, §5): the sender's knowledge,
 /// on the package's one environment type.

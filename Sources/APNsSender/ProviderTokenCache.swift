@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import Foundation
 
 /// Holds the current provider token and replaces it on schedule. APNs refuses tokens older

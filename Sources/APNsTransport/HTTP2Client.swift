@@ -1,4 +1,4 @@
-import APNsCredentials
+import OpenSSLCore
 import Foundation
 
 /// An HTTP/2 client connection over TLS: the provider API's transport.

@@ -1,4 +1,4 @@
-import APNsCredentials
+import OpenSSLCore
 import Foundation
 
 /// The server half of an `HTTP2Session`: the requests being received, and the bodies of the

@@ -1,4 +1,4 @@
-import APNsCredentials
+import OpenSSLCore
 package import CShims
 package import COpenSSL
 

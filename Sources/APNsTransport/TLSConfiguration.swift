@@ -1,4 +1,4 @@
-import APNsCredentials
+import OpenSSLCore
 
 /// What a TLS endpoint (client or server) presents and what it accepts.
 ///

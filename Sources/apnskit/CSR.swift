@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import SecureIO
 import ArgumentParser
 
 /// `apnskit csr`: what Keychain Access's "Request a Certificate From a Certificate Authority"

@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import ArgumentParser
 
 /// IDENTITY and `--passin`: the client certificate a gateway command presents. `feedback` has

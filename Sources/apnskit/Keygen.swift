@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import SecureIO
 import ArgumentParser
 
 /// `apnskit keygen`: a new private key, as `openssl genpkey` makes one, written 0600.

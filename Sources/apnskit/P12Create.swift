@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import SecureIO
 import ArgumentParser
 
 /// `apnskit p12 create`: certificate + key (+ chain) into a .p12. Modern AES by default;

@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import SecureIO
 import ArgumentParser
 
 /// `apnskit p12 split`: what `openssl pkcs12 -legacy -clcerts -nokeys` / `-nocerts -nodes` /

@@ -1,3 +1,4 @@
+import OpenSSLCore
 /// What kind of Apple push certificate a certificate is, read from its common name prefix
 /// (apns-protocol.md §2). The portal encodes the type only there; the environments are in extensions.
 package enum APNsCertificateType: String, Sendable, Codable, CaseIterable {

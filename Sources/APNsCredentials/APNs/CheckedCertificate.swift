@@ -1,3 +1,4 @@
+import OpenSSLCore
 import Foundation
 
 /// One certificate of a checked file, as monitoring needs it: who it is for and when it

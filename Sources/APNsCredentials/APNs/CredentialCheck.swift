@@ -1,3 +1,4 @@
+import OpenSSLCore
 import Foundation
 
 /// What `apnskit check` demands of every file (its flags).

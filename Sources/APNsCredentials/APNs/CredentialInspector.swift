@@ -1,3 +1,4 @@
+import OpenSSLCore
 import Foundation
 
 /// Reads one credential file of any kind and says what it is and what is off with it.

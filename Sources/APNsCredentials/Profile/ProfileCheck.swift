@@ -1,3 +1,4 @@
+import OpenSSLCore
 import Foundation
 
 /// `apnskit check` over provisioning profiles: the profile on its own under the run's policy,

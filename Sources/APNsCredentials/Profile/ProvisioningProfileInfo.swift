@@ -1,3 +1,4 @@
+import OpenSSLCore
 import Foundation
 
 /// What `inspect` and `check` report about a provisioning profile; its JSON encoding is the

@@ -1,3 +1,4 @@
+import OpenSSLCore
 import Foundation
 
 /// What a profile is cross-checked against: the push credential a server sends with.

@@ -1,3 +1,4 @@
+import OpenSSLCore
 import Foundation
 
 /// An advisory lock (`flock(2)`) on a folder, for check-then-create steps that several
