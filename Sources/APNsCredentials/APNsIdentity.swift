@@ -30,3 +30,9 @@ public struct APNsIdentity: Sendable {
         return bytes
     }
 }
+
+/// The transport presents an identity as its own `TLSIdentity`: the sender and the mock hand
+/// an `APNsIdentity` to a TLS configuration as it is.
+extension APNsIdentity: TLSIdentityConvertible {
+    package var tlsIdentity: TLSIdentity { TLSIdentity(certificate: certificate, privateKey: privateKey, chain: chain) }
+}

@@ -1,5 +1,6 @@
 import APNsCredentials
 import OpenSSLCore
+import APNsProtocol
 package import COpenSSL
 import Foundation
 

@@ -1,5 +1,6 @@
 import APNsCredentials
 import OpenSSLCore
+import APNsProtocol
 import Foundation
 
 extension APNsClient {
@@ -43,7 +44,7 @@ extension APNsClient {
         public var gateway: Gateway
         /// 443, or 2197 where a firewall blocks 443 (Apple's gateways only; a custom gateway
         /// names its own port).
-        public var port: Int = 443
+        public var port: Int = APNsEnvironment.providerPorts[0]
         public var trust: Trust = .system
         public var authentication: Authentication
         /// The app's bundle id: notifications without a topic get it plus their push type's

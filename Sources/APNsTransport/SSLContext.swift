@@ -106,7 +106,7 @@ final class SSLContext: @unchecked Sendable {
         do {
             certificates = try PEMScanner.blocks(in: pem, label: label).filter { $0.kind == .certificate }
                 .map { try Certificate(pem: $0.text, label: label) }
-        } catch let error as APNsCredentialError {
+        } catch let error as CredentialError {
             throw TransportError.openssl(.configuration, error.description)
         }
         guard !certificates.isEmpty, let store = SSL_CTX_get_cert_store(ctx) else {

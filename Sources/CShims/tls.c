@@ -17,7 +17,7 @@ int shim_SSL_version(const SSL *ssl) { return SSL_version(ssl); }
 static int observations_ex_index = -1;
 static pthread_once_t observations_once = PTHREAD_ONCE_INIT;
 static void make_observations_index(void) {
-    observations_ex_index = SSL_get_ex_new_index(0, "apns observations", NULL, NULL, NULL);
+    observations_ex_index = SSL_get_ex_new_index(0, "tls observations", NULL, NULL, NULL);
 }
 static int observations_index(void) {
     pthread_once(&observations_once, make_observations_index);

@@ -39,14 +39,14 @@ package final class CMSSignedData: @unchecked Sendable {
             return result
         }
         guard let decoded else {
-            throw APNsCredentialError.openssl(.unreadable, "\(label) is not a readable CMS signed message (corrupt, truncated or trailing bytes); download the profile again.")
+            throw CredentialError.openssl(.unreadable, "\(label) is not a readable CMS signed message (corrupt, truncated or trailing bytes); download the profile again.")
         }
         self.init(taking: decoded)
         guard let type = CMS_get0_type(pointer), OBJ_obj2nid(type) == NID_pkcs7_signed else {
-            throw APNsCredentialError(.unreadable, "\(label) is a CMS message but not a signed one; a provisioning profile is CMS SignedData.")
+            throw CredentialError(.unreadable, "\(label) is a CMS message but not a signed one; a provisioning profile is CMS SignedData.")
         }
         guard content != nil else {
-            throw APNsCredentialError(.unreadable, "\(label) is a CMS signed message without embedded content (a .p7b certificate bundle or a detached signature), not a provisioning profile, which embeds its property list.")
+            throw CredentialError(.unreadable, "\(label) is a CMS signed message without embedded content (a .p7b certificate bundle or a detached signature), not a provisioning profile, which embeds its property list.")
         }
         OpenSSLErrorQueue.clear()
     }
@@ -103,11 +103,11 @@ package final class CMSSignedData: @unchecked Sendable {
         OpenSSLErrorQueue.clear()
         let data = try MemoryBIO(content)
         guard let extra = CertificateStack(chain) else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not allocate a certificate stack.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not allocate a certificate stack.")
         }
         let flags = UInt32(CMS_BINARY | CMS_NOSMIMECAP)
         guard let signed = CMS_sign(signer.pointer, key.pointer, extra.pointer, data.pointer, flags) else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not sign the profile (CMS_sign).")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not sign the profile (CMS_sign).")
         }
         return CMSSignedData(taking: signed)
     }

@@ -32,7 +32,7 @@ package final class Certificate: @unchecked Sendable {
             return result
         }
         guard let decoded else {
-            throw APNsCredentialError.openssl(.unreadable, "\(label) is not a readable DER certificate (corrupt or truncated).")
+            throw CredentialError.openssl(.unreadable, "\(label) is not a readable DER certificate (corrupt or truncated).")
         }
         self.init(taking: decoded)
     }
@@ -42,7 +42,7 @@ package final class Certificate: @unchecked Sendable {
         OpenSSLErrorQueue.clear()
         let bio = try MemoryBIO(pem)
         guard let decoded = PEM_read_bio_X509(bio.pointer, nil, nil, nil) else {
-            throw APNsCredentialError.openssl(.unreadable, "\(label) does not hold a readable PEM certificate (corrupt or truncated).")
+            throw CredentialError.openssl(.unreadable, "\(label) does not hold a readable PEM certificate (corrupt or truncated).")
         }
         self.init(taking: decoded)
     }
@@ -54,7 +54,7 @@ package final class Certificate: @unchecked Sendable {
     package func pem() throws -> [UInt8] {
         let bio = try MemoryBIO()
         guard PEM_write_bio_X509(bio.pointer, pointer) == 1 else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not encode the certificate as PEM.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not encode the certificate as PEM.")
         }
         return bio.bytes
     }
@@ -72,7 +72,7 @@ package final class Certificate: @unchecked Sendable {
         guard let serial = X509_get0_serialNumber(pointer), let bn = ASN1_INTEGER_to_BN(serial, nil) else { return "" }
         defer { BN_free(bn) }
         guard let text = BN_bn2hex(bn) else { return "" }
-        defer { apnsFree(text) }
+        defer { opensslFree(text) }
         return String(cString: text)
     }
 

@@ -15,14 +15,14 @@ package final class CertificateSigningRequest: @unchecked Sendable {
     package convenience init(key: PrivateKey, subject: [DistinguishedName.Attribute]) throws {
         OpenSSLErrorQueue.clear()
         guard let request = X509_REQ_new() else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not allocate a certificate request.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not allocate a certificate request.")
         }
         self.init(taking: request)
         guard X509_REQ_set_version(request, 0) == 1 else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not set the request version.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not set the request version.")
         }
         guard let name = X509_REQ_get_subject_name(request) else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not read the request subject.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not read the request subject.")
         }
         for attribute in subject {
             let bytes = Array(attribute.value.utf8)
@@ -30,14 +30,14 @@ package final class CertificateSigningRequest: @unchecked Sendable {
                 X509_NAME_add_entry_by_txt(name, attribute.key, MBSTRING_UTF8, $0.baseAddress, Int32($0.count), -1, 0)
             }
             guard ok == 1 else {
-                throw APNsCredentialError.openssl(.invalidArgument, "'\(attribute.value)' is not a valid value for the subject field \(attribute.key).")
+                throw CredentialError.openssl(.invalidArgument, "'\(attribute.value)' is not a valid value for the subject field \(attribute.key).")
             }
         }
         guard X509_REQ_set_pubkey(request, key.pointer) == 1 else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not put the public key into the request.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not put the public key into the request.")
         }
         guard X509_REQ_sign(request, key.pointer, EVP_sha256()) > 0 else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not sign the certificate request.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not sign the certificate request.")
         }
     }
 
@@ -49,7 +49,7 @@ package final class CertificateSigningRequest: @unchecked Sendable {
             ? PEM_read_bio_X509_REQ(bio.pointer, nil, nil, nil)
             : d2i_X509_REQ_bio(bio.pointer, nil)
         guard let decoded else {
-            throw APNsCredentialError.openssl(.unreadable, "\(label) is not a readable certificate signing request (corrupt or truncated).")
+            throw CredentialError.openssl(.unreadable, "\(label) is not a readable certificate signing request (corrupt or truncated).")
         }
         self.init(taking: decoded)
     }
@@ -57,7 +57,7 @@ package final class CertificateSigningRequest: @unchecked Sendable {
     package func pem() throws -> [UInt8] {
         let bio = try MemoryBIO()
         guard PEM_write_bio_X509_REQ(bio.pointer, pointer) == 1 else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not encode the request as PEM.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not encode the request as PEM.")
         }
         return bio.bytes
     }

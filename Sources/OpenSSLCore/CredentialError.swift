@@ -1,4 +1,6 @@
-/// The one error type the credential layer throws.
+/// The one error type the credential layer throws: the OpenSSL wrappers here, and the APNs
+/// rules above them, which name it `APNsCredentialError` (its public name, a type alias: this
+/// layer sits below the transport, which knows no APNs).
 ///
 /// Every failure is a single sentence a user can act on (which file, what is wrong, what to
 /// do); OpenSSL's error queue, drained at the API boundary, rides along in `details`.
@@ -6,7 +8,7 @@
 /// names a command-line flag: the sentence says what to do in the library's terms and the
 /// structured fields (`file`, `option`, `algorithm`, `identities`) let the CLI add its own
 /// wording and flag hints.
-public struct APNsCredentialError: Error, CustomStringConvertible, Sendable, Equatable {
+public struct CredentialError: Error, CustomStringConvertible, Sendable, Equatable {
     public enum Kind: String, Sendable, Equatable {
         /// Input missing, truncated, corrupt, or not a format we read.
         case unreadable
@@ -72,8 +74,8 @@ public struct APNsCredentialError: Error, CustomStringConvertible, Sendable, Equ
     }
 
     /// Builds an error and drains OpenSSL's error queue into `details`.
-    static func openssl(_ kind: Kind, _ message: String) -> APNsCredentialError {
-        APNsCredentialError(kind, message, details: OpenSSLErrorQueue.drain())
+    package static func openssl(_ kind: Kind, _ message: String) -> CredentialError {
+        CredentialError(kind, message, details: OpenSSLErrorQueue.drain())
     }
 
     public var description: String { message }

@@ -67,27 +67,27 @@ package enum CredentialFile {
             // a hostile stream (100 MB piped in cost 127 MB of memory before this bound).
             let data = (try? FileHandle.standardInput.read(upToCount: limit + 1)) ?? Data()
             guard data.count <= limit else {
-                throw APNsCredentialError(.unreadable, "Standard input is larger than \(size); that is not \(kind).")
+                throw CredentialError(.unreadable, "Standard input is larger than \(size); that is not \(kind).")
             }
             return Array(data)
         }
         // By its bytes: a name that is not UTF-8 (`RawPath`) is read like any other.
         let descriptor = open(RawPath.cString(RawPath.systemBytes(path)), O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            if errno == ENOENT || errno == ENOTDIR { throw APNsCredentialError(.unreadable, "\(label) does not exist; check the path.") }
-            throw APNsCredentialError(.unreadable, "\(label) cannot be opened; check its permissions.")
+            if errno == ENOENT || errno == ENOTDIR { throw CredentialError(.unreadable, "\(label) does not exist; check the path.") }
+            throw CredentialError(.unreadable, "\(label) cannot be opened; check its permissions.")
         }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT != S_IFDIR else {
-            throw APNsCredentialError(.unreadable, "\(label) is a folder, not \(kind).")
+            throw CredentialError(.unreadable, "\(label) is a folder, not \(kind).")
         }
         let data = (try? handle.read(upToCount: limit + 1)) ?? Data()
         guard data.count <= limit else {
-            throw APNsCredentialError(.unreadable, "\(label) is larger than \(size); that is not \(kind).")
+            throw CredentialError(.unreadable, "\(label) is larger than \(size); that is not \(kind).")
         }
         guard !data.isEmpty else {
-            throw APNsCredentialError(.unreadable, "\(label) is empty.")
+            throw CredentialError(.unreadable, "\(label) is empty.")
         }
         return Array(data)
     }
@@ -121,7 +121,7 @@ package enum CredentialFile {
 
     private static func loadPEM(_ bytes: [UInt8], label: String, passphrases: PassphraseSupplier, skipLockedKeys: Bool) throws -> CredentialContents {
         var contents = CredentialContents(encoding: .pem)
-        var lockedError: APNsCredentialError?
+        var lockedError: CredentialError?
         for block in try PEMScanner.blocks(in: bytes, label: label) {
             let where_ = "\(label) (line \(block.line))"
             switch block.kind {
@@ -132,7 +132,7 @@ package enum CredentialFile {
                 do {
                     contents.privateKeys.append(try PrivateKey.decode(block.text, label: label, passphrases: passphrases))
                     contents.keyAttributes.append(block.attributes)
-                } catch let error as APNsCredentialError where skipLockedKeys && error.kind == .missingPassphrase {
+                } catch let error as CredentialError where skipLockedKeys && error.kind == .missingPassphrase {
                     lockedError = lockedError ?? error
                     contents.lockedKeys.append("the private key at line \(block.line) is encrypted and no passphrase was given, so it was not checked")
                 }
@@ -147,14 +147,14 @@ package enum CredentialFile {
         // only has nothing else to show, so the missing passphrase is the answer.
         if let lockedError, contents.certificates.isEmpty { throw lockedError }
         if contents.certificates.isEmpty && contents.privateKeys.isEmpty && contents.requests.isEmpty && contents.otherLabels.isEmpty {
-            throw APNsCredentialError(.unreadable, "\(label) has no complete PEM block; the file is damaged.")
+            throw CredentialError(.unreadable, "\(label) has no complete PEM block; the file is damaged.")
         }
         return contents
     }
 
     private static func loadDER(_ bytes: [UInt8], label: String, passphrases: PassphraseSupplier) throws -> CredentialContents {
         if let problem = DERLength.truncation(in: bytes) {
-            throw APNsCredentialError(.unreadable, "\(label) is truncated: \(problem); download or export it again.")
+            throw CredentialError(.unreadable, "\(label) is truncated: \(problem); download or export it again.")
         }
         if let certificate = try? Certificate(der: bytes, label: label) {
             var contents = CredentialContents(encoding: .der)
@@ -177,19 +177,19 @@ package enum CredentialFile {
                 var contents = CredentialContents(encoding: .der)
                 contents.privateKeys = [key]
                 return contents
-            } catch let error as APNsCredentialError where error.kind != .unreadable {
+            } catch let error as CredentialError where error.kind != .unreadable {
                 throw error
             } catch {}
         }
-        throw APNsCredentialError(.unreadable, "\(label) is not a certificate, private key, CSR or PKCS#12 file in PEM or DER form.")
+        throw CredentialError(.unreadable, "\(label) is not a certificate, private key, CSR or PKCS#12 file in PEM or DER form.")
     }
 }
 
 /// Reads the outer DER length so a cut-off download is reported as truncated, not as
 /// "unknown format".
-enum DERLength {
+package enum DERLength {
     /// A sentence describing the truncation, or nil when the outer length fits the bytes.
-    static func truncation(in bytes: [UInt8]) -> String? {
+    package static func truncation(in bytes: [UInt8]) -> String? {
         guard bytes.count >= 2, bytes[0] == 0x30 else { return nil }
         let first = Int(bytes[1])
         var length: Int

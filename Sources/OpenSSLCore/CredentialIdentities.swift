@@ -92,7 +92,7 @@ extension CredentialContents {
         }
         if let selector {
             guard let pair = find(selector, in: pairs) else {
-                var error = APNsCredentialError(.invalidArgument, "\(label) has no identity \(describe(selector)); it holds \(pairs.isEmpty ? "none" : pairs.map(describe).joined(separator: "; ")).", file: label)
+                var error = CredentialError(.invalidArgument, "\(label) has no identity \(describe(selector)); it holds \(pairs.isEmpty ? "none" : pairs.map(describe).joined(separator: "; ")).", file: label)
                 error.identities = pairs.map(describe)
                 throw error
             }
@@ -100,7 +100,7 @@ extension CredentialContents {
                                      chain: chain(excluding: pair.certificateIndex), pair: pair)
         }
         if pairs.count > 1 {
-            var error = APNsCredentialError(.ambiguousIdentity, "\(label) holds \(pairs.count) identities (key + certificate pairs): \(pairs.map(describe).joined(separator: "; ")); one must be chosen.",
+            var error = CredentialError(.ambiguousIdentity, "\(label) holds \(pairs.count) identities (key + certificate pairs): \(pairs.map(describe).joined(separator: "; ")); one must be chosen.",
                                         file: label, remedy: .identityChoice)
             error.identities = pairs.map(describe)
             throw error
@@ -110,7 +110,7 @@ extension CredentialContents {
                                      chain: chain(excluding: pair.certificateIndex), pair: pair)
         }
         if privateKeys.count > 1 {
-            throw APNsCredentialError(.ambiguousIdentity, "\(label) holds \(privateKeys.count) private keys and none of them belongs to a certificate in it; give a file with one key.", file: label)
+            throw CredentialError(.ambiguousIdentity, "\(label) holds \(privateKeys.count) private keys and none of them belongs to a certificate in it; give a file with one key.", file: label)
         }
         // No pair: a certificate-only export (the end-entity certificate is the one that is not
         // a CA), a key-only export, or a key that does not match (the caller reports that).

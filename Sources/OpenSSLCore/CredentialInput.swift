@@ -24,17 +24,17 @@ package enum CredentialInput {
     /// The bytes of `env:VAR`, with the same size bound as a file.
     static func readEnvironment(_ name: String, label: String) throws -> [UInt8] {
         guard !name.isEmpty else {
-            throw APNsCredentialError(.unreadable, "env: needs a variable name, as in env:APNS_P12_BASE64.")
+            throw CredentialError(.unreadable, "env: needs a variable name, as in env:APNS_P12_BASE64.")
         }
         guard let value = ProcessInfo.processInfo.environment[name] else {
-            throw APNsCredentialError(.unreadable, "\(label) is not set; export it (for example from a CI secret) or give a file.")
+            throw CredentialError(.unreadable, "\(label) is not set; export it (for example from a CI secret) or give a file.")
         }
         let bytes = Array(value.utf8)
         guard bytes.count <= CredentialFile.maximumSize else {
-            throw APNsCredentialError(.unreadable, "\(label) is larger than \(CredentialFile.maximumSize / 1_048_576) MiB; that is not a credential.")
+            throw CredentialError(.unreadable, "\(label) is larger than \(CredentialFile.maximumSize / 1_048_576) MiB; that is not a credential.")
         }
         guard bytes.contains(where: { !isWhitespace($0) }) else {
-            throw APNsCredentialError(.unreadable, "\(label) is empty.")
+            throw CredentialError(.unreadable, "\(label) is empty.")
         }
         return bytes
     }
@@ -78,7 +78,7 @@ enum Base64Credential {
         switch decoding {
         case .base64:
             guard let decoded = decode(bytes), !decoded.isEmpty else {
-                throw APNsCredentialError(.unreadable, "\(label) is not base64 text (--base64); store the file as `base64 -w0 FILE` gives it, or drop --base64.")
+                throw CredentialError(.unreadable, "\(label) is not base64 text (--base64); store the file as `base64 -w0 FILE` gives it, or drop --base64.")
             }
             return decoded
         case .automatic:

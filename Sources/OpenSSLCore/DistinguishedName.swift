@@ -51,7 +51,7 @@ package struct DistinguishedName: Sendable, Equatable, CustomStringConvertible {
         var out: UnsafeMutablePointer<UInt8>? = nil
         let length = ASN1_STRING_to_UTF8(&out, string)
         guard length >= 0, let out else { return "" }
-        defer { apnsFree(out) }
+        defer { opensslFree(out) }
         return String(decoding: UnsafeBufferPointer(start: out, count: Int(length)), as: UTF8.self)
     }
 }

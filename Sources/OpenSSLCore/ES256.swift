@@ -6,18 +6,18 @@ package enum ES256 {
     /// Signs `message`; returns r||s (64 bytes).
     package static func sign(_ message: [UInt8], with key: PrivateKey) throws -> [UInt8] {
         OpenSSLErrorQueue.clear()
-        guard let context = EVP_MD_CTX_new() else { throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not allocate a signing context.") }
+        guard let context = EVP_MD_CTX_new() else { throw CredentialError.openssl(.internalFailure, "OpenSSL could not allocate a signing context.") }
         defer { EVP_MD_CTX_free(context) }
         guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key.pointer) == 1 else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not start an ES256 signature with this key.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not start an ES256 signature with this key.")
         }
         var length = 0
         guard EVP_DigestSign(context, nil, &length, message, message.count) == 1 else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not size the ES256 signature.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not size the ES256 signature.")
         }
         var der = [UInt8](repeating: 0, count: length)
         guard EVP_DigestSign(context, &der, &length, message, message.count) == 1 else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not compute the ES256 signature.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not compute the ES256 signature.")
         }
         return try rawSignature(fromDER: Array(der.prefix(length)))
     }
@@ -37,13 +37,13 @@ package enum ES256 {
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             return d2i_ECDSA_SIG(nil, &cursor, buffer.count)
         }
-        guard let parsed else { throw APNsCredentialError.openssl(.internalFailure, "OpenSSL produced an unreadable ECDSA signature.") }
+        guard let parsed else { throw CredentialError.openssl(.internalFailure, "OpenSSL produced an unreadable ECDSA signature.") }
         defer { ECDSA_SIG_free(parsed) }
         var raw = [UInt8](repeating: 0, count: 64)
         guard let r = ECDSA_SIG_get0_r(parsed), let s = ECDSA_SIG_get0_s(parsed),
               BN_bn2binpad(r, &raw, 32) == 32,
               raw.withUnsafeMutableBufferPointer({ BN_bn2binpad(s, $0.baseAddress! + 32, 32) }) == 32 else {
-            throw APNsCredentialError.openssl(.internalFailure, "The ECDSA signature is not a P-256 signature.")
+            throw CredentialError.openssl(.internalFailure, "The ECDSA signature is not a P-256 signature.")
         }
         return raw
     }

@@ -24,12 +24,12 @@ package enum KeyDerivationCost {
     /// Throws when `cost` asks for more than the caps.
     static func check(_ cost: shim_kdf_cost, label: String) throws {
         if cost.iterations > maximumIterations {
-            throw APNsCredentialError(.excessiveCost, "\(label) asks for \(cost.iterations) key-derivation iterations for \(part(cost.iterations_where)), more than the \(maximumIterations) apnskit accepts (Keychain and OpenSSL use 2048; a million take about a second), so it is damaged or made to stall its reader; export it again.")
+            throw CredentialError(.excessiveCost, "\(label) asks for \(cost.iterations) key-derivation iterations for \(part(cost.iterations_where)), more than the \(maximumIterations) apnskit accepts (Keychain and OpenSSL use 2048; a million take about a second), so it is damaged or made to stall its reader; export it again.")
         }
         let (nr, overflowNR) = cost.scrypt_n.multipliedReportingOverflow(by: cost.scrypt_r)
         let (work, overflow) = nr.multipliedReportingOverflow(by: cost.scrypt_p)
         if overflowNR || overflow || work > maximumScryptWork {
-            throw APNsCredentialError(.excessiveCost, "\(label) asks for scrypt with N \(cost.scrypt_n), r \(cost.scrypt_r), p \(cost.scrypt_p) for \(part(cost.scrypt_where)), more work (N·r·p) than the \(maximumScryptWork) apnskit accepts (OpenSSL's default is 131072, about 0.2 seconds), so it is damaged or made to stall its reader; export it again.")
+            throw CredentialError(.excessiveCost, "\(label) asks for scrypt with N \(cost.scrypt_n), r \(cost.scrypt_r), p \(cost.scrypt_p) for \(part(cost.scrypt_where)), more work (N·r·p) than the \(maximumScryptWork) apnskit accepts (OpenSSL's default is 131072, about 0.2 seconds), so it is damaged or made to stall its reader; export it again.")
         }
     }
 

@@ -9,7 +9,7 @@ package final class MemoryBIO {
     /// An empty, writable BIO.
     package init() throws {
         guard let bio = BIO_new(BIO_s_mem()) else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not allocate a memory buffer.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not allocate a memory buffer.")
         }
         pointer = bio
     }
@@ -21,7 +21,7 @@ package final class MemoryBIO {
         if !array.isEmpty {
             let written = array.withUnsafeBytes { BIO_write(pointer, $0.baseAddress, Int32($0.count)) }
             guard written == Int32(array.count) else {
-                throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not buffer the input.")
+                throw CredentialError.openssl(.internalFailure, "OpenSSL could not buffer the input.")
             }
         }
     }

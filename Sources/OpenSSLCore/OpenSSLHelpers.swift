@@ -3,10 +3,10 @@ package import CShims
 import Foundation
 
 /// Frees memory OpenSSL allocated for us (OPENSSL_free is a macro Swift cannot call).
-func apnsFree(_ pointer: UnsafeMutableRawPointer?) { shim_OPENSSL_free(pointer) }
+package func opensslFree(_ pointer: UnsafeMutableRawPointer?) { shim_OPENSSL_free(pointer) }
 
 /// Converts an ASN1_TIME to a Date (UTC); nil when OpenSSL cannot read it.
-func date(from time: UnsafePointer<ASN1_TIME>?) -> Date? {
+package func date(from time: UnsafePointer<ASN1_TIME>?) -> Date? {
     guard let time else { return nil }
     var parts = tm()
     guard ASN1_TIME_to_tm(time, &parts) == 1 else { return nil }
@@ -14,7 +14,7 @@ func date(from time: UnsafePointer<ASN1_TIME>?) -> Date? {
 }
 
 /// Lower-case hex, optionally separated (fingerprints print as `AB:CD:...`).
-func hex(_ bytes: some Sequence<UInt8>, separator: String = "", uppercase: Bool = false) -> String {
+package func hex(_ bytes: some Sequence<UInt8>, separator: String = "", uppercase: Bool = false) -> String {
     let digits = Array((uppercase ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
     var parts: [String] = []
     for byte in bytes {
@@ -24,7 +24,7 @@ func hex(_ bytes: some Sequence<UInt8>, separator: String = "", uppercase: Bool 
 }
 
 /// Runs an i2d-style encoder into a Swift array.
-func derEncode(_ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) -> [UInt8]? {
+package func derEncode(_ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) -> [UInt8]? {
     let length = encode(nil)
     guard length > 0 else { return nil }
     var bytes = [UInt8](repeating: 0, count: Int(length))

@@ -27,7 +27,10 @@ package struct PEMBlock: Sendable, Equatable {
         case certificate, privateKey, certificateRequest, publicKey, pkcs12, other
     }
 
-    package var kind: Kind {
+    package var kind: Kind { Self.kind(of: label) }
+
+    /// What a PEM label names, for a label seen without its block.
+    package static func kind(of label: String) -> Kind {
         switch label {
         case "CERTIFICATE", "X509 CERTIFICATE", "TRUSTED CERTIFICATE": return .certificate
         case "PRIVATE KEY", "ENCRYPTED PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY", "DSA PRIVATE KEY": return .privateKey
@@ -75,7 +78,7 @@ package enum PEMScanner {
                 if inner.starts(with: end) {
                     let endLabel = String(decoding: inner.dropFirst(end.count).prefix { $0 != UInt8(ascii: "-") }, as: UTF8.self)
                     guard endLabel == label else {
-                        throw APNsCredentialError(.unreadable, "\(fileLabel): the PEM block '\(label)' at line \(startLine + 1) ends with 'END \(endLabel)' at line \(index + 1); the file is damaged.")
+                        throw CredentialError(.unreadable, "\(fileLabel): the PEM block '\(label)' at line \(startLine + 1) ends with 'END \(endLabel)' at line \(index + 1); the file is damaged.")
                     }
                     closed = true
                     break
@@ -86,10 +89,10 @@ package enum PEMScanner {
                 index += 1
             }
             guard closed else {
-                throw APNsCredentialError(.unreadable, "\(fileLabel) is truncated: the PEM block '\(label)' that starts at line \(startLine + 1) has no END line; download or export the file again.")
+                throw CredentialError(.unreadable, "\(fileLabel) is truncated: the PEM block '\(label)' that starts at line \(startLine + 1) has no END line; download or export the file again.")
             }
             guard bodyLines > 0 else {
-                throw APNsCredentialError(.unreadable, "\(fileLabel): the PEM block '\(label)' at line \(startLine + 1) is empty.")
+                throw CredentialError(.unreadable, "\(fileLabel): the PEM block '\(label)' at line \(startLine + 1) is empty.")
             }
             var text: [UInt8] = []
             for blockLine in lines[startLine...index] {

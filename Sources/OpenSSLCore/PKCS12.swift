@@ -46,7 +46,7 @@ package enum PKCS12 {
                 password = given.bytes.map { CChar(bitPattern: $0) } + [0]
                 let verified = password.withUnsafeBufferPointer { PKCS12_verify_mac(archive.pointer, $0.baseAddress, Int32(given.bytes.count)) }
                 guard verified == 1 else {
-                    var error = APNsCredentialError(.wrongPassphrase, "The passphrase does not open \(label) (its integrity check failed).",
+                    var error = CredentialError(.wrongPassphrase, "The passphrase does not open \(label) (its integrity check failed).",
                                                 details: OpenSSLErrorQueue.drain(), file: label)
                     error.option = passphrases.optionName
                     error.remedy = .passphrase
@@ -64,7 +64,7 @@ package enum PKCS12 {
         try checkCost(archive, password: password, label: label)
         do {
             return try extract(archive, password: password, label: label)
-        } catch var error as APNsCredentialError where error.kind == .wrongPassphrase {
+        } catch var error as CredentialError where error.kind == .wrongPassphrase {
             error.option = passphrases.optionName
             throw error
         }
@@ -100,7 +100,7 @@ package enum PKCS12 {
             return d2i_PKCS12(nil, &cursor, buffer.count)
         }
         guard let decoded else {
-            throw APNsCredentialError.openssl(.unreadable, "\(label) is not a readable PKCS#12 file (corrupt or truncated); export it again.")
+            throw CredentialError.openssl(.unreadable, "\(label) is not a readable PKCS#12 file (corrupt or truncated); export it again.")
         }
         return PKCS12Object(taking: decoded)
     }
@@ -122,24 +122,24 @@ package enum PKCS12 {
         }
         if result == -1 || certificateCount > maximumCertificates || keyCount > maximumKeys {
             if result == 1 { for index in 0..<Int(count) { shim_p12_item_free(&items[index]) } }
-            throw APNsCredentialError(.unreadable, "\(label) holds \(certificateCount) certificates and \(keyCount) private keys; a push certificate export holds a few (at most \(maximumCertificates) certificates and \(maximumKeys) keys are accepted), so this is not one.", file: label)
+            throw CredentialError(.unreadable, "\(label) holds \(certificateCount) certificates and \(keyCount) private keys; a push certificate export holds a few (at most \(maximumCertificates) certificates and \(maximumKeys) keys are accepted), so this is not one.", file: label)
         }
         guard result == 1 else {
             let entries = OpenSSLErrorQueue.drainEntries()
             switch DecryptionFailure.classify(entries) {
             case .unsupported(let algorithm):
-                var error: APNsCredentialError
+                var error: CredentialError
                 if !OpenSSLProviders.legacyAvailable {
-                    error = APNsCredentialError(.unsupportedAlgorithm, "\(label) uses legacy encryption (RC2/3DES) and OpenSSL's legacy provider is not installed; install it (Debian: libssl3) and try again.",
+                    error = CredentialError(.unsupportedAlgorithm, "\(label) uses legacy encryption (RC2/3DES) and OpenSSL's legacy provider is not installed; install it (Debian: libssl3) and try again.",
                                             details: entries.map(\.text), file: label)
                 } else {
-                    error = APNsCredentialError(.unsupportedAlgorithm, "\(label) is encrypted with \(algorithm ?? "an algorithm") this OpenSSL cannot decrypt (not even with its legacy provider); export it again with AES-256 or 3DES.",
+                    error = CredentialError(.unsupportedAlgorithm, "\(label) is encrypted with \(algorithm ?? "an algorithm") this OpenSSL cannot decrypt (not even with its legacy provider); export it again with AES-256 or 3DES.",
                                             details: entries.map(\.text), file: label)
                 }
                 error.algorithm = algorithm
                 throw error
             case .wrongPassphrase:
-                throw APNsCredentialError(.wrongPassphrase, "The passphrase does not decrypt \(label).", details: entries.map(\.text), file: label, remedy: .passphrase)
+                throw CredentialError(.wrongPassphrase, "The passphrase does not decrypt \(label).", details: entries.map(\.text), file: label, remedy: .passphrase)
             }
         }
         var contents = CredentialContents(encoding: .pkcs12)
@@ -166,18 +166,18 @@ package enum PKCS12 {
                               passphrase: Passphrase, format: Format, friendlyName: String? = nil) throws -> [UInt8] {
         OpenSSLProviders.ensureLoaded()
         if format == .legacy && !OpenSSLProviders.legacyAvailable {
-            throw APNsCredentialError(.internalFailure, "OpenSSL's legacy provider is not installed, so RC2/3DES PKCS#12 files cannot be written; install it or use the modern format.")
+            throw CredentialError(.internalFailure, "OpenSSL's legacy provider is not installed, so RC2/3DES PKCS#12 files cannot be written; install it or use the modern format.")
         }
         guard certificate != nil || privateKey != nil || !chain.isEmpty else {
-            throw APNsCredentialError(.invalidArgument, "A PKCS#12 file needs a certificate, a key or both.")
+            throw CredentialError(.invalidArgument, "A PKCS#12 file needs a certificate, a key or both.")
         }
         OpenSSLErrorQueue.clear()
         guard let stack = shim_sk_X509_new_null() else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not allocate a certificate list.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not allocate a certificate list.")
         }
         defer { shim_sk_X509_pop_free(stack) }
         for cert in chain where shim_sk_X509_push_up_ref(stack, cert.pointer) != 1 {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not add a chain certificate.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not add a chain certificate.")
         }
         let (keyNID, certNID, macDigest) = format == .legacy
             ? (NID_pbe_WithSHA1And3_Key_TripleDES_CBC, NID_pbe_WithSHA1And40BitRC2_CBC, EVP_sha1())
@@ -189,17 +189,17 @@ package enum PKCS12 {
                           keyNID, certNID, PKCS12_DEFAULT_ITER, -1, 0)
         }
         guard let created else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not build the PKCS#12 structure.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not build the PKCS#12 structure.")
         }
         let archive = PKCS12Object(taking: created)
         let macOK = password.withUnsafeBufferPointer {
             PKCS12_set_mac(archive.pointer, $0.baseAddress, Int32(passphrase.bytes.count), nil, 0, PKCS12_DEFAULT_ITER, macDigest)
         }
         guard macOK == 1 else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not add the PKCS#12 integrity MAC.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not add the PKCS#12 integrity MAC.")
         }
         guard let der = derEncode({ i2d_PKCS12(archive.pointer, $0) }) else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not encode the PKCS#12 file.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not encode the PKCS#12 file.")
         }
         return der
     }

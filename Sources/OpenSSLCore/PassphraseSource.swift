@@ -16,24 +16,24 @@ package enum PassphraseSource: Sendable, Equatable {
         if text == "stdin" { self = .standardInput; return }
         if text == "empty" { self = .empty; return }
         guard let colon = text.firstIndex(of: ":") else {
-            throw APNsCredentialError(.invalidArgument, "Passphrase source must be env:VAR, file:PATH, fd:N, stdin, pass:TEXT or empty.")
+            throw CredentialError(.invalidArgument, "Passphrase source must be env:VAR, file:PATH, fd:N, stdin, pass:TEXT or empty.")
         }
         let scheme = String(text[..<colon])
         let value = String(text[text.index(after: colon)...])
         switch scheme {
         case "env":
-            guard !value.isEmpty else { throw APNsCredentialError(.invalidArgument, "Passphrase source env: needs a variable name, as in env:APNS_P12_PASS.") }
+            guard !value.isEmpty else { throw CredentialError(.invalidArgument, "Passphrase source env: needs a variable name, as in env:APNS_P12_PASS.") }
             self = .environment(value)
         case "file":
-            guard !value.isEmpty else { throw APNsCredentialError(.invalidArgument, "Passphrase source file: needs a path, as in file:/run/secrets/p12-pass.") }
+            guard !value.isEmpty else { throw CredentialError(.invalidArgument, "Passphrase source file: needs a path, as in file:/run/secrets/p12-pass.") }
             self = .file(value)
         case "fd":
-            guard let fd = Int32(value), fd >= 0 else { throw APNsCredentialError(.invalidArgument, "Passphrase source fd: needs a file descriptor number, as in fd:3.") }
+            guard let fd = Int32(value), fd >= 0 else { throw CredentialError(.invalidArgument, "Passphrase source fd: needs a file descriptor number, as in fd:3.") }
             self = .fileDescriptor(fd)
         case "pass":
             self = .literal(value)
         default:
-            throw APNsCredentialError(.invalidArgument, "Unknown passphrase source '\(scheme):'; use env:VAR, file:PATH, fd:N, stdin, pass:TEXT or empty.")
+            throw CredentialError(.invalidArgument, "Unknown passphrase source '\(scheme):'; use env:VAR, file:PATH, fd:N, stdin, pass:TEXT or empty.")
         }
     }
 
@@ -52,12 +52,12 @@ package enum PassphraseSource: Sendable, Equatable {
             return Passphrase(text)
         case .environment(let name):
             guard let value = ProcessInfo.processInfo.environment[name] else {
-                throw APNsCredentialError(.missingPassphrase, "Environment variable \(name) named by env:\(name) is not set; export it or choose another passphrase source.")
+                throw CredentialError(.missingPassphrase, "Environment variable \(name) named by env:\(name) is not set; export it or choose another passphrase source.")
             }
             return Passphrase(value)
         case .file(let path):
             guard let data = FileManager.default.contents(atPath: path) else {
-                throw APNsCredentialError(.unreadable, "Cannot read passphrase file \(path); check that it exists and is readable.")
+                throw CredentialError(.unreadable, "Cannot read passphrase file \(path); check that it exists and is readable.")
             }
             return Passphrase(bytes: Self.firstLine(Array(data)))
         case .fileDescriptor(let fd):
@@ -74,14 +74,14 @@ package enum PassphraseSource: Sendable, Equatable {
     }
 
     /// Reads one line byte by byte, so nothing past the newline is consumed from a shared fd.
-    static func readLine(fd: Int32, what: String) throws -> [UInt8] {
+    package static func readLine(fd: Int32, what: String) throws -> [UInt8] {
         var line: [UInt8] = []
         var byte: UInt8 = 0
         while line.count < 65_536 {
             let n = Foundation.read(fd, &byte, 1)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw APNsCredentialError(.unreadable, "Cannot read a passphrase from \(what): \(String(cString: strerror(errno))).")
+                throw CredentialError(.unreadable, "Cannot read a passphrase from \(what): \(String(cString: strerror(errno))).")
             }
             if n == 0 || byte == 0x0A { break }
             line.append(byte)

@@ -7,25 +7,30 @@ import Foundation
 /// input of the same command. With no source and no terminal it fails with a message that
 /// names the file and carries the option name for the caller's hint, instead of hanging.
 package final class PassphraseSupplier {
+    /// Asks the user for a passphrase (`prompt`, then `confirm` to type it again when given);
+    /// nil when no answer came. A program on a terminal passes SecureIO's `TerminalPrompt.read`:
+    /// the prompt lives above this layer, so that the transport's dependencies hold no terminal code.
+    package typealias Prompt = (_ prompt: String, _ confirm: String?) -> Passphrase?
+
     private let source: PassphraseSource?
     /// The option the caller reads the passphrase from, carried into errors for its hints.
     package let optionName: String?
-    private let allowPrompt: Bool
+    private let prompt: Prompt?
     private var cached: Passphrase?
 
     /// - Parameters:
     ///   - source: what the user gave, or nil.
     ///   - optionName: the caller's name for the passphrase option; errors carry it in
-    ///     `APNsCredentialError.option` so the caller can add its own hint (never in the sentence).
-    ///   - allowPrompt: prompt on the terminal when no source is given and stdin is a TTY.
-    package init(source: PassphraseSource?, optionName: String? = nil, allowPrompt: Bool = true) {
+    ///     `CredentialError.option` so the caller can add its own hint (never in the sentence).
+    ///   - prompt: asks on the terminal when no source is given and stdin is a TTY; nil never asks.
+    package init(source: PassphraseSource?, optionName: String? = nil, prompt: Prompt? = nil) {
         self.source = source
         self.optionName = optionName
-        self.allowPrompt = allowPrompt
+        self.prompt = prompt
     }
 
     /// A supplier that never has a passphrase: inputs must be unencrypted.
-    package static var none: PassphraseSupplier { PassphraseSupplier(source: nil, allowPrompt: false) }
+    package static var none: PassphraseSupplier { PassphraseSupplier(source: nil) }
 
     package var hasSource: Bool { source != nil }
 
@@ -35,10 +40,10 @@ package final class PassphraseSupplier {
         let value: Passphrase
         if let source {
             value = try source.read()
-        } else if allowPrompt, isatty(STDIN_FILENO) == 1, let typed = TerminalPrompt.read(prompt: "Passphrase for \(label): ") {
+        } else if let prompt, isatty(STDIN_FILENO) == 1, let typed = prompt("Passphrase for \(label): ", nil) {
             value = typed
         } else {
-            var error = APNsCredentialError(.missingPassphrase, "\(label) is encrypted and no passphrase was given.", file: label)
+            var error = CredentialError(.missingPassphrase, "\(label) is encrypted and no passphrase was given.", file: label)
             error.option = optionName
             error.remedy = .passphrase
             throw error
@@ -50,14 +55,14 @@ package final class PassphraseSupplier {
 
 extension PassphraseSupplier {
     /// A passphrase to encrypt a new file with: from the source if given, else asked twice on
-    /// the terminal; with neither, a clear error naming `optionName`.
-    package static func newPassphrase(source: PassphraseSource?, optionName: String? = nil, for label: String) throws -> Passphrase {
+    /// the terminal with `prompt`; with neither, a clear error naming `optionName`.
+    package static func newPassphrase(source: PassphraseSource?, optionName: String? = nil, prompt: Prompt?, for label: String) throws -> Passphrase {
         if let source { return try source.read() }
-        if isatty(STDIN_FILENO) == 1,
-           let typed = TerminalPrompt.read(prompt: "New passphrase for \(label): ", confirm: "Repeat the passphrase: ") {
+        if let prompt, isatty(STDIN_FILENO) == 1,
+           let typed = prompt("New passphrase for \(label): ", "Repeat the passphrase: ") {
             return typed
         }
-        var error = APNsCredentialError(.missingPassphrase, "A passphrase is needed to encrypt \(label) and none was given.", file: label)
+        var error = CredentialError(.missingPassphrase, "A passphrase is needed to encrypt \(label) and none was given.", file: label)
         error.option = optionName
             error.remedy = .passphrase
         throw error

@@ -23,7 +23,7 @@ extension PrivateKey {
         let first = try attempt(bytes, passphrase: nil)
         if let key = first.key { return key }
         guard first.requested else {
-            throw APNsCredentialError(.unreadable, "\(label) does not hold a readable private key (corrupt, truncated or an unsupported encoding).",
+            throw CredentialError(.unreadable, "\(label) does not hold a readable private key (corrupt, truncated or an unsupported encoding).",
                                   details: first.errors.map(\.text), file: label)
         }
         let passphrase = try passphrases.passphrase(for: label)
@@ -34,17 +34,17 @@ extension PrivateKey {
 
     /// `unsupportedAlgorithm` naming the cipher when OpenSSL's queue says it could not run it,
     /// else `wrongPassphrase`: two different sentences for two different remedies.
-    static func decryptionError(_ entries: [OpenSSLErrorQueue.Entry], bytes: [UInt8], label: String, option: String?) -> APNsCredentialError {
+    static func decryptionError(_ entries: [OpenSSLErrorQueue.Entry], bytes: [UInt8], label: String, option: String?) -> CredentialError {
         switch DecryptionFailure.classify(entries) {
         case .unsupported(let reported):
             let name = encryptionName(bytes) ?? reported ?? "its encryption algorithm"
-            var error = APNsCredentialError(.unsupportedAlgorithm,
+            var error = CredentialError(.unsupportedAlgorithm,
                                         "The private key in \(label) is encrypted with \(name), which this OpenSSL cannot decrypt (not even with its legacy provider); decrypt it where it was made, or export it again with AES-256.",
                                         details: entries.map(\.text), file: label)
             error.algorithm = name
             return error
         case .wrongPassphrase:
-            var error = APNsCredentialError(.wrongPassphrase, "The passphrase does not decrypt the private key in \(label).",
+            var error = CredentialError(.wrongPassphrase, "The passphrase does not decrypt the private key in \(label).",
                                         details: entries.map(\.text), file: label)
             error.option = option
             error.remedy = .passphrase

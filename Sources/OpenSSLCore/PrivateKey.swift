@@ -24,20 +24,20 @@ package final class PrivateKey: @unchecked Sendable {
         OpenSSLErrorQueue.clear()
         let name = kind == .ec256 ? "EC" : "RSA"
         guard let context = EVP_PKEY_CTX_new_from_name(nil, name, nil) else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL has no \(name) key generator.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL has no \(name) key generator.")
         }
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_keygen_init(context) == 1 else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not start \(name) key generation.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not start \(name) key generation.")
         }
         switch kind {
-        case .rsa2048: guard EVP_PKEY_CTX_set_rsa_keygen_bits(context, 2048) == 1 else { throw APNsCredentialError.openssl(.internalFailure, "OpenSSL refused RSA-2048.") }
-        case .rsa4096: guard EVP_PKEY_CTX_set_rsa_keygen_bits(context, 4096) == 1 else { throw APNsCredentialError.openssl(.internalFailure, "OpenSSL refused RSA-4096.") }
-        case .ec256: guard EVP_PKEY_CTX_set_group_name(context, "P-256") == 1 else { throw APNsCredentialError.openssl(.internalFailure, "OpenSSL refused curve P-256.") }
+        case .rsa2048: guard EVP_PKEY_CTX_set_rsa_keygen_bits(context, 2048) == 1 else { throw CredentialError.openssl(.internalFailure, "OpenSSL refused RSA-2048.") }
+        case .rsa4096: guard EVP_PKEY_CTX_set_rsa_keygen_bits(context, 4096) == 1 else { throw CredentialError.openssl(.internalFailure, "OpenSSL refused RSA-4096.") }
+        case .ec256: guard EVP_PKEY_CTX_set_group_name(context, "P-256") == 1 else { throw CredentialError.openssl(.internalFailure, "OpenSSL refused curve P-256.") }
         }
         var key: OpaquePointer? = nil
         guard EVP_PKEY_generate(context, &key) == 1, let key else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL failed to generate a \(kind.rawValue) key.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL failed to generate a \(kind.rawValue) key.")
         }
         return PrivateKey(taking: key)
     }
@@ -90,7 +90,7 @@ package final class PrivateKey: @unchecked Sendable {
     /// The SubjectPublicKeyInfo DER of the public half.
     package func publicKeyDER() throws -> [UInt8] {
         guard let der = derEncode({ i2d_PUBKEY(pointer, $0) }) else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not encode the public key.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not encode the public key.")
         }
         return der
     }
@@ -105,7 +105,7 @@ package final class PrivateKey: @unchecked Sendable {
         let ok: Int32
         if let passphrase {
             guard !passphrase.isEmpty else {
-                throw APNsCredentialError(.invalidArgument, "Refusing to encrypt a key with an empty passphrase; give a real one or write the key unencrypted.")
+                throw CredentialError(.invalidArgument, "Refusing to encrypt a key with an empty passphrase; give a real one or write the key unencrypted.")
             }
             ok = passphrase.bytes.withUnsafeBufferPointer { buffer in
                 PEM_write_bio_PKCS8PrivateKey(bio.pointer, pointer, EVP_aes_256_cbc(),
@@ -115,7 +115,7 @@ package final class PrivateKey: @unchecked Sendable {
         } else {
             ok = PEM_write_bio_PKCS8PrivateKey(bio.pointer, pointer, nil, nil, 0, nil, nil)
         }
-        guard ok == 1 else { throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not encode the private key as PKCS#8.") }
+        guard ok == 1 else { throw CredentialError.openssl(.internalFailure, "OpenSSL could not encode the private key as PKCS#8.") }
         return bio.bytes
     }
 
@@ -125,7 +125,7 @@ package final class PrivateKey: @unchecked Sendable {
         let bio = try MemoryBIO()
         OpenSSLErrorQueue.clear()
         guard PEM_write_bio_PrivateKey_traditional(bio.pointer, pointer, nil, nil, 0, nil, nil) == 1 else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not encode the private key in its traditional form.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not encode the private key in its traditional form.")
         }
         return bio.bytes
     }
@@ -134,7 +134,7 @@ package final class PrivateKey: @unchecked Sendable {
     package func pkcs8DER() throws -> [UInt8] {
         let bio = try MemoryBIO()
         guard i2d_PKCS8PrivateKey_bio(bio.pointer, pointer, nil, nil, 0, nil, nil) == 1 else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not encode the private key as DER.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not encode the private key as DER.")
         }
         return bio.bytes
     }

@@ -21,7 +21,7 @@ package final class PublicKey: @unchecked Sendable {
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             return d2i_PUBKEY(nil, &cursor, buffer.count)
         }
-        guard let decoded else { throw APNsCredentialError.openssl(.unreadable, "\(label) is not a readable public key.") }
+        guard let decoded else { throw CredentialError.openssl(.unreadable, "\(label) is not a readable public key.") }
         self.init(taking: decoded)
     }
 
@@ -30,7 +30,7 @@ package final class PublicKey: @unchecked Sendable {
         OpenSSLErrorQueue.clear()
         let bio = try MemoryBIO(pem)
         guard let decoded = PEM_read_bio_PUBKEY(bio.pointer, nil, nil, nil) else {
-            throw APNsCredentialError.openssl(.unreadable, "\(label) does not hold a readable PEM public key.")
+            throw CredentialError.openssl(.unreadable, "\(label) does not hold a readable PEM public key.")
         }
         self.init(taking: decoded)
     }
@@ -38,7 +38,7 @@ package final class PublicKey: @unchecked Sendable {
     package func pem() throws -> [UInt8] {
         let bio = try MemoryBIO()
         guard PEM_write_bio_PUBKEY(bio.pointer, pointer) == 1 else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not encode the public key.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not encode the public key.")
         }
         return bio.bytes
     }

@@ -66,13 +66,13 @@ package enum RawPath {
     }
 
     /// The bytes to hand to the system for `path`.
-    static func systemBytes(_ path: String) -> [UInt8] {
+    package static func systemBytes(_ path: String) -> [UInt8] {
         bytes(for: path) ?? Array(path.utf8)
     }
 
     /// Every regular file under the folder `root` (recursively; links to files count, links to
     /// folders are not followed) whose extension is in `extensions`, by its bytes.
-    static func files(under root: [UInt8], extensions: Set<String>) -> [[UInt8]] {
+    package static func files(under root: [UInt8], extensions: Set<String>) -> [[UInt8]] {
         var found: [[UInt8]] = []
         var pending = [root]
         while let folder = pending.popLast() {
@@ -97,7 +97,7 @@ package enum RawPath {
     }
 
     /// NUL-terminated bytes for a C call.
-    static func cString(_ bytes: [UInt8]) -> [CChar] {
+    package static func cString(_ bytes: [UInt8]) -> [CChar] {
         bytes.map { CChar(bitPattern: $0) } + [0]
     }
 }

@@ -15,7 +15,7 @@ package final class TrustStore: @unchecked Sendable {
     package convenience init(caFile: String) throws {
         let contents = try CredentialFile.load(caFile, passphrases: .none)
         guard !contents.certificates.isEmpty else {
-            throw APNsCredentialError(.wrongKind, "\(displayName(caFile)) holds \(contents.summary), not CA certificates; give the CA bundle (PEM).")
+            throw CredentialError(.wrongKind, "\(displayName(caFile)) holds \(contents.summary), not CA certificates; give the CA bundle (PEM).")
         }
         try self.init(certificates: contents.certificates)
     }
@@ -23,7 +23,7 @@ package final class TrustStore: @unchecked Sendable {
     package init(certificates: [Certificate]) throws {
         OpenSSLErrorQueue.clear()
         guard let store = X509_STORE_new() else {
-            throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not allocate a certificate store.")
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not allocate a certificate store.")
         }
         self.store = store
         certificateCount = certificates.count

@@ -11,12 +11,12 @@ package enum FolderLock {
     package static func withExclusiveLock<T>(on folder: String, _ body: () throws -> T) throws -> T {
         let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw APNsCredentialError(.unreadable, "\(folder) cannot be opened (\(String(cString: strerror(errno)))); check that the folder exists and is readable.")
+            throw CredentialError(.unreadable, "\(folder) cannot be opened (\(String(cString: strerror(errno)))); check that the folder exists and is readable.")
         }
         defer { close(descriptor) }
         while flock(descriptor, LOCK_EX) != 0 {
             guard errno == EINTR else {
-                throw APNsCredentialError(.internalFailure, "\(folder) cannot be locked (\(String(cString: strerror(errno)))); retry, or check the file system supports flock.")
+                throw CredentialError(.internalFailure, "\(folder) cannot be locked (\(String(cString: strerror(errno)))); retry, or check the file system supports flock.")
             }
         }
         return try body()

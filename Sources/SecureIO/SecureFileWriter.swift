@@ -28,10 +28,10 @@ package enum SecureFileWriter {
         let folder = folderOf(path)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw APNsCredentialError(.outputFailed, "Cannot write \(path): folder \(folder) does not exist.")
+            throw CredentialError(.outputFailed, "Cannot write \(path): folder \(folder) does not exist.")
         }
         guard access(folder, W_OK) == 0 else {
-            throw APNsCredentialError(.outputFailed, "Cannot write \(path): folder \(folder) is not writable.")
+            throw CredentialError(.outputFailed, "Cannot write \(path): folder \(folder) is not writable.")
         }
     }
 
@@ -45,7 +45,7 @@ package enum SecureFileWriter {
         for output in given where output.path != standardOutputPath {
             let target = canonicalTarget(output.path)
             if let earlier = seen[target] {
-                throw APNsCredentialError(.invalidArgument, "\(earlier) and \(output.option) both name \(output.path); give each output its own path.")
+                throw CredentialError(.invalidArgument, "\(earlier) and \(output.option) both name \(output.path); give each output its own path.")
             }
             seen[target] = output.option
         }
@@ -70,7 +70,7 @@ package enum SecureFileWriter {
         case S_IFSOCK: what = "a socket"
         default: what = "not a regular file"
         }
-        throw APNsCredentialError(.invalidArgument, "\(path) is \(what); apnskit writes outputs only as regular files (never over a device, FIFO or folder, even with --force): give a file path, or - for standard output.")
+        throw CredentialError(.invalidArgument, "\(path) is \(what); apnskit writes outputs only as regular files (never over a device, FIFO or folder, even with --force): give a file path, or - for standard output.")
     }
 
     /// The file `path` would name: its resolved path when it exists, else its folder's
@@ -100,14 +100,14 @@ package enum SecureFileWriter {
         let parent = folderOf(path)
         if !FileManager.default.fileExists(atPath: parent) {
             do { try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) } catch {
-                throw APNsCredentialError(.outputFailed, "Cannot create folder \(parent): \(error.localizedDescription)")
+                throw CredentialError(.outputFailed, "Cannot create folder \(parent): \(error.localizedDescription)")
             }
         }
         guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
-            throw APNsCredentialError(.outputFailed, "Cannot create folder \(path): \(String(cString: strerror(errno))).")
+            throw CredentialError(.outputFailed, "Cannot create folder \(path): \(String(cString: strerror(errno))).")
         }
         guard chmod(path, 0o700) == 0 else {
-            throw APNsCredentialError(.outputFailed, "Cannot set the permissions of \(path): \(String(cString: strerror(errno))).")
+            throw CredentialError(.outputFailed, "Cannot set the permissions of \(path): \(String(cString: strerror(errno))).")
         }
     }
 
@@ -117,7 +117,7 @@ package enum SecureFileWriter {
         var info = stat()
         guard stat(path, &info) == 0, info.st_mode & 0o022 != 0 else { return }
         let mode = String(info.st_mode & 0o777, radix: 8)
-        throw APNsCredentialError(.unreadable, "\(path) can be written by other users (mode \(mode)), and apnskit trusts what is in it; run chmod go-w \(path).")
+        throw CredentialError(.unreadable, "\(path) can be written by other users (mode \(mode)), and apnskit trusts what is in it; run chmod go-w \(path).")
     }
 
     /// The folder part of `path` ("." for a bare name). Plain string work: Foundation's
@@ -242,11 +242,11 @@ package final class AtomicFile {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    static func failure(_ path: String) -> APNsCredentialError {
-        APNsCredentialError(.outputFailed, "Cannot write \(path): \(String(cString: strerror(errno))).")
+    static func failure(_ path: String) -> CredentialError {
+        CredentialError(.outputFailed, "Cannot write \(path): \(String(cString: strerror(errno))).")
     }
 
-    static func exists(_ path: String) -> APNsCredentialError {
-        APNsCredentialError(.outputExists, "\(path) already exists; choose another path or allow it to be replaced.", file: path, remedy: .replaceOutput)
+    static func exists(_ path: String) -> CredentialError {
+        CredentialError(.outputExists, "\(path) already exists; choose another path or allow it to be replaced.", file: path, remedy: .replaceOutput)
     }
 }

@@ -1,5 +1,6 @@
 import APNsCredentials
 import OpenSSLCore
+import APNsProtocol
 import SecureIO
 import ArgumentParser
 import Foundation
@@ -106,7 +107,7 @@ struct CheckCommand: ParsableCommand {
         policy.decoding = base64 ? .base64 : .automatic
         policy.ruleNames = [.minimumDays: "--min-days", .requireKey: "--require-key", .caFile: "--ca-file",
                             .minimumRemaining: "--min-remaining", .keyID: "--key-id"]
-        let passphrases = PassphraseSupplier(source: try passin.map(PassphraseSource.init(parsing:)), optionName: "--passin", allowPrompt: false)
+        let passphrases = PassphraseSupplier(source: try passin.map(PassphraseSource.init(parsing:)), optionName: "--passin")
         let files = CredentialChecker.expand(RawPath.fromCommandLine(paths))
         let profileRun = try CheckProfiles(pushCredentials: pushCredentials, passphrases: passphrases)
         let reportFormat = CheckFormat(rawValue: format) ?? .text
