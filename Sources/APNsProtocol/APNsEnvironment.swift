@@ -24,4 +24,12 @@ extension APNsEnvironment {
         self == .sandbox ? "api-manage-broadcast.sandbox.push.apple.com" : "api-manage-broadcast.push.apple.com"
     }
     package var channelManagementPort: Int { self == .sandbox ? 2195 : 2196 }
+
+    /// Every name Apple serves this environment under: the provider API (and, for the sandbox,
+    /// api.development, the name its certificate carries and some clients connect to, §1),
+    /// channel management, the legacy gateway and feedback. The mock's server certificate
+    /// carries them all, so a client can reach it by the real names over SNI.
+    package var hostNames: [String] {
+        (self == .sandbox ? [host, "api.development.push.apple.com"] : [host]) + [channelManagementHost, legacyHost, feedbackHost]
+    }
 }
