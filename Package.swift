@@ -128,7 +128,12 @@ let package = Package(
         .testTarget(name: "APNsTests", dependencies: ["APNs", "TestSupport", .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CommandLineTool"]))]),
         .testTarget(name: "APNsCredentialsTests", dependencies: ["APNsCredentials", "OpenSSLCore", "SecureIO", "TestSupport"]),
         .testTarget(name: "APNsProtocolTests", dependencies: ["APNsProtocol"]),
-        .testTarget(name: "APNsTransportTests", dependencies: ["OpenSSLCore", "APNsTransport", "APNsCredentials", "APNsSender", "TestSupport"]),
+        // Peers and fixtures the transport's tests and the network CLI tests share: certificates made
+        // by the openssl CLI, nghttpd and openssl s_server, python legacy-protocol peers.
+        .target(name: "TransportTestSupport", dependencies: ["APNsTransport", "APNsCredentials", "OpenSSLCore", "TestSupport"], path: "Tests/TransportTestSupport"),
+        .testTarget(name: "APNsTransportTests", dependencies: ["OpenSSLCore", "APNsTransport", "APNsCredentials", "APNsSender", "TestSupport", "TransportTestSupport"]),
+        // CLI end-to-end tests of verify and push (HTTP/2 and legacy) against third-party peers.
+        .testTarget(name: "NetworkCLITests", dependencies: ["OpenSSLCore", "apnskit", "APNsTransport", "APNsCredentials", "TestSupport", "TransportTestSupport"]),
         .testTarget(name: "APNsSenderTests", dependencies: ["OpenSSLCore", "APNsSender", "APNsProtocol", "APNsTransport", "APNsCredentials", "TestSupport",
                                                             .product(name: "Logging", package: "swift-log"),
                                                             .product(name: "Metrics", package: "swift-metrics"),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks apnskit side by side with the reference tools, in the same run, on loopback.
 # Prints a markdown table (also written to bench-out/results.md) with ratios. Timings vary
-# with the machine; the ratios are what the README quotes. Usage: scripts/bench.sh [--quick]
+# with the machine; the ratios are what docs/benchmarks.md quotes. Usage: scripts/bench.sh [--quick]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 QUICK=0; [ "${1:-}" = "--quick" ] && QUICK=1
@@ -34,7 +34,7 @@ for i in $(seq 1 $CERTS); do
 done
 
 # ---- CPU accounting ------------------------------------------------------------------------
-# CPU per unit is what the README compares (it stays put on a noisy machine where rates move):
+# CPU per unit is what docs/benchmarks.md compares (it stays put on a noisy machine where rates move):
 # a client's user+sys comes from getrusage of its process (GNU time), a server's from
 # /proc/PID/stat (utime+stime) read before and after each run.
 # cpu_of FILE: user+sys seconds from a `/usr/bin/time -f "%U %S"` output file.

@@ -6,7 +6,9 @@
 #     resolve, or any other DocC warning (--warnings-as-errors);
 #   - a public type the landing page (APNs.md) does not place under one of its Topics;
 #   - a Swift code listing in an article that does not compile against the library: each
-#     article's ```swift blocks, in order, are one program, type-checked with swiftc.
+#     article's ```swift blocks, in order, are one program, type-checked with swiftc;
+#   - a relative link in README.md or docs/*.md to a file or heading that does not exist
+#     (scripts/check-links.py).
 # Usage: scripts/docs.sh [OUTPUT-DIR]   (default .build/docs; preview it with any static server)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +16,9 @@ cd "$(dirname "$0")/.."
 OUTPUT="${1:-.build/docs}"
 CATALOG=Sources/APNs/APNs.docc
 STARTED=$(date +%s%N)
+
+echo "== checking the links of README.md and docs/" >&2
+python3 scripts/check-links.py
 
 # The modules the documentation and its listings need: the umbrella and the in-process mock
 # (TestingWithTheMock imports it). Incremental: seconds when `swift build` has run.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes the README's picture of the mock inbox (docs/inbox.png, or the PNG path given): a mock
+# Makes the picture of the mock inbox in docs/mock-gateway.md (docs/inbox.png, or the PNG path given): a mock
 # gateway with --ui-port, a few notifications a developer would send (an alert, a localized
 # alert, a Live Activity update, a silent push, an oversize payload, a wrong topic), and
 # headless Chromium's screenshot of the page. Everything else happens in a temporary folder.

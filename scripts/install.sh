@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs apnskit: the binary, bash/zsh/fish completions and a man page, in their usual places
-# under PREFIX (default /usr/local). README "Installing" says how to uninstall.
+# under PREFIX (default /usr/local). docs/installing.md says how to uninstall.
 #
 #   scripts/install.sh [PREFIX]
 #

@@ -15,6 +15,7 @@ packages=(
   python3                      # real parsers in tests (JUnit XML, Prometheus text format); plistlib writes the profile tests' provisioning profiles
   ca-certificates
   curl                         # curl --http2: a third-party client in the conformance suite
+  tinyproxy-bin                # a real HTTP CONNECT proxy (with and without basic auth) for the --proxy tests
   # Independent writers of credential files for the corpus (scripts/credential-corpus.py)
   openjdk-17-jdk-headless      # keytool: PKCS12 keystores
   gnutls-bin                   # certtool --to-p12

@@ -28,6 +28,10 @@ package struct PortalRequest: Sendable {
     /// Writes these environment extensions instead of the type's (fixtures only: `[]` makes
     /// a certificate like those issued before Apple added the extensions). Nil: the type's.
     package var environmentsOverride: [APNsEnvironment]?
+    /// Where the mock CA answers revocation questions (`mock ca --revocation-url`): the
+    /// certificate then names `<url>/ocsp` in Authority Information Access and `<url>/wwdr.crl`
+    /// as its CRL distribution point, as Apple's push certificates name Apple's. Nil: neither.
+    package var revocationURL: String?
 
     package init(bundleID: String, type: APNsCertificateType = .development, teamID: String = "A1B2C3D4E5",
                 organization: String = "apnskit Mock Developer", country: String = "US",
@@ -130,6 +134,10 @@ extension MockCA {
         try builder.addExtension(NID_ext_key_usage, "clientAuth")
         try builder.addExtension(NID_subject_key_identifier, "hash")
         try builder.addExtension(NID_authority_key_identifier, "keyid:always", issuer: intermediate)
+        if let url = portal.revocationURL {
+            try builder.addExtension(NID_info_access, "OCSP;URI:\(MockRevocation.ocspURL(url))")
+            try builder.addExtension(NID_crl_distribution_points, "URI:\(MockRevocation.crlURL(url))")
+        }
         for environment in portal.environmentsOverride ?? portal.environments {
             try builder.addExtension(oid: environment.extensionOID, der: DERWriter.null)
         }

@@ -3,7 +3,7 @@ import APNsProtocol
 import Foundation
 
 /// The inbox's JSON shape, shared by `GET /api/notifications` and the live events, so the page
-/// and a test read one format. README "Mock inbox" lists the fields.
+/// and a test read one format. docs/mock-gateway.md ("Mock inbox") lists the fields.
 extension InboxStore.Entry {
     package var json: JSONValue {
         let event = self.event

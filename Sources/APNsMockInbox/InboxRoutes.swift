@@ -3,7 +3,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// The inbox's HTTP routes (README "Mock inbox" documents them).
+/// The inbox's HTTP routes (docs/mock-gateway.md, "Mock inbox", documents them).
 struct InboxRoutes: Sendable {
     let store: InboxStore
 

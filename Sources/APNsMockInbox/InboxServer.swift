@@ -9,9 +9,7 @@ import NIOCore
 /// gateway's own loop): the page at `/`, `GET`/`DELETE /api/notifications`, and the live feed
 /// `GET /api/events` (server-sent events).
 package final class InboxServer: Sendable {
-    /// The port bound (the one asked for, or the one picked for 0).
-    package let port: Int
-    private let running: Task<Void, Error>
+    private let service: HTTPService
     private let ticker: Task<Void, Never>
     private let store: InboxStore
 
@@ -32,13 +30,7 @@ package final class InboxServer: Sendable {
     /// (its write fails) and its subscriber slot freed even when the gateway is quiet.
     static let heartbeatSeconds: UInt64 = 10
 
-    /// The server could not start: `host:port` could not be bound (in use, not an address of
-    /// this machine, not allowed).
-    package struct StartError: Error, Sendable {
-        package let host: String
-        package let port: Int
-        package let underlying: String
-    }
+    package typealias StartError = HTTPService.StartError
 
     /// Binds and starts serving; returns once the port is known, or throws `StartError`.
     package static func start(store: InboxStore, host: String, port: Int) async throws -> InboxServer {
@@ -48,64 +40,31 @@ package final class InboxServer: Sendable {
         let peers = PeerConnectionCounter(limit: maxConnectionsPerPeer)
         let http = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [PeerConnectionLimitHandler(counter: peers)],
                                                                 idleTimeout: .seconds(idleTimeoutSeconds)))
-        let (ports, portReady) = AsyncStream<Int>.makeStream()
-        let configuration = ApplicationConfiguration(address: .hostname(host, port: port), serverName: "apnskit-mock-inbox",
-                                                     availableConnectionsDelegate: MaximumAvailableConnections(maxConnections))
-        // A library never prints: Hummingbird's own log lines go nowhere.
-        let quiet = Logger(label: "apnskit.mock.inbox", factory: { _ in SwiftLogNoOpLogHandler() })
-        let app = Application(router: router, server: http, configuration: configuration,
-                              onServerRunning: { channel in
-                                  portReady.yield(channel.localAddress?.port ?? 0)
-                                  portReady.finish()
-                              },
-                              logger: quiet)
-        let running = Task {
-            defer { portReady.finish() }
-            try await app.run()
-        }
-        var waiting = ports.makeAsyncIterator()
-        guard let bound = await waiting.next() else {
-            do {
-                try await running.value
-            } catch {
-                throw StartError(host: host, port: port, underlying: "\(error)")
-            }
-            throw StartError(host: host, port: port, underlying: "the server stopped before it listened")
-        }
+        let service = try await HTTPService.start(router: router, server: http, host: host, port: port, name: "apnskit-mock-inbox",
+                                                  maxConnections: maxConnections)
         let ticker = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: heartbeatSeconds * 1_000_000_000)
                 store.heartbeat()
             }
         }
-        return InboxServer(port: bound, running: running, ticker: ticker, store: store)
+        return InboxServer(service: service, ticker: ticker, store: store)
     }
 
-    private init(port: Int, running: Task<Void, Error>, ticker: Task<Void, Never>, store: InboxStore) {
-        self.port = port
-        self.running = running
+    private init(service: HTTPService, ticker: Task<Void, Never>, store: InboxStore) {
+        self.service = service
         self.ticker = ticker
         self.store = store
     }
+
+    /// The port bound (the one asked for, or the one picked for 0).
+    package var port: Int { service.port }
 
     /// Ends the live feeds and any search in progress (the store is closed), stops listening
     /// and waits for the server to finish, at most `stopGraceSeconds`.
     package func stop() async {
         ticker.cancel()
         store.close()
-        running.cancel()
-        let (finished, finish) = AsyncStream<Void>.makeStream()
-        let running = self.running
-        let waiter = Task {
-            _ = try? await running.value
-            finish.finish()
-        }
-        let timer = Task {
-            try? await Task.sleep(nanoseconds: Self.stopGraceSeconds * 1_000_000_000)
-            finish.finish()
-        }
-        for await _ in finished {}
-        timer.cancel()
-        waiter.cancel()
+        await service.stop(graceSeconds: Self.stopGraceSeconds)
     }
 }

@@ -10,7 +10,7 @@ import Foundation
 ///
 /// Made on first use rather than when the gateway stores the entry: the gateway hands entries
 /// over on its own event loop thread, where a first version that formatted strings cost 5.5 µs
-/// a request (README "Mock inbox"), and most inboxes are never searched.
+/// a request (docs/mock-gateway.md, "Mock inbox"), and most inboxes are never searched.
 package final class SearchText: @unchecked Sendable {
     private let lock = NSLock()
     private var folded: [UInt8]?

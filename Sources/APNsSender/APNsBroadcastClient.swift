@@ -42,8 +42,8 @@ public final class APNsBroadcastClient: Sendable {
     /// A client for `configuration`; `logger` and `metricsFactory` as for `APNsClient`.
     public convenience init(configuration: Configuration, logger: Logger? = nil, metricsFactory: MetricsFactory? = nil) {
         let provider = configuration.provider
-        self.init(providerEndpoint: provider.gateway.providerEndpoint(port: provider.port),
-                  managementEndpoint: configuration.channelManagement?.managementEndpoint, trust: provider.transportTrust,
+        self.init(providerEndpoint: provider.gateway.providerEndpoint(port: provider.port, proxy: provider.proxy),
+                  managementEndpoint: configuration.channelManagement?.managementEndpoint(proxy: provider.proxy), trust: provider.transportTrust,
                   authentication: provider.authentication, bundleID: provider.bundleID, connections: provider.connections,
                   eventLoops: provider.eventLoops, concurrency: provider.concurrency, policy: provider.retryPolicy,
                   connectTimeout: provider.connectTimeout.seconds, requestTimeout: provider.requestTimeout.seconds,

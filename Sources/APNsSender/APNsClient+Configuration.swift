@@ -46,6 +46,10 @@ extension APNsClient {
         /// names its own port).
         public var port: Int = APNsEnvironment.providerPorts[0]
         public var trust: Trust = .system
+        /// Reach the gateway through this HTTP proxy (CONNECT); nil: directly. Not taken from
+        /// the environment by itself: ``APNsProxy/fromEnvironment(for:environment:)`` reads it
+        /// as curl does, for a service that wants that.
+        public var proxy: APNsProxy?
         public var authentication: Authentication
         /// The app's bundle id: notifications without a topic get it plus their push type's
         /// suffix (`.voip`, `.push-type.liveactivity`, ...). Taken from the certificate with
@@ -54,7 +58,7 @@ extension APNsClient {
         public var bundleID: String?
         /// Connections to the gateway (each a TLS + HTTP/2 connection).
         public var connections: Int = 1
-        /// Threads the connections run on (at most one per core); see the README's benchmarks
+        /// Threads the connections run on (at most one per core); see docs/benchmarks.md
         /// for why one is the default.
         public var eventLoops: Int = 1
         /// Requests in flight per connection: single sends wait for a free slot of this window

@@ -8,22 +8,25 @@ import APNsTransport
 
 extension APNsClient.Configuration.Gateway {
     /// The provider API endpoint (`port` applies to Apple's hosts only).
-    func providerEndpoint(port: Int) -> Endpoint {
+    func providerEndpoint(port: Int, proxy: APNsProxy? = nil) -> Endpoint {
         switch self {
-        case .sandbox: return Endpoint(host: APNsEnvironment.sandbox.host, port: port)
-        case .production: return Endpoint(host: APNsEnvironment.production.host, port: port)
-        case .custom(let host, let port, _): return Endpoint(host: host, port: port)
+        case .sandbox: return Endpoint(host: APNsEnvironment.sandbox.host, port: port, proxy: proxy?.transport)
+        case .production: return Endpoint(host: APNsEnvironment.production.host, port: port, proxy: proxy?.transport)
+        case .custom(let host, let port, _): return Endpoint(host: host, port: port, proxy: proxy?.transport)
         }
     }
 
     /// The channel management endpoint (apns-protocol.md §8): Apple's management host and port
     /// for Apple's gateways, the given host and port for a custom one.
-    var managementEndpoint: Endpoint {
+    func managementEndpoint(proxy: APNsProxy?) -> Endpoint {
+        var endpoint: Endpoint
         switch self {
-        case .sandbox: return BroadcastRequest.managementEndpoint(.sandbox)
-        case .production: return BroadcastRequest.managementEndpoint(.production)
-        case .custom(let host, let port, _): return Endpoint(host: host, port: port)
+        case .sandbox: endpoint = BroadcastRequest.managementEndpoint(.sandbox)
+        case .production: endpoint = BroadcastRequest.managementEndpoint(.production)
+        case .custom(let host, let port, _): endpoint = Endpoint(host: host, port: port)
         }
+        endpoint.proxy = proxy?.transport
+        return endpoint
     }
 }
 

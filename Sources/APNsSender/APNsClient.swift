@@ -40,7 +40,7 @@ public final class APNsClient: Sendable {
     /// nil: a library is quiet by default); `metricsFactory` its metrics (the bootstrapped
     /// `MetricsSystem.factory` when nil), labelled with the gateway's environment.
     public convenience init(configuration: Configuration, logger: Logger? = nil, metricsFactory: MetricsFactory? = nil) {
-        self.init(endpoint: configuration.gateway.providerEndpoint(port: configuration.port), trust: configuration.transportTrust,
+        self.init(endpoint: configuration.gateway.providerEndpoint(port: configuration.port, proxy: configuration.proxy), trust: configuration.transportTrust,
                   authentication: configuration.authentication, bundleID: configuration.bundleID,
                   connections: configuration.connections, eventLoops: configuration.eventLoops, concurrency: configuration.concurrency,
                   policy: configuration.retryPolicy, connectTimeout: configuration.connectTimeout.seconds,
@@ -50,7 +50,7 @@ public final class APNsClient: Sendable {
 
     /// Everything, in the transport's terms (the CLI and tests). `eventLoops` spreads the
     /// connections over that many loops (threads), at most one per core; the default keeps
-    /// them on one loop, which measured cheaper per notification (README, Benchmarks).
+    /// them on one loop, which measured cheaper per notification (docs/benchmarks.md).
     package init(endpoint: Endpoint, trust: TLSConfiguration.Trust, authentication: Authentication, bundleID: String? = nil,
                  connections: Int = 1, eventLoops: Int = 1, concurrency: Int = 100, policy: APNsRetryPolicy = APNsRetryPolicy(),
                  connectTimeout: Double = 10, requestTimeout: Double = 30, healthCheck: HTTP2HealthCheck = HTTP2HealthCheck(),

@@ -28,6 +28,9 @@ package struct GatewayCheck: Sendable {
     /// apns-topic for the probe; defaults to the certificate's bundle id (subject UID).
     package var topic: String?
     package var loop: EventLoop
+    /// Asks the certificate's issuer whether it was revoked before connecting (nil: skip). A
+    /// revoked certificate ends the check: the gateway refuses it in the handshake.
+    package var revocation: RevocationChecker? = RevocationChecker()
 
     package init(endpoint: Endpoint, credentials: Credentials, trust: TLSConfiguration.Trust = .system, legacy: Bool = false,
                 timeout: Double = 10, topic: String? = nil, loop: EventLoop = .shared) {
@@ -48,6 +51,23 @@ package struct GatewayCheck: Sendable {
         return nil
     }
 
+    /// The issuer's answer, asked on a thread of its own (OpenSSL's HTTP client blocks); nil
+    /// when the certificate names no OCSP responder and no CRL.
+    func askIssuer(_ identity: APNsIdentity, _ checker: RevocationChecker) async -> RevocationCheck? {
+        let certificate = identity.certificate
+        guard !certificate.ocspURLs.isEmpty || !certificate.crlURLs.isEmpty else { return nil }
+        var candidates = identity.chain
+        switch trust {
+        case .caFile(let path): candidates += (try? CredentialFile.load(path, passphrases: .none).certificates) ?? []
+        case .certificates(let pem): candidates += (try? CredentialFile.load(bytes: pem, label: "CA", passphrases: .none).certificates) ?? []
+        case .system: candidates += (try? SystemTrustBundle.certificates()) ?? []
+        }
+        let issuer = RevocationChecker.issuer(of: certificate, among: candidates)
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: checker.check(certificate, issuer: issuer)) }
+        }
+    }
+
     /// Runs the check. Never throws: every failure becomes an outcome in the report.
     package func run() async -> GatewayReport {
         var report = GatewayReport(endpoint: endpoint.description, legacy: legacy)
@@ -63,14 +83,27 @@ package struct GatewayCheck: Sendable {
         case .token(_, let keyID, let teamID):
             report.step("identity", "Token auth: key \(keyID), team \(teamID).")
         }
+        if let identity, let revocation, let check = await askIssuer(identity, revocation) {
+            report.revocation = RevocationRecord(check)
+            report.step("revocation", check.summary.prefix(1).uppercased() + check.summary.dropFirst() + ".")
+            if case .revoked(let at, let reason) = check.status {
+                report.finish(.rejected, "The certificate was revoked on \(RevocationRecord.day(at))\(reason.map { " (\($0.name))" } ?? ""); APNs refuses it in the TLS handshake: make a new certificate in the developer portal.")
+                return report
+            }
+        }
         do {
             let addresses = try await endpoint.resolvedAddresses()
-            report.step("dns", "\(endpoint.host) resolved to \(addresses.joined(separator: ", ")).")
+            if let proxy = endpoint.proxy {
+                report.proxy = proxy.description
+                report.step("dns", "The proxy \(proxy.host) resolved to \(addresses.joined(separator: ", ")); it resolves \(endpoint.host) itself.")
+            } else {
+                report.step("dns", "\(endpoint.host) resolved to \(addresses.joined(separator: ", ")).")
+            }
         } catch {
             report.finishWithConnectError(error, presentedCertificate: identity != nil)
             return report
         }
-        report.step("connect", "Connecting to \(endpoint) (timeout \(Endpoint.seconds(timeout))).")
+        report.step("connect", "Connecting to \(endpoint)\(endpoint.proxy.map { " through the proxy \($0)" } ?? "") (timeout \(Endpoint.seconds(timeout))).")
         let handshake: TLSHandshakeInfo
         var client: HTTP2Client?
         var raw: TLSClient?
@@ -88,6 +121,9 @@ package struct GatewayCheck: Sendable {
         }
         defer { client?.close(); raw?.close() }
 
+        if let proxy = endpoint.proxy {
+            report.step("proxy", "The proxy \(proxy) opened a tunnel to \(endpoint) (it answered CONNECT with 2xx); TLS runs through it to the gateway.")
+        }
         report.record(handshake)
         guard report.checkServerTrust(handshake) else { return report }
         if !legacy, handshake.alpn != "h2" {

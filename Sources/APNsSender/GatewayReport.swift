@@ -57,6 +57,13 @@ package struct GatewayReport: Sendable, Encodable {
     /// One sentence: the verdict and, when not accepted, what to fix.
     package private(set) var summary = ""
     package private(set) var steps: [Step] = []
+    /// The revocation step's answer (certificate auth, when the certificate names an OCSP
+    /// responder or CRL); nil when not asked.
+    package internal(set) var revocation: RevocationRecord?
+    /// The HTTP proxy the connection went through (`user:***@host:port`), and its answer to
+    /// CONNECT when it refused; nil without a proxy.
+    package internal(set) var proxy: String?
+    package internal(set) var proxyStatus: Int?
     package private(set) var remoteAddress: String?
     package private(set) var tlsVersion: String?
     package private(set) var cipher: String?
@@ -147,6 +154,10 @@ package struct GatewayReport: Sendable, Encodable {
     mutating func finishWithConnectError(_ error: Error, presentedCertificate: Bool) {
         let failure = ConnectionFailure(error, endpoint: endpoint, presentedCertificate: presentedCertificate)
         alert = failure.alert ?? alert
+        if let error = error as? TransportError, case .proxy(let status) = error.kind {
+            proxyStatus = status == 0 ? nil : status
+            step("proxy", failure.sentence)
+        }
         switch failure.verdict {
         case .credentialsRejected:
             clientCertificateAccepted = false
@@ -213,7 +224,7 @@ package struct GatewayReport: Sendable, Encodable {
 
     enum CodingKeys: String, CodingKey {
         case endpoint, legacy, outcome, summary, steps, remoteAddress, tlsVersion, cipher, alpn, serverChain, chainVerified,
-             verifyError, missingCA, hostnameMatches, clientCertificateRequested, clientCertificateAccepted, alert, probe, hint
+             verifyError, missingCA, hostnameMatches, clientCertificateRequested, clientCertificateAccepted, alert, probe, hint, revocation, proxy, proxyStatus
     }
 
     /// Every key is always present (null when unknown), so JSON consumers see one shape.
@@ -238,5 +249,8 @@ package struct GatewayReport: Sendable, Encodable {
         try c.encode(alert, forKey: .alert)
         try c.encode(probe, forKey: .probe)
         try c.encode(hint, forKey: .hint)
+        try c.encode(revocation, forKey: .revocation)
+        try c.encode(proxy, forKey: .proxy)
+        try c.encode(proxyStatus, forKey: .proxyStatus)
     }
 }

@@ -23,10 +23,11 @@ protocol ConnectionDelegate: AnyObject {
 /// connecting -> handshaking -> open -> closed, tries each resolved address in turn, and turns
 /// every failure into one `TransportError` sentence.
 ///
-/// `@unchecked Sendable`: confined to its loop's thread; other threads only pass references
-/// into `loop.execute` closures, which run on that thread.
-final class Connection: PollHandler, @unchecked Sendable {
-    enum State { case connecting, handshaking, open, closed }
+/// Not `Sendable`: confined to its loop's thread. Owners on other threads reach it through a
+/// `LoopBound` (via the session or stream it carries).
+final class Connection: PollHandler {
+    /// `tunneling`: connected to an HTTP proxy, asking it to CONNECT to the server (`ProxyTunnel`).
+    enum State { case connecting, tunneling, handshaking, open, closed }
 
     let loop: EventLoop
     let context: SSLContext
@@ -43,6 +44,8 @@ final class Connection: PollHandler, @unchecked Sendable {
     private var addresses: [SocketAddress] = []
     private var addressIndex = 0
     private var connectErrors: [String] = []
+    /// The CONNECT exchange, when the connection goes through an HTTP proxy.
+    private var tunnel: ProxyTunnel?
     private var outgoing: [UInt8] = []
     private var outgoingHead = 0
     private var handshakeWantsWrite = false
@@ -70,8 +73,10 @@ final class Connection: PollHandler, @unchecked Sendable {
 
     var fd: Int32 { socket?.fd ?? -1 }
 
-    /// A client connection to `addresses` (already resolved) for `host`.
-    init(loop: EventLoop, context: SSLContext, host: String, addresses: [SocketAddress]) {
+    /// A client connection to `addresses` (already resolved) for `host`; with `proxy`, the
+    /// addresses are the proxy's and the connection asks it to CONNECT to `target` first.
+    init(loop: EventLoop, context: SSLContext, host: String, addresses: [SocketAddress], through target: Endpoint? = nil) {
+        if let target, let proxy = target.proxy { tunnel = ProxyTunnel(proxy: proxy, target: target) }
         self.loop = loop
         self.context = context
         self.host = host
@@ -124,6 +129,7 @@ final class Connection: PollHandler, @unchecked Sendable {
 
     /// Registers with the loop and starts connecting (client) or handshaking (server).
     func start() {
+        assert(loop.inLoop, "A connection starts on its loop's thread.")
         loop.register(self)
         if context.isServer {
             do { try makeSSL() } catch { fail(error as? TransportError ?? TransportError(.internalFailure, "\(error)")); return }
@@ -172,6 +178,54 @@ final class Connection: PollHandler, @unchecked Sendable {
     }
 
     private func connected() {
+        if tunnel != nil {
+            state = .tunneling
+            continueTunnel(reading: false)
+            return
+        }
+        startTLS()
+    }
+
+    /// Writes CONNECT and reads the proxy's answer, as far as the socket allows; opens TLS
+    /// through the tunnel once the proxy said 2xx.
+    private func continueTunnel(reading: Bool) {
+        guard let socket, var tunnel else { return }
+        while tunnel.hasOutput {
+            let written = tunnel.output.withUnsafeBytes { send(socket.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written > 0 { tunnel.sent(written); continue }
+            if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { break }
+            self.tunnel = tunnel
+            fail(TransportError(.connect, "Could not write to the proxy \(tunnel.proxy): \(Self.describe(errno: errno))."))
+            return
+        }
+        var outcome: ProxyTunnel.Outcome?
+        // Reads at most up to the end of the proxy's answer head: one byte at a time would be
+        // exact but slow; the answer is small and nothing follows it until we speak TLS.
+        while reading, outcome == nil, !tunnel.hasOutput {
+            let count = readBuffer.withUnsafeMutableBytes { recv(socket.fd, $0.baseAddress, 1024, 0) }
+            if count > 0 {
+                outcome = readBuffer.withUnsafeBytes { tunnel.received(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            } else if count == 0 {
+                outcome = .refused(tunnel.closedEarly())
+            } else if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
+                break
+            } else {
+                outcome = .refused(TransportError(.connect, "The connection to the proxy \(tunnel.proxy) failed: \(Self.describe(errno: errno))."))
+            }
+        }
+        self.tunnel = tunnel
+        switch outcome {
+        case .open:
+            self.tunnel = nil
+            startTLS()
+        case .refused(let error):
+            fail(error)
+        case nil:
+            break
+        }
+    }
+
+    private func startTLS() {
         state = .handshaking
         do { try makeSSL() } catch { fail(error as? TransportError ?? TransportError(.internalFailure, "\(error)")); return }
         SSL_set_connect_state(ssl)
@@ -220,6 +274,7 @@ final class Connection: PollHandler, @unchecked Sendable {
     var wantsRead: Bool {
         switch state {
         case .connecting: return false
+        case .tunneling: return !(tunnel?.hasOutput ?? false)
         case .handshaking: return !handshakeWantsWrite
         case .open: return !readPaused || lingering
         case .closed: return false
@@ -243,6 +298,7 @@ final class Connection: PollHandler, @unchecked Sendable {
     var wantsWrite: Bool {
         switch state {
         case .connecting: return true
+        case .tunneling: return tunnel?.hasOutput ?? false
         case .handshaking: return handshakeWantsWrite
         case .open: return pendingOutput > 0 && !writeWantsRead
         case .closed: return false
@@ -260,6 +316,8 @@ final class Connection: PollHandler, @unchecked Sendable {
                 socket = nil
                 tryNextAddress()
             }
+        case .tunneling:
+            continueTunnel(reading: events & Int16(POLLIN | POLLERR | POLLHUP) != 0)
         case .handshaking:
             continueHandshake()
         case .open:

@@ -8,16 +8,22 @@ import Foundation
 /// `send` from as many tasks as you like; nghttp2 keeps requests beyond the server's
 /// MAX_CONCURRENT_STREAMS queued until a stream frees up.
 ///
-/// `@unchecked Sendable`: the only mutable state is the loop-confined `session`, touched
-/// exclusively inside `loop.execute` closures.
-package final class HTTP2Client: @unchecked Sendable {
+/// Sendable: the loop-confined session is in a `LoopBound`, touched only on the loop thread;
+/// what other threads read is in `HTTP2ClientStatus`.
+package final class HTTP2Client: Sendable {
     package let endpoint: Endpoint
     package let handshake: TLSHandshakeInfo
     private let loop: EventLoop
-    private let session: HTTP2Session
+    private let session: LoopBound<Session>
     private let status: HTTP2ClientStatus
 
-    private init(endpoint: Endpoint, handshake: TLSHandshakeInfo, loop: EventLoop, session: HTTP2Session, status: HTTP2ClientStatus) {
+    /// The core session and its client role (which the core owns; kept here typed).
+    fileprivate struct Session {
+        let core: HTTP2Session
+        let client: HTTP2ClientRole
+    }
+
+    private init(endpoint: Endpoint, handshake: TLSHandshakeInfo, loop: EventLoop, session: LoopBound<Session>, status: HTTP2ClientStatus) {
         self.endpoint = endpoint
         self.handshake = handshake
         self.loop = loop
@@ -39,7 +45,7 @@ package final class HTTP2Client: @unchecked Sendable {
 
     deinit {
         let session = self.session
-        loop.execute { session.shutdown() }
+        loop.execute { session.value.core.shutdown() }
     }
 
     /// Connects to `endpoint`. Throws `TransportError` (.dns, .connect, .timeout, .tls,
@@ -53,11 +59,12 @@ package final class HTTP2Client: @unchecked Sendable {
         let status = HTTP2ClientStatus()
         return try await withCheckedThrowingContinuation { continuation in
             loop.execute {
-                let connection = Connection(loop: loop, context: context, host: endpoint.host, addresses: addresses)
-                let session = HTTP2Session(connection: connection, server: false, settings: settings)
+                let connection = Connection(loop: loop, context: context, host: endpoint.host, addresses: addresses, through: endpoint)
+                let client = HTTP2ClientRole()
+                let session = HTTP2Session(connection: connection, settings: settings, role: client)
                 session.onClose = { error in status.markGone(error) }
-                session.onGoAway = { status.markClosed(TransportError(.connectionClosed, "The server sent GOAWAY: the connection takes no new requests.")) }
-                session.onRemoteSettings = { status.setMaxConcurrentStreams($0) }
+                client.onGoAway = { status.markClosed(TransportError(.connectionClosed, "The server sent GOAWAY: the connection takes no new requests.")) }
+                client.onRemoteSettings = { status.setMaxConcurrentStreams($0) }
                 let timer = loop.schedule(after: timeout) {
                     connection.fail(TransportError(.timeout, Resolver.timeoutMessage(endpoint, connection.state, timeout)))
                 }
@@ -66,7 +73,8 @@ package final class HTTP2Client: @unchecked Sendable {
                     switch result {
                     case .success(let info):
                         if let healthCheck { session.startHealthCheck(healthCheck) }
-                        continuation.resume(returning: HTTP2Client(endpoint: endpoint, handshake: info, loop: loop, session: session, status: status))
+                        let bound = LoopBound(Session(core: session, client: client), loop: loop)
+                        continuation.resume(returning: HTTP2Client(endpoint: endpoint, handshake: info, loop: loop, session: bound, status: status))
                     case .failure(let error):
                         continuation.resume(throwing: error)
                     }
@@ -81,7 +89,7 @@ package final class HTTP2Client: @unchecked Sendable {
     package func ready(timeout: Double = 10) async throws {
         let session = self.session
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-            loop.execute { session.waitForSettings(timeout: timeout, continuation) }
+            loop.execute { session.value.client.waitForSettings(timeout: timeout, in: session.value.core, continuation) }
         }
     }
 
@@ -109,9 +117,9 @@ package final class HTTP2Client: @unchecked Sendable {
                        completion: @escaping @Sendable (Result<HTTP2Response, TransportError>) -> Void) {
         let session = self.session
         if loop.inLoop {
-            session.submit(request, timeout: timeout, cancellation: cancellation, completion: completion)
+            session.value.submit(request, timeout: timeout, cancellation: cancellation, completion: completion)
         } else {
-            loop.execute { session.submit(request, timeout: timeout, cancellation: cancellation, completion: completion) }
+            loop.execute { session.value.submit(request, timeout: timeout, cancellation: cancellation, completion: completion) }
         }
     }
 
@@ -119,14 +127,14 @@ package final class HTTP2Client: @unchecked Sendable {
     package func ping() async throws {
         let session = self.session
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-            loop.execute { session.ping(continuation) }
+            loop.execute { session.value.core.ping(continuation) }
         }
     }
 
     /// Sends GOAWAY and closes once in-flight requests are answered.
     package func close() {
         let session = self.session
-        loop.execute { session.shutdown() }
+        loop.execute { session.value.core.shutdown() }
     }
 
     /// `close()`, then waits until the connection is gone (in-flight requests answered or
@@ -134,6 +142,13 @@ package final class HTTP2Client: @unchecked Sendable {
     package func closeAndWait() async {
         close()
         await status.waitUntilGone()
+    }
+}
+
+extension HTTP2Client.Session {
+    func submit(_ request: HTTP2Request, timeout: Double?, cancellation: RequestCancellation?,
+                completion: @escaping @Sendable (Result<HTTP2Response, TransportError>) -> Void) {
+        client.submit(request, timeout: timeout, cancellation: cancellation, in: core, completion: completion)
     }
 }
 

@@ -20,40 +20,36 @@ package struct HTTP2HealthCheck: Sendable, Equatable {
 
 extension HTTP2Session {
     /// Starts the idle health check (client side; loop thread). It rearms itself until the
-    /// connection closes.
+    /// connection closes; `state` decides each step.
     func startHealthCheck(_ check: HTTP2HealthCheck) {
-        guard check.idleInterval > 0, !closed else { return }
-        let loop = connection.loop
-        let quietFor = Double(EventLoop.nowMillis() &- lastInputMillis) / 1000
-        healthTimer = loop.schedule(after: max(0.001, check.idleInterval - quietFor)) { [weak self] in
-            self?.healthTimer = nil
-            self?.checkHealth(check)
-        }
+        perform(state.healthCheckDelay(now: EventLoop.nowMillis(), idleInterval: check.idleInterval), check)
     }
 
-    private func checkHealth(_ check: HTTP2HealthCheck) {
-        guard !closed else { return }
-        let quietFor = Double(EventLoop.nowMillis() &- lastInputMillis) / 1000
-        guard quietFor >= check.idleInterval else {
-            startHealthCheck(check)
-            return
-        }
-        let answered = PingAnswer()
+    private func perform(_ action: HTTP2ConnectionStateMachine.HealthCheck, _ check: HTTP2HealthCheck) {
         let loop = connection.loop
-        let timer = loop.schedule(after: check.timeout) { [weak self] in
-            guard let self, !answered.value, !self.closed else { return }
-            let peer = self.connection.host ?? self.connection.remoteAddress
-            self.connection.fail(TransportError(.timeout, "\(peer) did not answer a PING within \(Self.seconds(check.timeout)) after \(Self.seconds(check.idleInterval)) of silence: the connection is dead."))
-        }
-        ping { [weak self] result in
-            answered.value = true
-            loop.cancelTimer(timer)
-            if case .success = result { self?.startHealthCheck(check) }
+        switch action {
+        case .nothing:
+            break
+        case .checkAgain(let seconds):
+            healthTimer = loop.schedule(after: seconds) { [weak self] in
+                guard let self else { return }
+                self.healthTimer = nil
+                self.perform(self.state.healthTimerFired(now: EventLoop.nowMillis(), idleInterval: check.idleInterval), check)
+            }
+        case .sendPing:
+            let timer = loop.schedule(after: check.timeout) { [weak self] in
+                guard let self else { return }
+                self.perform(self.state.healthPingTimedOut(), check)
+            }
+            ping { [weak self] result in
+                loop.cancelTimer(timer)
+                guard let self else { return }
+                let answered: Bool
+                if case .success = result { answered = true } else { answered = false }
+                self.perform(self.state.healthPingEnded(answered: answered, now: EventLoop.nowMillis(), idleInterval: check.idleInterval), check)
+            }
+        case .closeAsDead:
+            connection.fail(TransportError(.timeout, "\(peer) did not answer a PING within \(Self.seconds(check.timeout)) after \(Self.seconds(check.idleInterval)) of silence: the connection is dead."))
         }
     }
-}
-
-/// Whether a health-check PING was answered (loop thread only).
-private final class PingAnswer {
-    var value = false
 }

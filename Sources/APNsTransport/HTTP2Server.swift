@@ -10,9 +10,9 @@ import Foundation
 /// `TLSConfiguration` says so (`TLSConfiguration.server(identity:clientCA:)`); the handler sees
 /// the presented certificate in `HTTP2Request.clientCertificate`.
 ///
-/// `@unchecked Sendable`: the listener and sessions are loop-confined and touched only inside
-/// `loop.execute` closures; `port` is immutable.
-package final class HTTP2Server: @unchecked Sendable {
+/// Sendable: the listener and the sessions are loop-confined, in a `LoopBound` touched only on
+/// the loop thread; `port` is immutable.
+package final class HTTP2Server: Sendable {
     package typealias Handler = @Sendable (HTTP2Request) async -> HTTP2Response
 
     /// What a loop-thread handler decides: answer now (no task, no thread hop: the fast path
@@ -33,21 +33,23 @@ package final class HTTP2Server: @unchecked Sendable {
     /// The port actually bound (useful with port 0).
     package let port: Int
     private let loop: EventLoop
-    private let listener: Listener
-    private let state: ServerState
+    private let state: LoopBound<ServerState>
 
-    /// Loop-confined bookkeeping: live sessions, so `stop()` can GOAWAY them.
-    private final class ServerState: @unchecked Sendable {
+    /// Loop-confined bookkeeping: the listener, and the live sessions so `stop()` can GOAWAY
+    /// them. Not `Sendable`.
+    private final class ServerState {
+        let listener: Listener
         var sessions: [ObjectIdentifier: HTTP2Session] = [:]
         var byConnectionID: [Int: HTTP2Session] = [:]
         var nextConnectionID = 1
         var stopped = false
+
+        init(listener: Listener) { self.listener = listener }
     }
 
-    private init(port: Int, loop: EventLoop, listener: Listener, state: ServerState) {
+    private init(port: Int, loop: EventLoop, state: LoopBound<ServerState>) {
         self.port = port
         self.loop = loop
-        self.listener = listener
         self.state = state
     }
 
@@ -73,14 +75,15 @@ package final class HTTP2Server: @unchecked Sendable {
         let context = try SSLContext(tls, server: true)
         let (socket, boundPort) = try Socket.listen(host: host, port: port)
         let listener = Listener(socket: socket, port: boundPort, loop: loop, limit: limit, log: log)
-        let state = ServerState()
+        let state = ServerState(listener: listener)
         listener.onAccept = { client, peer in
             let connection = Connection(loop: loop, context: context, accepted: client, peer: peer)
-            let session = HTTP2Session(connection: connection, server: true, settings: settings)
+            let role = HTTP2ServerRole(settings: settings)
+            let session = HTTP2Session(connection: connection, settings: settings, role: role)
             let key = ObjectIdentifier(session)
             state.sessions[key] = session
             let connectionID = state.nextConnectionID
-            session.connectionID = connectionID
+            role.connectionID = connectionID
             state.nextConnectionID += 1
             state.byConnectionID[connectionID] = session
             session.onClose = { error in
@@ -88,26 +91,28 @@ package final class HTTP2Server: @unchecked Sendable {
                 state.byConnectionID[connectionID] = nil
                 if let error, error.kind == .protocolError { log("connection #\(connectionID): \(error.message)") }
             }
-            session.onRequest = { session, streamID, request in
+            role.onRequest = { stream, request in
                 switch handler(request) {
                 case .now(let response):
-                    session.respond(streamID, response, then: response.afterward)
+                    stream.respond(response)
                 case .later(let work):
+                    let stream = LoopBound(stream, loop: loop)
                     Task {
                         let response = await work()
-                        loop.execute { session.respond(streamID, response, then: response.afterward) }
+                        loop.execute { stream.value.respond(response) }
                     }
                 case .after(let seconds, let response):
-                    loop.schedule(after: seconds) { session.respond(streamID, response, then: response.afterward) }
+                    loop.schedule(after: seconds) { stream.respond(response) }
                 }
             }
             connection.start()
         }
-        loop.execute { loop.register(listener) }
+        let bound = LoopBound(state, loop: loop)
+        loop.execute { loop.register(bound.value.listener) }
         if let idle = settings.idleTimeout, idle > 0 {
-            loop.execute { sweepIdle(state, loop: loop, timeout: idle, debug: settings.idleGoAwayDebug) }
+            loop.execute { sweepIdle(bound.value, loop: loop, timeout: idle, debug: settings.idleGoAwayDebug) }
         }
-        return HTTP2Server(port: boundPort, loop: loop, listener: listener, state: state)
+        return HTTP2Server(port: boundPort, loop: loop, state: bound)
     }
 
     /// One timer for all connections, every half timeout (at most a second): each idle one
@@ -121,13 +126,13 @@ package final class HTTP2Server: @unchecked Sendable {
 
     /// Stops accepting and sends GOAWAY to every connection.
     package func stop() {
-        let listener = self.listener
         let state = self.state
         let loop = self.loop
         loop.execute {
+            let state = state.value
             state.stopped = true
-            listener.onAccept = nil
-            loop.deregister(listener)
+            state.listener.onAccept = nil
+            loop.deregister(state.listener)
             for session in state.sessions.values { session.shutdown() }
         }
     }
@@ -136,14 +141,14 @@ package final class HTTP2Server: @unchecked Sendable {
     /// nothing happens if that connection is already gone.
     package func goAway(connectionID: Int, code: UInt32 = 0, debug: String = "") {
         let state = self.state
-        loop.execute { state.byConnectionID[connectionID]?.goAway(code: code, debug: debug) }
+        loop.execute { state.value.byConnectionID[connectionID]?.goAway(code: code, debug: debug) }
     }
 
     /// Sends GOAWAY with `code` and a debug body (the caller's wording, e.g. a JSON reason) on every
     /// connection, as a gateway going down would.
     package func goAwayAll(code: UInt32 = 0, debug: String = "") {
         let state = self.state
-        loop.execute { for session in state.sessions.values { session.goAway(code: code, debug: debug) } }
+        loop.execute { for session in state.value.sessions.values { session.goAway(code: code, debug: debug) } }
     }
 
     deinit { stop() }

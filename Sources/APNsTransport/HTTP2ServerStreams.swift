@@ -1,7 +1,7 @@
 import OpenSSLCore
 import Foundation
 
-/// The server half of an `HTTP2Session`: the requests being received, and the bodies of the
+/// The streams of an `HTTP2ServerRole`: the requests being received, and the bodies of the
 /// answers being sent.
 ///
 /// nghttp2 calls back once per header, about ten times per request, so at 100,000 requests a
@@ -17,7 +17,7 @@ import Foundation
 ///   instead of copied again: a client typically sends one credential, routing header and
 ///   user-agent on every request of a connection, and a bearer token alone is some 200 bytes.
 ///
-/// Loop-thread only; owned by its session.
+/// Loop-thread only; owned by its `HTTP2ServerRole`.
 final class HTTP2ServerStreams {
     /// The request whose HEADERS block is being decoded, on stream `currentID` (0: none), and
     /// its header list size so far (RFC 9113: name + value + 32 per field).

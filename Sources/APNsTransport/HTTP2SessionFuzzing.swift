@@ -26,54 +26,59 @@ package enum HTTP2SessionFuzzing {
     /// connection is closed at the end, so every pending completion has run when this returns.
     package static func feed(_ bytes: [UInt8], asServer: Bool, chunk: Int) throws -> Outcome {
         let context = try sharedContext.get()
-        let box = OutcomeBox()
+        // Written on the loop thread only, read here after the semaphore, which orders the
+        // loop's writes before this read.
+        nonisolated(unsafe) var result = Outcome()
         let done = DispatchSemaphore(value: 0)
         let loop = EventLoop.shared
         loop.execute {
-            let connection = Connection(detachedOn: loop, context: context, host: "fuzz.invalid")
-            let session = HTTP2Session(connection: connection, server: asServer, settings: settings)
-            session.onRequest = { session, id, request in
-                box.outcome.requests += 1
-                box.outcome.largestRequestBody = max(box.outcome.largestRequestBody, request.body.count)
-                if request.bodyOverLimit != (request.body.count > settings.maxBodySize) { box.outcome.misflaggedBodies += 1 }
-                session.respond(id, HTTP2Response(status: 200, body: Array(#"{"ok":1}"#.utf8)))
-            }
-            do {
-                try session.startDetached()
-            } catch {
-                done.signal()
-                return
-            }
-            if !asServer {
-                let request = HTTP2Request(path: "/fuzz/00", headers: [(name: "x-topic", value: "com.example.app")], body: Array(#"{"aps":{}}"#.utf8))
-                session.submit(request, timeout: nil) { result in
-                    box.outcome.completions += 1
-                    if case .success(let response) = result {
-                        box.outcome.largestResponseBody = max(box.outcome.largestResponseBody, response.body.count)
-                    }
-                }
-            }
-            let input = asServer ? Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + bytes : bytes
-            input.withUnsafeBytes { raw in
-                var offset = 0
-                while offset < raw.count, connection.state == .open {
-                    let count = min(max(1, chunk), raw.count - offset)
-                    session.connection(connection, didRead: UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + count)]))
-                    offset += count
-                }
-            }
-            connection.close(error: nil)
+            result = run(bytes, asServer: asServer, chunk: chunk, context: context, loop: loop)
             done.signal()
         }
         done.wait()
-        return box.outcome
+        return result
+    }
+
+    /// `feed` on the loop thread.
+    private static func run(_ bytes: [UInt8], asServer: Bool, chunk: Int, context: SSLContext, loop: EventLoop) -> Outcome {
+        var outcome = Outcome()
+        let connection = Connection(detachedOn: loop, context: context, host: "fuzz.invalid")
+        let server = HTTP2ServerRole(settings: settings)
+        let client = HTTP2ClientRole()
+        let session = HTTP2Session(connection: connection, settings: settings, role: asServer ? server : client)
+        server.onRequest = { stream, request in
+            outcome.requests += 1
+            outcome.largestRequestBody = max(outcome.largestRequestBody, request.body.count)
+            if request.bodyOverLimit != (request.body.count > settings.maxBodySize) { outcome.misflaggedBodies += 1 }
+            stream.respond(HTTP2Response(status: 200, body: Array(#"{"ok":1}"#.utf8)))
+        }
+        do {
+            try session.startDetached()
+        } catch {
+            return outcome
+        }
+        if !asServer {
+            let request = HTTP2Request(path: "/fuzz/00", headers: [(name: "x-topic", value: "com.example.app")], body: Array(#"{"aps":{}}"#.utf8))
+            client.submit(request, timeout: nil, in: session) { result in
+                outcome.completions += 1
+                if case .success(let response) = result {
+                    outcome.largestResponseBody = max(outcome.largestResponseBody, response.body.count)
+                }
+            }
+        }
+        let input = asServer ? Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + bytes : bytes
+        input.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count, connection.state == .open {
+                let count = min(max(1, chunk), raw.count - offset)
+                session.connection(connection, didRead: UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + count)]))
+                offset += count
+            }
+        }
+        connection.close(error: nil)
+        return outcome
     }
 
     /// One TLS context for all inputs (a detached connection never uses it for TLS).
     private static let sharedContext = Result { try SSLContext(.client(identity: nil, trust: .system, verification: .none), server: false) }
-
-    /// Written on the loop thread, read after the semaphore.
-    private final class OutcomeBox: @unchecked Sendable {
-        var outcome = Outcome()
-    }
 }

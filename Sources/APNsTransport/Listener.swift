@@ -9,7 +9,9 @@ import Glibc
 /// ENOBUFS, ENOMEM), the pending connection stays queued and the socket stays readable, so
 /// polling it again at once would spin the loop at full CPU. The listener stops asking for
 /// reads for `retryDelay` instead, says so once, and says so again when accepting resumes.
-final class Listener: PollHandler, @unchecked Sendable {
+///
+/// Not `Sendable`: loop thread only once registered; its server holds it in a `LoopBound`.
+final class Listener: PollHandler {
     let socket: Socket
     let port: Int
     var onAccept: ((Socket, String) -> Void)?

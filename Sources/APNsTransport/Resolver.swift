@@ -6,7 +6,7 @@ enum Resolver {
     static func resolve(_ endpoint: Endpoint) async throws -> [SocketAddress] {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try SocketAddress.resolve(endpoint) })
+                continuation.resume(with: Result { try SocketAddress.resolve(endpoint.dialed) })
             }
         }
     }
@@ -15,7 +15,8 @@ enum Resolver {
     static func timeoutMessage(_ endpoint: Endpoint, _ state: Connection.State, _ seconds: Double) -> String {
         let time = HTTP2Session.seconds(seconds)
         switch state {
-        case .connecting: return "Could not connect to \(endpoint): no TCP connection within \(time)."
+        case .connecting: return "Could not connect to \(endpoint.proxy.map { "the proxy \($0)" } ?? endpoint.description): no TCP connection within \(time)."
+        case .tunneling: return "The proxy \(endpoint.proxy?.description ?? "") did not open a tunnel to \(endpoint) within \(time)."
         default: return "\(endpoint) accepted the TCP connection but did not complete the TLS handshake within \(time)."
         }
     }

@@ -12,6 +12,9 @@ final class SSLContext: @unchecked Sendable {
     let configuration: TLSConfiguration
 
     init(_ configuration: TLSConfiguration, server: Bool) throws {
+        // The process's providers are in place before the first context fetches algorithms
+        // (OpenSSLProviders says why the order matters).
+        OpenSSLProviders.ensureLoaded()
         OpenSSLErrorQueue.clear()
         guard let ctx = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method()) else {
             throw TransportError.openssl(.internalFailure, "OpenSSL could not create a TLS context.")

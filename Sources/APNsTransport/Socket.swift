@@ -10,10 +10,17 @@ package struct Endpoint: Sendable, Equatable, CustomStringConvertible {
     package let host: String
     package let port: Int
 
-    package init(host: String, port: Int) {
+    /// Reach `host:port` through this HTTP proxy (CONNECT); nil: directly.
+    package var proxy: HTTPProxy?
+
+    package init(host: String, port: Int, proxy: HTTPProxy? = nil) {
         self.host = host
         self.port = port
+        self.proxy = proxy
     }
+
+    /// The address a connection dials: the proxy's when there is one.
+    var dialed: Endpoint { proxy.map { Endpoint(host: $0.host, port: $0.port) } ?? self }
 
     /// Parses `host:port` or `[v6]:port`.
     package init(parsing text: String) throws {

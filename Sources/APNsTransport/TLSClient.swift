@@ -4,14 +4,14 @@ import Foundation
 /// A plain TLS client connection (no HTTP/2): the legacy binary gateway (port 2195) and the
 /// feedback service speak raw bytes over TLS.
 ///
-/// `@unchecked Sendable`: the stream state is loop-confined, touched only in `loop.execute`.
-package final class TLSClient: @unchecked Sendable {
+/// Sendable: the stream is loop-confined, in a `LoopBound` touched only on the loop thread.
+package final class TLSClient: Sendable {
     package let endpoint: Endpoint
     package let handshake: TLSHandshakeInfo
     private let loop: EventLoop
-    private let stream: RawStream
+    private let stream: LoopBound<RawStream>
 
-    private init(endpoint: Endpoint, handshake: TLSHandshakeInfo, loop: EventLoop, stream: RawStream) {
+    private init(endpoint: Endpoint, handshake: TLSHandshakeInfo, loop: EventLoop, stream: LoopBound<RawStream>) {
         self.endpoint = endpoint
         self.handshake = handshake
         self.loop = loop
@@ -20,7 +20,7 @@ package final class TLSClient: @unchecked Sendable {
 
     deinit {
         let stream = self.stream
-        loop.execute { stream.connection.close(error: nil) }
+        loop.execute { stream.value.connection.close(error: nil) }
     }
 
     package static func connect(to endpoint: Endpoint, tls: TLSConfiguration, timeout: Double = 10,
@@ -31,7 +31,7 @@ package final class TLSClient: @unchecked Sendable {
         let addresses = try await Resolver.resolve(endpoint)
         return try await withCheckedThrowingContinuation { continuation in
             loop.execute {
-                let connection = Connection(loop: loop, context: context, host: endpoint.host, addresses: addresses)
+                let connection = Connection(loop: loop, context: context, host: endpoint.host, addresses: addresses, through: endpoint)
                 let stream = RawStream(connection: connection)
                 let timer = loop.schedule(after: timeout) {
                     connection.fail(TransportError(.timeout, Resolver.timeoutMessage(endpoint, connection.state, timeout)))
@@ -40,7 +40,7 @@ package final class TLSClient: @unchecked Sendable {
                     loop.cancelTimer(timer)
                     switch result {
                     case .success(let info):
-                        continuation.resume(returning: TLSClient(endpoint: endpoint, handshake: info, loop: loop, stream: stream))
+                        continuation.resume(returning: TLSClient(endpoint: endpoint, handshake: info, loop: loop, stream: LoopBound(stream, loop: loop)))
                     case .failure(let error):
                         continuation.resume(throwing: error)
                     }
@@ -54,8 +54,8 @@ package final class TLSClient: @unchecked Sendable {
     package func write(_ bytes: [UInt8]) {
         let stream = self.stream
         loop.execute {
-            stream.connection.enqueue(bytes)
-            stream.connection.flush()
+            stream.value.connection.enqueue(bytes)
+            stream.value.connection.flush()
         }
     }
 
@@ -65,7 +65,7 @@ package final class TLSClient: @unchecked Sendable {
         let stream = self.stream
         let loop = self.loop
         return try await withCheckedThrowingContinuation { continuation in
-            loop.execute { stream.read(timeout: timeout, continuation) }
+            loop.execute { stream.value.read(timeout: timeout, continuation) }
         }
     }
 
@@ -75,18 +75,20 @@ package final class TLSClient: @unchecked Sendable {
         let stream = self.stream
         let loop = self.loop
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            loop.execute { stream.waitUntilWritable(continuation) }
+            loop.execute { stream.value.waitUntilWritable(continuation) }
         }
     }
 
     package func close() {
         let stream = self.stream
-        loop.execute { stream.connection.close(error: nil) }
+        loop.execute { stream.value.connection.close(error: nil) }
     }
 }
 
 /// Raw bytes over a `Connection`: a buffer and at most one waiting reader.
-final class RawStream: ConnectionDelegate, @unchecked Sendable {
+///
+/// Not `Sendable`: loop thread only; its owners hold it in a `LoopBound`.
+final class RawStream: ConnectionDelegate {
     let connection: Connection
     var onHandshake: ((Result<TLSHandshakeInfo, TransportError>) -> Void)?
     private var buffer: [UInt8] = []

@@ -5,15 +5,15 @@ import Foundation
 /// feedback service (2196) need. Each accepted connection is handed, after its handshake, to
 /// `handler` as a `TLSServerConnection` running in a task of its own.
 ///
-/// `@unchecked Sendable`: the listener is loop-confined, touched only in `loop.execute`.
-package final class TLSServer: @unchecked Sendable {
+/// Sendable: the listener is loop-confined, in a `LoopBound` touched only on the loop thread.
+package final class TLSServer: Sendable {
     package typealias Handler = @Sendable (TLSServerConnection) async -> Void
 
     package let port: Int
     private let loop: EventLoop
-    private let listener: Listener
+    private let listener: LoopBound<Listener>
 
-    private init(port: Int, loop: EventLoop, listener: Listener) {
+    private init(port: Int, loop: EventLoop, listener: LoopBound<Listener>) {
         self.port = port
         self.loop = loop
         self.listener = listener
@@ -35,13 +35,14 @@ package final class TLSServer: @unchecked Sendable {
             let stream = RawStream(connection: connection)
             stream.onHandshake = { result in
                 guard case .success(let info) = result else { return }
-                let accepted = TLSServerConnection(handshake: info, loop: loop, stream: stream)
+                let accepted = TLSServerConnection(handshake: info, stream: LoopBound(stream, loop: loop))
                 Task { await handler(accepted) }
             }
             connection.start()
         }
-        loop.execute { loop.register(listener) }
-        return TLSServer(port: boundPort, loop: loop, listener: listener)
+        let bound = LoopBound(listener, loop: loop)
+        loop.execute { loop.register(bound.value) }
+        return TLSServer(port: boundPort, loop: loop, listener: bound)
     }
 
     /// Stops accepting; connections already handed to the handler stay until it closes them.
@@ -49,8 +50,8 @@ package final class TLSServer: @unchecked Sendable {
         let listener = self.listener
         let loop = self.loop
         loop.execute {
-            listener.onAccept = nil
-            loop.deregister(listener)
+            listener.value.onAccept = nil
+            loop.deregister(listener.value)
         }
     }
 
@@ -59,15 +60,15 @@ package final class TLSServer: @unchecked Sendable {
 
 /// One accepted TLS connection of a `TLSServer`.
 ///
-/// `@unchecked Sendable`: the stream is loop-confined, touched only in `loop.execute`.
-package final class TLSServerConnection: @unchecked Sendable {
+/// Sendable: the stream is loop-confined, in a `LoopBound` touched only on the loop thread.
+package final class TLSServerConnection: Sendable {
     package let handshake: TLSHandshakeInfo
     private let loop: EventLoop
-    private let stream: RawStream
+    private let stream: LoopBound<RawStream>
 
-    init(handshake: TLSHandshakeInfo, loop: EventLoop, stream: RawStream) {
+    init(handshake: TLSHandshakeInfo, stream: LoopBound<RawStream>) {
         self.handshake = handshake
-        self.loop = loop
+        self.loop = stream.loop
         self.stream = stream
     }
 
@@ -76,7 +77,7 @@ package final class TLSServerConnection: @unchecked Sendable {
     /// reset the connection and could destroy the answer before the client reads it.
     deinit {
         let stream = self.stream
-        loop.execute { stream.connection.closeUnlessLingering() }
+        loop.execute { stream.value.connection.closeUnlessLingering() }
     }
 
     /// The certificate the client presented, if any (verified when the server requires one).
@@ -86,15 +87,15 @@ package final class TLSServerConnection: @unchecked Sendable {
     package func read(timeout: Double) async throws -> [UInt8]? {
         let stream = self.stream
         return try await withCheckedThrowingContinuation { continuation in
-            loop.execute { stream.read(timeout: timeout, continuation) }
+            loop.execute { stream.value.read(timeout: timeout, continuation) }
         }
     }
 
     package func write(_ bytes: [UInt8]) {
         let stream = self.stream
         loop.execute {
-            stream.connection.enqueue(bytes)
-            stream.connection.flush()
+            stream.value.connection.enqueue(bytes)
+            stream.value.connection.flush()
         }
     }
 
@@ -104,12 +105,12 @@ package final class TLSServerConnection: @unchecked Sendable {
     /// input would make the kernel send RST, which can destroy that answer unread.
     package func closeAfterPeer(timeout: Double) {
         let stream = self.stream
-        loop.execute { stream.connection.closeAfterPeer(timeout: timeout) }
+        loop.execute { stream.value.connection.closeAfterPeer(timeout: timeout) }
     }
 
     /// Sends what is queued (best effort) and closes.
     package func close() {
         let stream = self.stream
-        loop.execute { stream.connection.close(error: nil) }
+        loop.execute { stream.value.connection.close(error: nil) }
     }
 }

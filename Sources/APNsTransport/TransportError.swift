@@ -21,6 +21,9 @@ package struct TransportError: Error, CustomStringConvertible, Sendable, Equatab
         case untrustedServer(ServerTrustFailure)
         /// The peer ended the handshake (or the first read) with a TLS alert; `alert` names it.
         case tlsAlert(TLSAlert)
+        /// The HTTP proxy refused the tunnel (`status`: its answer to CONNECT, e.g. 407, 403,
+        /// 502), or answered something that is not HTTP; 0 when it closed without an answer.
+        case proxy(status: Int)
         /// The server did not agree to HTTP/2 or broke the protocol.
         case protocolError
         /// The stream was reset by the peer (RST_STREAM) with this HTTP/2 error code.

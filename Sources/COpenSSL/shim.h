@@ -12,6 +12,7 @@
 #include <openssl/encoder.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/http.h>
 #include <openssl/objects.h>
 #include <openssl/ocsp.h>
 #include <openssl/param_build.h>

@@ -26,6 +26,11 @@ package final class MemoryBIO {
         }
     }
 
+    /// Takes ownership of a BIO OpenSSL returned (a response body): freed with this object.
+    package init(taking pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
     deinit { BIO_free(pointer) }
 
     /// Everything written so far.

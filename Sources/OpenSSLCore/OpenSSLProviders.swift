@@ -22,9 +22,13 @@ package enum OpenSSLProviders {
         let standard: OpaquePointer?
     }
 
+    /// "default" first: once any provider is loaded explicitly, OpenSSL no longer activates
+    /// "default" implicitly, so loading "legacy" first left a moment in which another thread's
+    /// fetch (`SSL_CTX_new` looking up its digests) found only the legacy provider and failed
+    /// ("OpenSSL could not create a TLS context", seen once in a parallel test run).
     private static let loaded: Handles = {
-        let legacy = OSSL_PROVIDER_load(nil, "legacy")
         let standard = OSSL_PROVIDER_load(nil, "default")
+        let legacy = OSSL_PROVIDER_load(nil, "legacy")
         ERR_clear_error()
         return Handles(legacy: legacy, standard: standard)
     }()

@@ -10,6 +10,8 @@ package import COpenSSL
 package final class TrustStore: @unchecked Sendable {
     private let store: OpaquePointer
     package let certificateCount: Int
+    /// The certificates it trusts (issuers for revocation checks).
+    package let certificates: [Certificate]
 
     /// Loads every certificate in `caFile` (PEM bundle, DER, or p12 without a passphrase).
     package convenience init(caFile: String) throws {
@@ -27,6 +29,7 @@ package final class TrustStore: @unchecked Sendable {
         }
         self.store = store
         certificateCount = certificates.count
+        self.certificates = certificates
         X509_STORE_set_flags(store, UInt(X509_V_FLAG_PARTIAL_CHAIN | X509_V_FLAG_NO_CHECK_TIME))
         for certificate in certificates {
             // Adding a duplicate is not an error worth failing on.
@@ -36,6 +39,9 @@ package final class TrustStore: @unchecked Sendable {
     }
 
     deinit { X509_STORE_free(store) }
+
+    /// Lends the `X509_STORE` to an OpenSSL call that verifies against it (OCSP answers).
+    package func withStore<T>(_ body: (OpaquePointer) -> T) -> T { body(store) }
 
     /// Nil when `leaf` chains to a trusted certificate (using `intermediates` as untrusted
     /// helpers); otherwise OpenSSL's reason, e.g. "unable to get local issuer certificate".
@@ -66,9 +72,9 @@ final class StoreContext {
 }
 
 /// Owns one `STACK_OF(X509)` holding its own references, and frees stack and references.
-final class CertificateStack {
-    let pointer: OpaquePointer
-    init?(_ certificates: [Certificate]) {
+package final class CertificateStack {
+    package let pointer: OpaquePointer
+    package init?(_ certificates: [Certificate]) {
         guard let pointer = shim_sk_X509_new_null() else { return nil }
         self.pointer = pointer
         for certificate in certificates where shim_sk_X509_push_up_ref(pointer, certificate.pointer) == 0 {

@@ -73,6 +73,15 @@ struct CheckCommand: ParsableCommand {
     @Flag(help: "Replace the --out file if it exists.")
     var force = false
 
+    @Flag(help: "Ask each push certificate's issuer whether it was revoked: OCSP (the responder its Authority Information Access names), else its CRL. Revoked fails; no answer is a warning.")
+    var revocation = false
+
+    @Flag(name: .customLong("revocation-required"), help: "As --revocation, and a certificate whose revocation cannot be checked fails (also spelled --revocation=require).")
+    var revocationRequired = false
+
+    @Option(name: .customLong("revocation-timeout"), help: "Seconds to wait for each OCSP responder or CRL (default 10).")
+    var revocationTimeout: Int = 10
+
     @Option(name: .customLong("push-credential"), help: "A push certificate or .p8 key the provisioning profiles are cross-checked against, without gating it (repeatable).")
     var pushCredentials: [String] = []
 
@@ -91,6 +100,7 @@ struct CheckCommand: ParsableCommand {
             throw ValidationError("--key-id must be the key's 10-character id (upper-case letters and digits), as in AuthKey_<KEYID>.p8.")
         }
         guard !paths.isEmpty else { throw ValidationError("Give at least one file or folder to check.") }
+        guard revocationTimeout >= 1 else { throw ValidationError("--revocation-timeout must be at least 1 second.") }
         let stdinReaders = paths.filter { $0 == "-" }.count + (passin == "stdin" ? 1 : 0)
         guard stdinReaders <= 1 else {
             throw ValidationError("Standard input can be read once: give - as one input only, and not with --passin stdin.")
@@ -105,8 +115,11 @@ struct CheckCommand: ParsableCommand {
         policy.minimumRemainingPercent = minRemaining.flatMap(RemainingLifetime.parsePercent)
         policy.keyID = keyID
         policy.decoding = base64 ? .base64 : .automatic
+        if revocation || revocationRequired {
+            policy.revocation = RevocationPolicy(checker: RevocationChecker(timeout: revocationTimeout), required: revocationRequired)
+        }
         policy.ruleNames = [.minimumDays: "--min-days", .requireKey: "--require-key", .caFile: "--ca-file",
-                            .minimumRemaining: "--min-remaining", .keyID: "--key-id"]
+                            .minimumRemaining: "--min-remaining", .keyID: "--key-id", .revocationRequired: "--revocation-required"]
         let passphrases = PassphraseSupplier(source: try passin.map(PassphraseSource.init(parsing:)), optionName: "--passin")
         let files = CredentialChecker.expand(RawPath.fromCommandLine(paths))
         let profileRun = try CheckProfiles(pushCredentials: pushCredentials, passphrases: passphrases)
@@ -161,6 +174,7 @@ struct CheckCommand: ParsableCommand {
         if let topic { options.append(("topic", topic)) }
         if requireKey { options.append(("require-key", "true")) }
         if let caFile { options.append(("ca-file", caFile)) }
+        if revocation || revocationRequired { options.append(("revocation", revocationRequired ? "required" : "check")) }
         return options
     }
 }
@@ -214,11 +228,17 @@ enum CheckText {
         if result.status == .unreadable {
             detail = result.reasons.joined(separator: "; ")
         } else if result.reasons.isEmpty {
-            detail = result.summary + validity(result)
+            detail = result.summary + validity(result) + revocation(result)
         } else {
             detail = result.reasons.joined(separator: "; ") + " [\(result.summary)]"
         }
         return "\(status) \(displayName(result.path)): \(detail)"
+    }
+
+    /// "; not revoked (OCSP ...)" when `--revocation` asked and the answer was good.
+    static func revocation(_ result: CheckResult) -> String {
+        let good = result.certificates.compactMap(\.revocation).filter { $0.status == "good" }
+        return good.first.map { "; \($0.detail)" } ?? ""
     }
 
     static func validity(_ result: CheckResult) -> String {

@@ -9,11 +9,15 @@ import Foundation
 /// Per certificate (every certificate of every file, chain included, labelled `leaf`):
 /// `apns_certificate_not_before_seconds`, `apns_certificate_not_after_seconds`,
 /// `apns_certificate_valid` (1 inside its validity period, else 0). Per file:
+/// With `--revocation`, per push certificate asked about: `apns_certificate_revoked` (1 revoked,
+/// 0 not; absent when there was no answer) and
+/// `apns_certificate_revocation_status{status=good|revoked|unknown|unreachable|invalid|not_checked}`.
 /// `apns_credential_check_status{status=ok|warn|fail|unreadable}` (1 for the file's status, 0
 /// for the others, so an alert can match one state). Per run:
 /// `apns_credential_check_timestamp_seconds`, so an alert notices a cron job that stopped.
 enum CheckPrometheus {
     static let statuses: [CheckResult.Status] = [.ok, .warn, .fail, .unreadable]
+    static let revocationStatuses = ["good", "revoked", "unknown", "unreachable", "invalid", "not_checked"]
 
     static func render(_ checked: [CheckResult], now: Date) -> String {
         // A file named twice (itself and through its folder) would repeat its series, and
@@ -28,6 +32,19 @@ enum CheckPrometheus {
                        certificates.map { (labels(file: $0.0, $0.1), seconds($0.1.notAfter)) })
         text += family("apns_certificate_valid", "1 when the certificate was inside its validity period at the check, else 0.",
                        certificates.map { (labels(file: $0.0, $0.1), $0.1.isCurrentlyValid ? "1" : "0") })
+        let asked = certificates.filter { $0.1.revocation != nil }
+        text += family("apns_certificate_revoked", "1 when the certificate's issuer says it was revoked, 0 when it says it was not (check --revocation; absent when it could not be asked).",
+                       asked.compactMap { pair in
+                           guard let status = pair.1.revocation?.status, status == "good" || status == "revoked" else { return nil }
+                           return (labels(file: pair.0, pair.1), status == "revoked" ? "1" : "0")
+                       })
+        text += family("apns_certificate_revocation_status",
+                       "The revocation check's answer: 1 for its status (good, revoked, unknown, unreachable, invalid, not_checked), 0 for the others.",
+                       asked.flatMap { pair in
+                           Self.revocationStatuses.map { status in
+                               (labels(file: pair.0, pair.1, extra: [("status", status)]), pair.1.revocation?.status == status ? "1" : "0")
+                           }
+                       })
         let statusSamples = results.flatMap { result in
             statuses.map { status in
                 (labelSet([("file", result.path), ("status", status.rawValue.lowercased())]), result.status == status ? "1" : "0")
@@ -47,7 +64,7 @@ enum CheckPrometheus {
         return text
     }
 
-    static func labels(file: String, _ certificate: CheckedCertificate) -> String {
+    static func labels(file: String, _ certificate: CheckedCertificate, extra: [(String, String)] = []) -> String {
         labelSet([
             ("file", file),
             ("common_name", certificate.commonName ?? ""),
@@ -57,7 +74,7 @@ enum CheckPrometheus {
             ("type", certificate.type.rawValue),
             ("serial", certificate.serialNumber),
             ("leaf", certificate.isLeaf ? "true" : "false"),
-        ])
+        ] + extra)
     }
 
     /// `{name="value",...}`; values escape backslash, double quote and line feed, as the

@@ -14,6 +14,7 @@ enum CommandRegistry {
         CheckCommand.self,
         MockCommand.self,
         Verify.self,
+        TrustReport.self,
         Push.self,
         Feedback.self,
         ChannelsCommand.self,

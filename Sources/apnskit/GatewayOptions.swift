@@ -55,6 +55,9 @@ struct GatewayOptions: ParsableArguments {
     @Option(name: .customLong("ca-file"), help: ArgumentHelp("CA certificates (PEM) to trust instead of the system store.", valueName: "FILE"))
     var caFile: String?
 
+    @Option(help: ArgumentHelp("Reach the gateway through this HTTP proxy (CONNECT): http://[user:password@]host:port. Default: https_proxy / HTTPS_PROXY unless no_proxy / NO_PROXY lists the host, as curl does; --proxy '' connects directly.", valueName: "URL"))
+    var proxy: String?
+
     @Option(help: "Seconds to wait for the connection and its TLS handshake; verify also waits this long for the probe's answer, feedback for each read (default: 10; feedback: 30).")
     var timeout: Double?
 
@@ -65,6 +68,18 @@ struct GatewayOptions: ParsableArguments {
         if gateway != nil && port != nil { throw ValidationError("--port applies to Apple's hosts; put the port in --gateway HOST:PORT instead.") }
         if let port, !(1...65535).contains(port) { throw ValidationError("--port must be between 1 and 65535.") }
         if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds.") }
+        if let proxy, !proxy.isEmpty {
+            do { _ = try HTTPProxy(url: proxy) } catch { throw ValidationError("--proxy: \(error)") }
+        } else if proxy == nil {
+            // The environment's setting is checked whatever the host: a typo there is a usage error too.
+            do { _ = try HTTPProxy.fromEnvironment(for: "") } catch { throw ValidationError("The environment's proxy setting (https_proxy/HTTPS_PROXY): \(error)") }
+        }
+    }
+
+    /// The proxy for `host`: `--proxy`, else the environment's (validate() checked both parse).
+    func proxy(for host: String) -> HTTPProxy? {
+        if let proxy { return proxy.isEmpty ? nil : try? HTTPProxy(url: proxy) }
+        return (try? HTTPProxy.fromEnvironment(for: host)) ?? nil
     }
 
     /// The one rule that depends on the service: Apple's provider API listens on 443 and 2197 only,
@@ -76,9 +91,16 @@ struct GatewayOptions: ParsableArguments {
     }
 
     func endpoint(for service: GatewayService) -> Endpoint {
-        if let gateway, let parsed = try? Endpoint(parsing: gateway) { return parsed }
-        if service == .channels, port == nil { return BroadcastRequest.managementEndpoint(environment) }
-        return Endpoint(host: service.host(in: environment), port: port ?? service.defaultPort)
+        var endpoint: Endpoint
+        if let gateway, let parsed = try? Endpoint(parsing: gateway) {
+            endpoint = parsed
+        } else if service == .channels, port == nil {
+            endpoint = BroadcastRequest.managementEndpoint(environment)
+        } else {
+            endpoint = Endpoint(host: service.host(in: environment), port: port ?? service.defaultPort)
+        }
+        endpoint.proxy = proxy(for: endpoint.host)
+        return endpoint
     }
 
     func timeout(for service: GatewayService) -> Double { timeout ?? service.defaultTimeout }

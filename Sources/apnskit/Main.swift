@@ -6,7 +6,7 @@ import Foundation
 @main
 enum Main {
     static func main() async {
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        let arguments = Array(CommandLine.arguments.dropFirst()).map(Self.alias)
         let command: ParsableCommand
         do {
             command = try APNsKit.parseAsRoot(arguments)
@@ -24,6 +24,16 @@ enum Main {
             Output.fail(error)
         }
         exit(0)
+    }
+
+    /// Spellings ArgumentParser cannot declare: a flag with an optional value.
+    /// `--revocation=require` is `--revocation-required`, `--revocation=check` is `--revocation`.
+    static func alias(_ argument: String) -> String {
+        switch argument {
+        case "--revocation=require", "--revocation=required": return "--revocation-required"
+        case "--revocation=check": return "--revocation"
+        default: return argument
+        }
     }
 
     static func exitForParseError(_ error: Error) -> Never {

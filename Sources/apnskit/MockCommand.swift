@@ -10,7 +10,7 @@ struct MockCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mock",
         abstract: "A local stand-in for Apple: a test CA issuing Apple-like credentials, and a gateway that answers as APNs does.",
-        subcommands: [MockCACommand.self, MockIssueCommand.self, MockServeCommand.self]
+        subcommands: [MockCACommand.self, MockIssueCommand.self, MockRevokeCommand.self, MockServeCommand.self]
     )
 }
 
@@ -33,14 +33,28 @@ struct MockCACommand: ParsableCommand {
     @Flag(help: "Replace existing files in the folder.")
     var force = false
 
+    @Option(name: .customLong("revocation-url"),
+            help: ArgumentHelp("Where `mock serve` answers revocation questions (http://127.0.0.1:PORT): push certificates issued from now on name its OCSP responder and CRL.", valueName: "URL"))
+    var revocationURL: String?
+
+    func validate() throws {
+        if let revocationURL, MockRevocationURL.listenAddress(revocationURL) == nil {
+            throw ValidationError("--revocation-url '\(revocationURL)' must be http://HOST:PORT (no path), where `mock serve` will listen.")
+        }
+    }
+
     func run() throws {
         let ca = try MockCA.create()
         try ca.write(to: out, force: force)
+        if let revocationURL { try MockRevocationURL.write(revocationURL, folder: out, force: force) }
         Output.line("Mock CA written to \(out)")
         Output.line("  root:         \(MockCALayout.root) (\(ca.root.subject.commonName ?? ""))")
         Output.line("  intermediate: \(MockCALayout.intermediate) (\(ca.intermediate.subject.description))")
         Output.line("  server:       \(MockCALayout.server) (\(MockCA.serverNames.count) host names + 127.0.0.1, ::1)")
         Output.line("  trust bundle: \(MockCALayout.bundle)")
+        if let revocationURL {
+            Output.line("  revocation:   \(MockRevocation.ocspURL(revocationURL)) (OCSP), \(MockRevocation.crlURL(revocationURL)) (CRL), served by `mock serve`")
+        }
     }
 }
 
@@ -144,10 +158,13 @@ struct MockIssueCommand: ParsableCommand {
         let authority = try MockCA.load(from: ca)
         let requestBytes = try CredentialFile.readBytes(csr)
         let request = try CertificateSigningRequest(bytes: requestBytes, label: displayName(csr))
-        let portal = PortalRequest(bundleID: bundleID, type: Self.types[type.lowercased()]!, teamID: teamID,
+        var portal = PortalRequest(bundleID: bundleID, type: Self.types[type.lowercased()]!, teamID: teamID,
                                    organization: org, validity: validity)
+        portal.revocationURL = try MockRevocationURL.read(folder: ca)
         let certificate = try authority.issue(request, portal, label: displayName(csr))
         try SecureFileWriter.write(certificate.der, to: out, sensitivity: .public, force: force)
+        // Recorded once written: the responder answers "good" for it from now on.
+        if portal.revocationURL != nil { try MockRevocationIndex(folder: ca).recordIssued(certificate) }
         if out != SecureFileWriter.standardOutputPath {
             let info = certificate.apnsInfo()
             Output.line("Issued \(info.commonName ?? "") (\(info.environments.map(\.rawValue).joined(separator: " + "))), valid until \(DateArgument.format(info.notAfter)) -> \(out)")

@@ -2,6 +2,7 @@ import APNsCredentials
 import OpenSSLCore
 import SecureIO
 import APNsMock
+import APNsMockInbox
 import APNsProtocol
 import APNsTransport
 import ArgumentParser
@@ -102,6 +103,8 @@ struct MockServeCommand: AsyncParsableCommand {
 
     @OptionGroup var inbox: InboxOptions
 
+    @OptionGroup var revocation: RevocationServeOptions
+
     func validate() throws {
         guard APNsEnvironment(rawValue: environment) != nil else { throw ValidationError("--environment must be sandbox or production.") }
         guard GatewayFaults.DropMode(rawValue: dropMode) != nil else { throw ValidationError("--drop-mode must be accepted, answered or unprocessed.") }
@@ -112,6 +115,7 @@ struct MockServeCommand: AsyncParsableCommand {
         guard maxConnectionsPerPeer >= 1 else { throw ValidationError("--max-connections-per-peer must be at least 1.") }
         guard idleTimeout >= 0, idleTimeout.isFinite else { throw ValidationError("--idle-timeout must be 0 (never) or a number of seconds.") }
         try inbox.validate()
+        try revocation.validate()
         for (name, value) in [("--port", port), ("--legacy-port", legacyPort), ("--feedback-port", feedbackPort), ("--channels-port", channelsPort ?? 0)] where value < 0 || value > 65_535 {
             throw ValidationError("\(name) must be a port number (0 for any free port).")
         }
@@ -161,6 +165,13 @@ struct MockServeCommand: AsyncParsableCommand {
         let quiet = self.quiet
         let webInbox = try await inbox.start()
         configuration.api.inbox = webInbox?.store
+        let revocationService: (server: RevocationServer, url: String)?
+        do {
+            revocationService = try await revocation.start(caFolder: ca, authority: authority)
+        } catch {
+            await webInbox?.server.stop()
+            throw error
+        }
         let gateway: MockGateway
         do {
             gateway = try MockGateway(ca: authority, caFolder: ca, configuration: configuration,
@@ -168,9 +179,11 @@ struct MockServeCommand: AsyncParsableCommand {
                                       warn: { line in Output.note(line) })
         } catch let error as APNsCredentialError {
             await webInbox?.server.stop()
+            await revocationService?.server.stop()
             throw error
         } catch {
             await webInbox?.server.stop()
+            await revocationService?.server.stop()
             throw CommandFailure(message: "Cannot start the mock gateway on \(host): \(error); choose other ports (0 picks free ones).", status: ExitStatus.network)
         }
         let bundle = "\(ca)/\(MockCALayout.bundle)"
@@ -183,6 +196,7 @@ struct MockServeCommand: AsyncParsableCommand {
         Output.line("  token-auth keys:       \(AuthKeyRegistry.folderName)/ in \(ca)")
         if let record { Output.line("  recording to:          \(record)") }
         if let webInbox { Output.line("  inbox (web UI):        \(inbox.url(port: webInbox.server.port))") }
+        if let revocationService { Output.line("  revocation (OCSP/CRL): \(revocationService.url)") }
         // The lines are out before the ports file exists: a script that waits for the file
         // and then reads them finds them all.
         fflush(nil)
@@ -193,6 +207,7 @@ struct MockServeCommand: AsyncParsableCommand {
                 ("feedback", gateway.feedbackPort.map(JSONValue.int) ?? .null),
                 ("channels", gateway.channelsPort.map(JSONValue.int) ?? .null),
                 ("ui", webInbox.map { .int($0.server.port) } ?? .null),
+                ("revocation", revocationService.map { .int($0.server.port) } ?? .null),
                 ("ca_file", .string(bundle)),
             ])
             try SecureFileWriter.write(json.serialized() + [0x0A], to: portsFile, sensitivity: .public, force: true)
@@ -202,6 +217,7 @@ struct MockServeCommand: AsyncParsableCommand {
         // closes the record (fsync) before the summary says how many there are.
         gateway.stop()
         await webInbox?.server.stop()
+        await revocationService?.server.stop()
         let recorded = gateway.recorder.map { " (\($0.count) record line(s)\(record.map { " in \($0)" } ?? ""))" } ?? ""
         Output.note("apnskit mock gateway stopped by \(interruption.signalName)\(recorded).")
         throw ExitCode(128 + signal)

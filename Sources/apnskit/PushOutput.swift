@@ -119,7 +119,7 @@ final class PushProgress: @unchecked Sendable {
     }
 }
 
-/// The summary `push` prints at the end (README: push summary JSON).
+/// The summary `push` prints at the end (docs/push.md, "Summary").
 struct PushReport {
     var summary: APNsBatchSummary
     var invalid: Int

@@ -32,6 +32,9 @@ struct Verify: AsyncParsableCommand {
     @Option(help: "apns-topic of the probe (default: the certificate's bundle id).")
     var topic: String?
 
+    @Flag(name: .customLong("no-revocation"), help: "Do not ask the certificate's issuer (OCSP, else its CRL) whether it was revoked before connecting.")
+    var noRevocation = false
+
     @OptionGroup var output: OutputOptions
 
     var service: GatewayService { legacy ? .legacy : .provider }
@@ -49,8 +52,9 @@ struct Verify: AsyncParsableCommand {
         case .token(let signer, let key): credentials = .token(key: key, keyID: signer.keyID, teamID: signer.teamID)
         }
         try self.credentials.checkKeyScope(environment: APNsEnvironment(rawValue: gateway.environment.rawValue) ?? .sandbox, topic: topic)
-        let check = GatewayCheck(endpoint: gateway.endpoint(for: service), credentials: credentials, trust: try gateway.trust(),
+        var check = GatewayCheck(endpoint: gateway.endpoint(for: service), credentials: credentials, trust: try gateway.trust(),
                                  legacy: legacy, timeout: gateway.timeout(for: service), topic: topic)
+        check.revocation = noRevocation ? nil : RevocationChecker(timeout: max(1, Int(gateway.timeout(for: service).rounded(.up))))
         let report = await check.run()
         switch output.format {
         case .json: Output.line(try VerifyOutput.json(report))

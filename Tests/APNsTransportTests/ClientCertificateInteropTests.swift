@@ -3,6 +3,7 @@ import OpenSSLCore
 import APNsTransport
 import Foundation
 import Testing
+import TransportTestSupport
 
 /// Our client's certificate presentation against `nghttpx --verify-client`: a proxy that
 /// demands client certificates from one CA, like APNs does, in front of `nghttpd --no-tls`.

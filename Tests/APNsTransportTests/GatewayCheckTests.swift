@@ -5,6 +5,7 @@ import APNsTransport
 import Foundation
 import Testing
 import TestSupport
+import TransportTestSupport
 
 /// `GatewayCheck` (what `apnskit verify` runs): verdicts from APNs-like servers, and clean
 /// failures against servers it must not trust or cannot talk to.

@@ -3,6 +3,7 @@ import OpenSSLCore
 import APNsTransport
 import Foundation
 import Testing
+import TransportTestSupport
 
 /// Our HTTP/2 client against nghttp2's own server (`nghttpd`) over TLS.
 @Suite("HTTP/2 client against nghttpd")

@@ -3,6 +3,7 @@ import OpenSSLCore
 import APNsTransport
 import Foundation
 import Testing
+import TransportTestSupport
 
 /// Our TLS + HTTP/2 server against real clients: `nghttp`, `h2load` and `openssl s_client`.
 @Suite("HTTP/2 server against nghttp, h2load and s_client")

@@ -3,6 +3,7 @@ import OpenSSLCore
 import APNsTransport
 import Foundation
 import Testing
+import TransportTestSupport
 
 /// The plain TLS server (legacy gateway / feedback mocks) with our TLS client and s_client.
 @Suite("TLS server")

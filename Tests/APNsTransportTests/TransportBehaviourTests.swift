@@ -4,6 +4,7 @@ import APNsTransport
 import Foundation
 import Testing
 import TestSupport
+import TransportTestSupport
 
 /// HTTP/2 behaviour between our own client and server, each test on an event loop of its own
 /// so it can check that everything it opened is freed at the end.

@@ -109,7 +109,7 @@ extension Hardening {
             let request = HTTP2Request(path: "/3/device/\(Self.token)", body: Array(#"{"aps":{}}"#.utf8))
             let error = await #expect(throws: TransportError.self) { try await client.send(request, timeout: 30) }
             #expect(error?.kind == .protocolError)
-            #expect(error?.message == "The server 127.0.0.1 sent more than \(Self.limit) bytes of response headers on stream 1 (our SETTINGS_MAX_HEADER_LIST_SIZE; an APNs answer has a few hundred); the connection was closed.")
+            #expect(error?.message == "The server 127.0.0.1 sent more than \(Self.limit) bytes of response headers on stream 1 (our SETTINGS_MAX_HEADER_LIST_SIZE; ordinary answers carry a few hundred bytes); the connection was closed.")
 
             // The sender retries on new connections, then gives up with that sentence; about
             // 575 MB per attempt if the headers were kept.

@@ -19,6 +19,8 @@ package struct CheckedCertificate: Sendable, Codable, Equatable {
     package let isLeaf: Bool
     /// Within its validity period at the time of the check.
     package let isCurrentlyValid: Bool
+    /// What the issuer said about it, when `check --revocation` asked (leaf identities only).
+    package var revocation: RevocationRecord? = nil
 
     init(_ info: APNsCertificateInfo, isLeaf: Bool, now: Date) {
         commonName = info.commonName

@@ -17,6 +17,8 @@ package struct CheckPolicy: Sendable {
     package var minimumRemainingPercent: Double? = nil
     /// The key id of token-auth keys whose name does not carry one (`--key-id`).
     package var keyID: String? = nil
+    /// Ask each push certificate's issuer whether it was revoked (`--revocation`).
+    package var revocation: RevocationPolicy? = nil
     /// How inputs are wrapped (`--base64`).
     package var decoding: CredentialDecoding = .automatic
     /// How reasons name the rule that produced them: the CLI maps these to its flags
@@ -24,7 +26,7 @@ package struct CheckPolicy: Sendable {
     package var ruleNames: [Rule: String] = [:]
 
     package enum Rule: Sendable, Hashable {
-        case minimumDays, requireKey, caFile, minimumRemaining, keyID
+        case minimumDays, requireKey, caFile, minimumRemaining, keyID, revocationRequired
     }
 
     func name(_ rule: Rule) -> String {
@@ -35,6 +37,7 @@ package struct CheckPolicy: Sendable {
         case .caFile: return "CA file"
         case .minimumRemaining: return "minimum remaining lifetime"
         case .keyID: return "key id"
+        case .revocationRequired: return "revocation required"
         }
     }
 
@@ -100,6 +103,7 @@ package enum CredentialChecker {
         var warnings: [String] = []
         var summary = report.summary
         var keyID: String? = nil
+        var revocations: [String: RevocationRecord] = [:]
 
         if let leafIndex = report.leafIndex {
             let leaf = report.certificates[leafIndex]
@@ -153,6 +157,16 @@ package enum CredentialChecker {
             } else {
                 warnings.append("chain not checked (no \(policy.name(.caFile)))")
             }
+            if let revocation = policy.revocation, !report.certificates[leafIndex].isCA {
+                let subjects = report.identities.count > 1 ? report.identities.map(\.certificateIndex) : [leafIndex]
+                for index in subjects {
+                    let prefix = subjects.count > 1 ? "\(report.certificates[index].displayName): " : ""
+                    let outcome = revocation.judge(contents.certificates[index], among: contents.certificates + (policy.trust?.certificates ?? []), now: now)
+                    failures += outcome.failures.map { prefix + $0 + (outcome.required ? " (\(policy.name(.revocationRequired)))" : "") }
+                    warnings += outcome.warnings.map { prefix + $0 }
+                    revocations[report.certificates[index].sha256Fingerprint] = outcome.record
+                }
+            }
         } else if let profile = report.profile {
             return ProfileCheck.result(path, report.summary, profile, policy: policy, now: now)
         } else if let authKey = AuthKeyCheck(report: report, contents: contents, path: path, policy: policy) {
@@ -168,10 +182,12 @@ package enum CredentialChecker {
 
         let status: CheckResult.Status = !failures.isEmpty ? .fail : (!warnings.isEmpty ? .warn : .ok)
         let leaf = report.leaf
+        var certificates = CheckedCertificate.all(in: report, now: now)
+        for index in certificates.indices { certificates[index].revocation = revocations[certificates[index].sha256Fingerprint] }
         return CheckResult(path: path, status: status, summary: summary, reasons: failures + warnings,
                            bundleID: leaf?.bundleID, type: leaf?.type, environments: leaf?.environments,
                            notAfter: leaf?.notAfter, daysLeft: leaf?.daysLeft,
-                           certificates: CheckedCertificate.all(in: report, now: now), keyID: keyID)
+                           certificates: certificates, keyID: keyID)
     }
 
     /// Expired, not yet valid, or expiring within the policy's horizon (days, or share of the

@@ -16,7 +16,7 @@ struct LibraryPathTests {
         let issued = try f.identity(.development)
         let path = try f.dir.write("apns.pem", try issued.combinedPEM())
 
-        // README "Libraries" example, with the mock's endpoint and CA instead of Apple's.
+        // The README's library example, with the mock's endpoint and CA instead of Apple's.
         let identity = try APNsIdentity.load(contentsOf: [path])
         var configuration = APNsClient.Configuration(gateway: .custom(host: "127.0.0.1", port: f.gateway.providerPort, environment: .sandbox),
                                                      authentication: .certificate(identity))
@@ -36,15 +36,15 @@ struct LibraryPathTests {
         #expect((records.first?["apns_id"] as? String).flatMap(UUID.init(uuidString:)) == result.apnsID)
     }
 
-    @Test("The README's long-running example (async/await, Logger, metrics) is Examples/PushWorker, and it runs against the mock")
+    @Test("docs/library.md's long-running example (async/await, Logger, metrics) is Examples/PushWorker, and it runs against the mock")
     func longRunningExample() async throws {
         let root = URL(fileURLWithPath: Binaries.packageRoot)
         let source = try String(contentsOf: root.appendingPathComponent("Examples/PushWorker/main.swift"), encoding: .utf8)
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: root.appendingPathComponent("docs/library.md"), encoding: .utf8)
         let marker = try #require(readme.range(of: "<!-- PushWorker example: Examples/PushWorker/main.swift"))
         let fenceStart = try #require(readme.range(of: "```swift\n", range: marker.upperBound..<readme.endIndex))
         let fenceEnd = try #require(readme.range(of: "```", range: fenceStart.upperBound..<readme.endIndex))
-        #expect(String(readme[fenceStart.upperBound..<fenceEnd.lowerBound]) == source, "the README's copy differs from Examples/PushWorker/main.swift")
+        #expect(String(readme[fenceStart.upperBound..<fenceEnd.lowerBound]) == source, "docs/library.md's copy differs from Examples/PushWorker/main.swift")
 
         let f = try GatewayFixture()
         let pem = try f.dir.write("apns.pem", try f.identity(.development).combinedPEM())

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import TransportTestSupport
 
 /// `apnskit push --legacy` and `apnskit feedback` end to end against python3 `ssl` servers
 /// speaking the legacy binary protocol (apns-protocol.md §4 and §5).

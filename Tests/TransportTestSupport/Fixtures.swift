@@ -7,8 +7,8 @@ import Foundation
 /// a CA, a server certificate for localhost/127.0.0.1, an APNs-like client certificate from
 /// that CA, another CA with its own client certificate ("wrong CA"), and server certificates
 /// with a wrong host name and an expired validity period.
-final class Fixtures: Sendable {
-    static let shared: Fixtures = {
+package final class Fixtures: Sendable {
+    package static let shared: Fixtures = {
         do {
             let fixtures = try Fixtures()
             Fixtures.createdDir = fixtures.dir
@@ -22,27 +22,27 @@ final class Fixtures: Sendable {
     /// Removed when the test process exits (set once, before the atexit handler can run).
     nonisolated(unsafe) private static var createdDir: String?
 
-    let dir: String
-    var caCert: String { dir + "/ca.pem" }
-    var serverCert: String { dir + "/server.pem" }
-    var serverKey: String { dir + "/server.key" }
-    var clientCert: String { dir + "/client.pem" }
-    var clientKey: String { dir + "/client.key" }
-    var otherCACert: String { dir + "/other-ca.pem" }
-    var otherClientCert: String { dir + "/other-client.pem" }
-    var otherClientKey: String { dir + "/other-client.key" }
-    var wrongHostCert: String { dir + "/wronghost.pem" }
-    var wrongHostKey: String { dir + "/wronghost.key" }
-    var expiredCert: String { dir + "/expired.pem" }
-    var expiredKey: String { dir + "/expired.key" }
-    var docroot: String { dir + "/www" }
-    var usertrustServerCert: String { dir + "/usertrust-server.pem" }
-    var usertrustServerKey: String { dir + "/usertrust-server.key" }
+    package let dir: String
+    package var caCert: String { dir + "/ca.pem" }
+    package var serverCert: String { dir + "/server.pem" }
+    package var serverKey: String { dir + "/server.key" }
+    package var clientCert: String { dir + "/client.pem" }
+    package var clientKey: String { dir + "/client.key" }
+    package var otherCACert: String { dir + "/other-ca.pem" }
+    package var otherClientCert: String { dir + "/other-client.pem" }
+    package var otherClientKey: String { dir + "/other-client.key" }
+    package var wrongHostCert: String { dir + "/wronghost.pem" }
+    package var wrongHostKey: String { dir + "/wronghost.key" }
+    package var expiredCert: String { dir + "/expired.pem" }
+    package var expiredKey: String { dir + "/expired.key" }
+    package var docroot: String { dir + "/www" }
+    package var usertrustServerCert: String { dir + "/usertrust-server.pem" }
+    package var usertrustServerKey: String { dir + "/usertrust-server.key" }
     /// A token-auth key as Apple's portal gives it: PKCS#8 PEM, EC P-256.
-    var authKey: String { dir + "/AuthKey_ABC123DEFG.p8" }
-    var authKeyPublic: String { dir + "/authkey-public.pem" }
+    package var authKey: String { dir + "/AuthKey_ABC123DEFG.p8" }
+    package var authKeyPublic: String { dir + "/authkey-public.pem" }
 
-    static let bundleID = "com.example.app"
+    package static let bundleID = "com.example.app"
 
     private init() throws {
         dir = NSTemporaryDirectory() + "apnskit-transport-\(getpid())-\(UUID().uuidString.prefix(8))"
@@ -116,11 +116,11 @@ final class Fixtures: Sendable {
         }
     }
 
-    func identity(cert: String, key: String) throws -> APNsIdentity {
+    package func identity(cert: String, key: String) throws -> APNsIdentity {
         try IdentityLoader.load([cert, key], passphrases: .none)
     }
 
-    var clientIdentity: APNsIdentity { get throws { try identity(cert: clientCert, key: clientKey) } }
-    var otherClientIdentity: APNsIdentity { get throws { try identity(cert: otherClientCert, key: otherClientKey) } }
-    var serverIdentity: APNsIdentity { get throws { try identity(cert: serverCert, key: serverKey) } }
+    package var clientIdentity: APNsIdentity { get throws { try identity(cert: clientCert, key: clientKey) } }
+    package var otherClientIdentity: APNsIdentity { get throws { try identity(cert: otherClientCert, key: otherClientKey) } }
+    package var serverIdentity: APNsIdentity { get throws { try identity(cert: serverCert, key: serverKey) } }
 }

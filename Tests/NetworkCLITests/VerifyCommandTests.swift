@@ -4,6 +4,7 @@ import APNsTransport
 import Foundation
 import Testing
 import TestSupport
+import TransportTestSupport
 
 /// `apnskit verify` end to end: the built binary, its output and its exit codes.
 @Suite("apnskit verify (CLI)")

@@ -2,8 +2,8 @@ import Foundation
 
 /// Legacy binary gateway and feedback service stand-ins: small python3 `ssl` servers (the mock
 /// gateway lives in another branch), requiring a client certificate from the test CA.
-enum LegacyPeers {
-    static let script = #"""
+package enum LegacyPeers {
+    package static let script = #"""
 import socket, ssl, struct, sys, time
 mode, port, cert, key, ca, arg, log = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6], sys.argv[7]
 ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -131,7 +131,7 @@ while True:
     /// frames and all;
     /// "drop": closes its first connection without a word after `argument` frames;
     /// "feedback": sends `argument` tuples) and returns it, its port and its log file.
-    static func start(mode: String, argument: String) async throws -> (ChildProcess, Int, String) {
+    package static func start(mode: String, argument: String) async throws -> (ChildProcess, Int, String) {
         let fixtures = Fixtures.shared
         let scriptPath = fixtures.dir + "/legacy_peer.py"
         // Atomically: tests running in parallel may write it at the same time.
@@ -147,8 +147,8 @@ while True:
 
 /// A TCP relay in front of a test server that cuts its first connection abruptly once the
 /// client has sent `cutAfter` bytes: requests in flight then die with the connection.
-enum DroppingRelay {
-    static let script = #"""
+package enum DroppingRelay {
+    package static let script = #"""
 import socket, sys, threading
 port, target, cut_after = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -192,7 +192,7 @@ while True:
 
     /// The relay's first accepted connection is the readiness probe, so the second (the
     /// client's first) is the one cut.
-    static func start(target: Int, cutAfter: Int) async throws -> (ChildProcess, Int) {
+    package static func start(target: Int, cutAfter: Int) async throws -> (ChildProcess, Int) {
         let path = Fixtures.shared.dir + "/dropping_relay.py"
         // Atomically: tests running in parallel may write it at the same time.
         try Data(script.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)

@@ -4,6 +4,7 @@ import APNsTransport
 import Foundation
 import Testing
 import TestSupport
+import TransportTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Starting the external peers tests talk to, each on a fresh loopback port.
-enum Peers {
+package enum Peers {
     /// `nghttpd` serving the fixtures' docroot over TLS with `cert`/`key`.
-    static func nghttpd(cert: String, key: String) async throws -> (ChildProcess, Int) {
+    package static func nghttpd(cert: String, key: String) async throws -> (ChildProcess, Int) {
         let port = ChildProcess.freePort()
         let server = try await ChildProcess.start(tool("nghttpd"),
             ["--address=127.0.0.1", "-d", Fixtures.shared.docroot, String(port), key, cert], waitForPort: port)
@@ -11,7 +11,7 @@ enum Peers {
     }
 
     /// `openssl s_server` with `extra` flags (e.g. `-tls1`, `-alpn h2`).
-    static func sServer(cert: String, key: String, extra: [String] = []) async throws -> (ChildProcess, Int) {
+    package static func sServer(cert: String, key: String, extra: [String] = []) async throws -> (ChildProcess, Int) {
         let port = ChildProcess.freePort()
         let server = try await ChildProcess.start(tool("openssl"),
             ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", cert, "-key", key, "-naccept", "4"] + extra,

@@ -4,6 +4,7 @@ import APNsTransport
 import Foundation
 import Testing
 import TestSupport
+import TransportTestSupport
 
 /// `apnskit push` over HTTP/2 end to end: the built binary against in-test `HTTP2Server`s that
 /// answer as APNs would (scripted statuses, GOAWAY mid-batch), and a closed port.

@@ -1,0 +1,329 @@
+import OpenSSLCore
+internal import CNGHTTP2
+import Foundation
+
+/// The client half of an `HTTP2Session`: requests out, responses in, each request's deadline,
+/// cancellation and outcome (answered, reset, refused, cut by GOAWAY or by the connection's
+/// end, and whether a resend may duplicate it).
+///
+/// Not `Sendable`: loop thread only, owned by its session (`HTTP2Client` holds both in a
+/// `LoopBound`).
+final class HTTP2ClientRole: HTTP2SessionRole {
+    /// What a request's submitter is told, exactly once, on the loop thread.
+    typealias Completion = (Result<HTTP2Response, TransportError>) -> Void
+
+    // Streams are classes: they are updated in place from nghttp2's callbacks (a header, a
+    // chunk at a time), and a struct in a dictionary would be copied each time.
+    private final class Stream {
+        let completion: Completion
+        var status = 0
+        var headers: [(name: String, value: String)] = []
+        var body: [UInt8] = []
+        let requestBody: [UInt8]
+        var offset = 0
+        let timeout: Double
+        /// Whether the state machine holds a deadline for it.
+        let hasDeadline: Bool
+        /// Header list bytes received so far (see `HTTP2Settings.maxHeaderListSize`).
+        var headerBytes = 0
+        /// The caller's handle, asked just before the HEADERS go out (`beforeFrameSend`).
+        let cancellation: RequestCancellation?
+
+        init(completion: @escaping Completion, requestBody: [UInt8], timeout: Double?, cancellation: RequestCancellation?) {
+            self.completion = completion
+            self.cancellation = cancellation
+            self.requestBody = requestBody
+            self.timeout = timeout ?? 0
+            hasDeadline = timeout != nil
+        }
+    }
+    private var streams: [Int32: Stream] = [:]
+    /// The session's one deadline sweep timer (when is `session.state.sweepAt`).
+    private var sweepTimer: UInt64?
+    private var readyWaiters: [(continuation: CheckedContinuation<Void, Error>, timer: UInt64)] = []
+    private(set) var receivedSettings = false
+
+    /// Told when the peer's SETTINGS arrive (its MAX_CONCURRENT_STREAMS) and when a GOAWAY
+    /// arrives, so `HTTP2Client` can answer `isOpen` without hopping onto the loop.
+    var onRemoteSettings: ((Int) -> Void)?
+    var onGoAway: (() -> Void)?
+
+    init() {}
+
+    static let cancelledError = TransportError(.cancelled, "The request was cancelled.")
+
+    // MARK: HTTP2SessionRole
+
+    var peerKind: String { "server" }
+
+    /// Received bytes go to nghttp2 in slices of this many, with a send after each: a 16 KB
+    /// TLS record holds about a hundred responses, and a sender that refills streams from
+    /// their completions would otherwise hold the new requests back until all hundred are
+    /// handled, leaving the server idle meanwhile.
+    var receiveSlice: Int { 2048 }
+
+    func handshakeCompleted(_ info: TLSHandshakeInfo, in session: HTTP2Session) -> TransportError? {
+        let connection = session.connection
+        guard connection.context.configuration.verification != .reportOnly, info.alpn != "h2" else { return nil }
+        return TransportError(.protocolError, "The server \(session.peer) does not speak HTTP/2: it did not agree to ALPN h2.")
+    }
+
+    func newSession(_ created: inout OpaquePointer?, callbacks: OpaquePointer, option: OpaquePointer, user: UnsafeMutableRawPointer) -> Int32 {
+        nghttp2_session_callbacks_set_before_frame_send_callback(callbacks) { _, frame, user in
+            guard let frame, let user else { return 0 }
+            let session = HTTP2Session.from(user)
+            return session.role.beforeFrameSend(frame, in: session)
+        }
+        return nghttp2_session_client_new2(&created, callbacks, user, option)
+    }
+
+    func localSettings(_ settings: HTTP2Settings, peerPresentedCertificate: Bool) -> [nghttp2_settings_entry] {
+        [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: settings.maxConcurrentStreams),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: settings.initialWindowSize),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: settings.maxHeaderListSize),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
+        ]
+    }
+
+    func bothSidesDone(_ connection: Connection) { connection.close(error: nil) }
+
+    func headerListViolation(peer: String, limit: UInt32, stream id: Int32) -> TransportError {
+        TransportError(.protocolError, "The server \(peer) sent more than \(limit) bytes of response headers on stream \(id) (our SETTINGS_MAX_HEADER_LIST_SIZE; ordinary answers carry a few hundred bytes); the connection was closed.")
+    }
+
+    func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>, in session: HTTP2Session) {}
+
+    /// A response header.
+    func header(_ frame: UnsafePointer<nghttp2_frame>, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>,
+                in session: HTTP2Session) -> Int32 {
+        let id = frame.pointee.hd.stream_id
+        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), let stream = streams[id] else { return 0 }
+        stream.headerBytes += name.count + value.count + 32  // RFC 9113 section 6.5.2
+        if stream.headerBytes > Int(session.settings.maxHeaderListSize) { return session.refuseHeaderList(id) }
+        let value = String(decoding: value, as: UTF8.self)
+        if name.elementsEqual(":status".utf8) {
+            stream.status = Int(value) ?? 0
+        } else {
+            stream.headers.append((String(decoding: name, as: UTF8.self), value))
+        }
+        return 0
+    }
+
+    func dataChunk(_ id: Int32, _ data: UnsafeBufferPointer<UInt8>, in session: HTTP2Session) {
+        guard let stream = streams[id] else { return }
+        guard stream.body.count + data.count <= session.settings.maxBodySize else {
+            refuseResponseBody(id, stream, in: session)
+            return
+        }
+        stream.body.append(contentsOf: data)
+    }
+
+    /// The answer on stream `id` passed `maxBodySize`. The request fails with a sentence and
+    /// the stream is cancelled, so the server stops sending; nothing more of the answer is kept.
+    private func refuseResponseBody(_ id: Int32, _ stream: Stream, in session: HTTP2Session) {
+        remove(id, in: session)
+        session.resetStreamQuietly(id, NGHTTP2_CANCEL.rawValue)
+        stream.completion(.failure(TransportError(.protocolError, "The server \(session.peer) sent more than \(session.settings.maxBodySize) bytes of response body on stream \(id) (our limit for one answer); the request was cancelled.")))
+    }
+
+    func frameReceived(_ frame: UnsafePointer<nghttp2_frame>, in session: HTTP2Session) {}
+
+    /// The last moment a request can be given up unsent. A request whose caller cancelled it
+    /// before its HEADERS frame was serialized is dropped here (nghttp2 then closes the
+    /// stream), so "cancelled before it was written" is a promise: the server never sees a
+    /// byte of it.
+    func beforeFrameSend(_ frame: UnsafePointer<nghttp2_frame>, in session: HTTP2Session) -> Int32 {
+        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+              let cancellation = streams[frame.pointee.hd.stream_id]?.cancellation else { return 0 }
+        return cancellation.markWritten() ? 0 : NGHTTP2_ERR_CANCEL.rawValue
+    }
+
+    func streamClosed(_ id: Int32, errorCode: UInt32, in session: HTTP2Session) {
+        guard let stream = remove(id, in: session) else { return }
+        if stream.cancellation?.isCancelled == true {
+            stream.completion(.failure(Self.cancelledError))
+            return
+        }
+        if let violation = session.violation {
+            stream.completion(.failure(violation))
+            return
+        }
+        stream.completion(Self.outcome(of: stream, session.state.streamEnd(id, errorCode: errorCode, answered: stream.status != 0)))
+    }
+
+    /// A closed stream's result: its response, or why there is none (and whether the server
+    /// can have processed it, which decides whether a resend may duplicate).
+    private static func outcome(of stream: Stream, _ end: HTTP2ConnectionStateMachine.StreamEnd) -> Result<HTTP2Response, TransportError> {
+        switch end {
+        case .answered:
+            return .success(HTTP2Response(status: stream.status, headers: stream.headers, body: stream.body))
+        case .notProcessedAtGoAway(let goAway):
+            let detail = goAway.debug.isEmpty ? "" : " (\(goAway.debug))"
+            return .failure(TransportError(.notProcessed, "The server sent GOAWAY \(HTTP2Session.errorName(goAway.code)) before answering\(detail); the request was not processed and may be retried."))
+        case .inFlightAtGoAway(let goAway):
+            let detail = goAway.debug.isEmpty ? "" : " (\(goAway.debug))"
+            return .failure(TransportError(.connectionClosed, "The server sent GOAWAY \(HTTP2Session.errorName(goAway.code)) while the request was in flight\(detail); it may have been processed."))
+        case .refused:
+            return .failure(TransportError(.notProcessed, "The server refused the request's stream (REFUSED_STREAM); it was not processed and may be retried."))
+        case .reset(let code):
+            return .failure(TransportError(.streamReset(code), "The server reset the request's stream with \(HTTP2Session.errorName(code))."))
+        }
+    }
+
+    func readBody(_ id: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>, end: inout Bool, in session: HTTP2Session) -> Int {
+        guard let stream = streams[id] else { end = true; return 0 }
+        let count = min(buffer.count, stream.requestBody.count - stream.offset)
+        if count > 0 {
+            stream.requestBody.withUnsafeBufferPointer { buffer.baseAddress!.update(from: $0.baseAddress! + stream.offset, count: count) }
+        }
+        stream.offset += count
+        end = stream.offset >= stream.requestBody.count
+        return count
+    }
+
+    func remoteSettingsReceived(in session: HTTP2Session) {
+        receivedSettings = true
+        onRemoteSettings?(session.remoteMaxConcurrentStreams)
+        for waiter in readyWaiters {
+            session.connection.loop.cancelTimer(waiter.timer)
+            waiter.continuation.resume()
+        }
+        readyWaiters.removeAll()
+    }
+
+    func goAwayReceived(in session: HTTP2Session) { onGoAway?() }
+
+    func sessionClosed(_ failure: TransportError, in session: HTTP2Session) {
+        let open = streams
+        streams.removeAll()
+        session.connection.loop.cancelTimer(sweepTimer)
+        sweepTimer = nil
+        for (id, stream) in open {
+            let notProcessed = session.state.notProcessedAtLoss(id, opened: session.hasStream(id))
+            stream.completion(.failure(notProcessed ? TransportError(.notProcessed, "\(failure.message) The request was not processed and may be resent.") : failure))
+        }
+        for waiter in readyWaiters {
+            session.connection.loop.cancelTimer(waiter.timer)
+            waiter.continuation.resume(throwing: failure)
+        }
+        readyWaiters.removeAll()
+    }
+
+    // MARK: API for the owner (loop thread)
+
+    /// Submits `request`; `completion` gets the response, a reset, the connection's end, or a
+    /// timeout, exactly once, on the loop thread (perhaps before `submit` returns). Callable
+    /// from inside this session's callbacks: a sender submits the next request from the
+    /// previous one's completion, and the bytes go out with the `produce()` after the read.
+    func submit(_ request: HTTP2Request, timeout: Double?, cancellation: RequestCancellation? = nil,
+                in session: HTTP2Session, completion: @escaping Completion) {
+        if cancellation?.isCancelled == true {
+            completion(.failure(Self.cancelledError))
+            return
+        }
+        if let goAway = session.state.goAway {
+            completion(.failure(TransportError(.notProcessed, "The server sent GOAWAY \(HTTP2Session.describe(goAway)); the request was not sent: open a new connection.")))
+            return
+        }
+        guard session.isStarted, !session.closed else {
+            let why = session.closeError?.message ?? "The connection to \(session.peer) is closed."
+            completion(.failure(TransportError(.notProcessed, "\(why) The request was not sent.")))
+            return
+        }
+        let settings = session.settings
+        let id = session.withHeaderScratch { headers in
+            // The caller's `neverIndexedHeaders` (perhaps :path, an id) are new on every
+            // request: never indexed, so they do not push the reusable ones out of both
+            // peers' HPACK tables.
+            headers.append(name: ":method", value: request.method)
+            headers.append(name: ":scheme", value: request.scheme)
+            headers.append(name: ":authority", value: request.authority ?? session.connection.host ?? "")
+            headers.append(name: ":path", value: request.path, indexed: !settings.isNeverIndexed(":path"))
+            for header in request.headers {
+                headers.append(name: header.name, value: header.value, indexed: !settings.isNeverIndexed(header.name))
+            }
+            if !request.body.isEmpty, request.header("content-length") == nil {
+                headers.append(name: "content-length", value: String(request.body.count))
+            }
+            return session.submitRequest(&headers, hasBody: !request.body.isEmpty)
+        }
+        guard id > 0 else {
+            completion(.failure(TransportError(.internalFailure, "nghttp2 refused the request: \(String(cString: nghttp2_strerror(id))).")))
+            return
+        }
+        let stream = Stream(completion: completion, requestBody: request.body, timeout: timeout, cancellation: cancellation)
+        streams[id] = stream
+        let deadline = timeout.map { EventLoop.nowMillis() + UInt64(max(0, $0) * 1000) }
+        apply(session.state.streamStarted(id, deadline: deadline), in: session)
+        if let cancellation {
+            let loop = session.connection.loop
+            let target = LoopBound((role: WeakReference(object: self), session: WeakReference(object: session)), loop: loop)
+            let attached = cancellation.attach {
+                loop.execute {
+                    guard let role = target.value.role.object, let session = target.value.session.object else { return }
+                    role.abandon(id, Self.cancelledError, in: session)
+                }
+            }
+            if !attached { abandon(id, Self.cancelledError, in: session) }
+        }
+        session.produceUnlessReceiving()
+    }
+
+    /// Takes stream `id` out of the book (and its deadline out of the state machine).
+    @discardableResult
+    private func remove(_ id: Int32, in session: HTTP2Session) -> Stream? {
+        guard let stream = streams.removeValue(forKey: id) else { return nil }
+        if stream.hasDeadline { session.state.streamEnded(id) }
+        return stream
+    }
+
+    private func apply(_ timer: HTTP2ConnectionStateMachine.SweepTimer, in session: HTTP2Session) {
+        guard case .arm(let deadline) = timer else { return }
+        let loop = session.connection.loop
+        loop.cancelTimer(sweepTimer)
+        let now = EventLoop.nowMillis()
+        let delay = deadline > now ? Double(deadline - now) / 1000 : 0
+        sweepTimer = loop.schedule(after: delay) { [weak self, weak session] in
+            guard let self, let session else { return }
+            self.sweepDeadlines(in: session)
+        }
+    }
+
+    /// Times out every stream past its deadline, then re-arms for the earliest one left.
+    private func sweepDeadlines(in session: HTTP2Session) {
+        sweepTimer = nil
+        let (expired, timer) = session.state.sweepTimerFired(now: EventLoop.nowMillis())
+        for id in expired {
+            guard let stream = streams[id] else { continue }
+            abandon(id, TransportError(.timeout, "\(session.peer) did not answer the request within \(HTTP2Session.seconds(stream.timeout))."), in: session)
+        }
+        apply(timer, in: session)
+    }
+
+    /// Gives up a request that is still waiting (timed out, or cancelled by its caller): resets
+    /// its stream with CANCEL so the server frees the slot, ends it with `error`, and drops
+    /// whatever the server still sends on it. A stream that already ended is left alone.
+    private func abandon(_ id: Int32, _ error: TransportError, in session: HTTP2Session) {
+        guard session.isStarted, let stream = remove(id, in: session) else { return }
+        session.resetStream(id, NGHTTP2_CANCEL.rawValue)
+        stream.completion(.failure(error))
+        session.produce()
+    }
+
+    /// Resumes once the peer's first SETTINGS frame arrived (the connection is really usable;
+    /// with TLS 1.3 a rejected client certificate shows up here as an alert instead). After
+    /// `timeout` seconds without one, the connection is closed with a timeout error.
+    func waitForSettings(timeout: Double, in session: HTTP2Session, _ continuation: CheckedContinuation<Void, Error>) {
+        if receivedSettings { continuation.resume(); return }
+        if session.closed {
+            continuation.resume(throwing: session.closeError ?? TransportError(.connectionClosed, "The connection is closed."))
+            return
+        }
+        let timer = session.connection.loop.schedule(after: timeout) { [weak self, weak session] in
+            guard let self, let session, !self.receivedSettings else { return }
+            session.connection.fail(TransportError(.timeout, "\(session.peer) completed the TLS handshake but sent no HTTP/2 SETTINGS within \(HTTP2Session.seconds(timeout))."))
+        }
+        readyWaiters.append((continuation, timer))
+    }
+}

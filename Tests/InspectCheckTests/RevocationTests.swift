@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `check --revocation`, `verify`'s revocation step and `mock revoke`, against responders we
+/// did not write (`openssl ocsp -index ... -port`) and our mock's responder read by clients we
+/// did not write (`openssl ocsp -url`, `curl` + `openssl crl`/`openssl verify -crl_check`).
+@Suite struct RevocationTests {
+    /// A mock CA whose certificates name `http://127.0.0.1:PORT`, with a good, a revoked and an
+    /// unknown (issued, then left out of the index) certificate.
+    struct Authority {
+        let folder: String
+        let port: Int
+        var ca: String { folder + "/ca" }
+        var bundle: String { ca + "/ca-bundle.pem" }
+        func path(_ name: String) -> String { folder + "/" + name }
+
+        static func make(port: Int = freeLoopbackPort()) async throws -> Authority {
+            let folder = NSTemporaryDirectory() + "apnskit-revocation-" + UUID().uuidString
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            RemovedAtExit.add(folder)
+            let authority = Authority(folder: folder, port: port)
+            try await authority.expect(["apnskit", "mock", "ca", "-o", authority.ca, "--revocation-url", "http://127.0.0.1:\(port)"])
+            try await authority.expect(["openssl", "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                                        "-keyout", authority.path("key.pem"), "-subj", "/CN=push", "-out", authority.path("push.csr")])
+            for name in ["good", "revoked", "unknown"] {
+                try await authority.expect(["apnskit", "mock", "issue", authority.path("push.csr"), "--ca", authority.ca,
+                                            "--bundle-id", "com.example.app", "-o", authority.path("\(name).cer")])
+                try await authority.expect(["openssl", "x509", "-inform", "DER", "-in", authority.path("\(name).cer"), "-out", authority.path("\(name).pem")])
+                let combined = try Data(contentsOf: URL(fileURLWithPath: authority.path("\(name).pem"))) + Data(contentsOf: URL(fileURLWithPath: authority.path("key.pem")))
+                try combined.write(to: URL(fileURLWithPath: authority.path("\(name)-identity.pem")))
+            }
+            try await authority.expect(["apnskit", "mock", "revoke", authority.path("revoked.cer"), "--ca", authority.ca,
+                                        "--reason", "keyCompromise", "--date", "2026-11-01"])
+            // "unknown": the responder has no line for it.
+            let serial = try await run(["openssl", "x509", "-in", authority.path("unknown.pem"), "-noout", "-serial"]).out
+                .trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "serial=", with: "")
+            let index = authority.ca + "/index.txt"
+            let kept = try String(contentsOfFile: index, encoding: .utf8).split(separator: "\n").filter { !$0.contains(serial) }
+            try (kept.joined(separator: "\n") + "\n").write(toFile: index, atomically: true, encoding: .utf8)
+            return authority
+        }
+
+        func expect(_ arguments: [String]) async throws {
+            let result = try await run(arguments)
+            guard result.status == 0 else { throw RevocationFixtureError(description: "\(arguments.prefix(3).joined(separator: " ")) failed: \(result.err)") }
+        }
+
+        /// `mock serve` for this CA (its revocation service listens on `port`).
+        func serve(_ extra: [String] = []) async throws -> BackgroundProcess {
+            let ports = path("ports-\(UUID().uuidString).json")
+            let server = try BackgroundProcess(Binaries.apnskit, ["mock", "serve", "--ca", ca, "--port", "0", "--no-legacy", "--no-feedback",
+                                                                  "--ports-file", ports, "-q"] + extra)
+            guard await server.waitForFile(ports) else { throw RevocationFixtureError(description: "mock serve did not start: \(server.stderr)") }
+            return server
+        }
+    }
+
+    struct RevocationFixtureError: Error, CustomStringConvertible { let description: String }
+
+    func lines(_ output: String) -> [String] { output.split(separator: "\n").map(String.init) }
+
+    @Test func checkSaysGoodRevokedAndUnknownFromTheMock() async throws {
+        let authority = try await Authority.make()
+        let server = try await authority.serve()
+        defer { server.kill() }
+        let result = try await run(["apnskit", "check", "--revocation", "--ca-file", authority.bundle,
+                                    authority.path("good.cer"), authority.path("revoked.cer"), authority.path("unknown.cer")])
+        #expect(result.status == 1)
+        let text = lines(result.out)
+        #expect(text[0].hasPrefix("OK ") && text[0].contains("not revoked (OCSP http://127.0.0.1:\(authority.port)/ocsp)"), "\(result.out)")
+        #expect(text[1].hasPrefix("FAIL ") && text[1].contains("REVOKED on 2026-11-01 (keyCompromise)"), "\(result.out)")
+        #expect(text[2].hasPrefix("WARN ") && text[2].contains("does not know this certificate"), "\(result.out)")
+        // The JSON carries the answer per certificate.
+        let json = try await run(["apnskit", "check", "--revocation", "--ca-file", authority.bundle, authority.path("revoked.cer"), "--format", "json"])
+        let results = try #require(try json.json()["results"] as? [[String: Any]])
+        let revocation = try #require((results.first?["certificates"] as? [[String: Any]])?.first?["revocation"] as? [String: Any])
+        #expect(revocation["status"] as? String == "revoked" && revocation["reason"] as? String == "keyCompromise"
+                && revocation["method"] as? String == "ocsp" && (revocation["revokedAt"] as? String)?.hasPrefix("2026-11-01") == true, "\(revocation)")
+        // Prometheus: read back by the prometheus-client parser.
+        let prometheus = try await run(["apnskit", "check", "--revocation", "--ca-file", authority.bundle, authority.path("good.cer"),
+                                        authority.path("revoked.cer"), "--format", "prometheus"])
+        let parse = """
+        import sys
+        from prometheus_client.parser import text_string_to_metric_families
+        for family in text_string_to_metric_families(sys.stdin.read()):
+            if family.name == "apns_certificate_revoked":
+                print(" ".join(f"{s.labels['file'].rsplit('/', 1)[-1]}={int(s.value)}" for s in family.samples))
+        """
+        let parsed = try await ProcessRunner.run("python3", ["-c", parse], stdin: Data(prometheus.out.utf8))
+        #expect(parsed.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "good.cer=0 revoked.cer=1", "\(parsed.stdout) \(parsed.stderr)")
+    }
+
+    @Test func ourClientReadsOpenSSLsResponder() async throws {
+        let authority = try await Authority.make()
+        // openssl ocsp answers for the CA from the same index.txt, on the port the certificates name
+        // (it takes a port only, and listens on the loopback as on every address).
+        let responder = try BackgroundProcess("openssl", ["ocsp", "-index", authority.ca + "/index.txt", "-port", String(authority.port),
+                                                          "-rsigner", authority.ca + "/wwdr.pem", "-rkey", authority.ca + "/wwdr-key.pem",
+                                                          "-CA", authority.ca + "/wwdr.pem", "-nmin", "60"], combineOutput: true)
+        defer { responder.kill() }
+        // Its server is single-threaded: a readiness probe's connection would hold it, so wait
+        // for its own line instead.
+        #expect(await responder.waitForStdoutLine(containing: "waiting for OCSP client connections") != nil, "\(responder.stdout)")
+        let result = try await run(["apnskit", "check", "--revocation", "--ca-file", authority.bundle, authority.path("good.cer"), authority.path("revoked.cer")])
+        let text = lines(result.out)
+        #expect(result.status == 1)
+        #expect(text[0].hasPrefix("OK ") && text[0].contains("not revoked (OCSP"), "\(result.out)")
+        #expect(text[1].hasPrefix("FAIL ") && text[1].contains("REVOKED on 2026-11-01 (keyCompromise)"), "\(result.out)")
+    }
+
+    @Test func openSSLReadsOurResponderAndCRL() async throws {
+        let authority = try await Authority.make()
+        let server = try await authority.serve()
+        defer { server.kill() }
+        for (name, word) in [("good", "good"), ("revoked", "revoked"), ("unknown", "unknown")] {
+            let answer = try await run(["openssl", "ocsp", "-issuer", authority.ca + "/wwdr.pem", "-cert", authority.path("\(name).pem"),
+                                        "-url", "http://127.0.0.1:\(authority.port)/ocsp", "-CAfile", authority.bundle])
+            #expect(answer.out.contains("\(name).pem: \(word)") && answer.err.contains("Response verify OK"), "\(answer.out) \(answer.err)")
+        }
+        let crl = authority.path("wwdr.crl")
+        #expect(try await run(["curl", "--silent", "--fail", "-o", crl, "http://127.0.0.1:\(authority.port)/wwdr.crl"]).status == 0)
+        let pem = try await run(["openssl", "crl", "-inform", "DER", "-in", crl, "-out", crl + ".pem"])
+        #expect(pem.status == 0, "\(pem.err)")
+        let revoked = try await run(["openssl", "verify", "-crl_check", "-CRLfile", crl + ".pem", "-CAfile", authority.bundle, authority.path("revoked.pem")])
+        #expect(revoked.status != 0 && (revoked.out + revoked.err).contains("certificate revoked"), "\(revoked.out) \(revoked.err)")
+        let good = try await run(["openssl", "verify", "-crl_check", "-CRLfile", crl + ".pem", "-CAfile", authority.bundle, authority.path("good.pem")])
+        #expect(good.status == 0, "\(good.out) \(good.err)")
+    }
+
+    @Test(arguments: [("stale", "is stale: its next update was due"), ("wrong-signer", "is not signed by the certificate's issuer")])
+    func unusableAnswersAreWarningsOrFailures(fault: String, sentence: String) async throws {
+        let authority = try await Authority.make()
+        let server = try await authority.serve(["--revocation-fault", fault])
+        defer { server.kill() }
+        let warned = try await run(["apnskit", "check", "--revocation", "--ca-file", authority.bundle, authority.path("revoked.cer")])
+        #expect(warned.status == 0 && warned.out.hasPrefix("WARN ") && warned.out.contains(sentence), "\(warned.out)")
+        let failed = try await run(["apnskit", "check", "--revocation=require", "--ca-file", authority.bundle, authority.path("good.cer")])
+        #expect(failed.status == 1 && failed.out.hasPrefix("FAIL ") && failed.out.contains("(--revocation-required)"), "\(failed.out)")
+    }
+
+    @Test func aResponderThatNeverAnswersIsBounded() async throws {
+        let silent = SilentListener()
+        let authority = try await Authority.make(port: silent.port)
+        let result = try await run(["apnskit", "check", "--revocation", "--revocation-timeout", "2", "--ca-file", authority.bundle, authority.path("good.cer")])
+        #expect(result.status == 0 && result.out.hasPrefix("WARN "), "\(result.out)")
+        #expect(result.out.contains("did not answer within 2 seconds"), "\(result.out)")
+        withExtendedLifetime(silent) {}
+    }
+
+    @Test func verifyStopsAtARevokedCertificate() async throws {
+        let authority = try await Authority.make()
+        let server = try await authority.serve()
+        defer { server.kill() }
+        let ports = try #require(FileManager.default.contentsOfDirectory(atPath: authority.folder).first { $0.hasPrefix("ports-") })
+        let provider = try #require((try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: authority.path(ports)))) as? [String: Any])?["provider"] as? Int)
+        let revoked = try await run(["apnskit", "verify", authority.path("revoked-identity.pem"), "--gateway", "127.0.0.1:\(provider)", "--ca-file", authority.bundle])
+        #expect(revoked.status == 1, "\(revoked.out)")
+        #expect(revoked.out.contains("revocation         REVOKED on 2026-11-01") && !revoked.out.contains("  connect "), "\(revoked.out)")
+        #expect(revoked.err.contains("The certificate was revoked on 2026-11-01 (keyCompromise)"), "\(revoked.err)")
+        let good = try await run(["apnskit", "verify", authority.path("good-identity.pem"), "--gateway", "127.0.0.1:\(provider)", "--ca-file", authority.bundle, "--format", "json"])
+        #expect(good.status == 0, "\(good.out) \(good.err)")
+        #expect(((try good.json())["revocation"] as? [String: Any])?["status"] as? String == "good", "\(good.out)")
+        let skipped = try await run(["apnskit", "verify", authority.path("revoked-identity.pem"), "--gateway", "127.0.0.1:\(provider)",
+                                     "--ca-file", authority.bundle, "--no-revocation"])
+        #expect(skipped.status == 0 && !skipped.out.contains("revocation"), "the mock gateway itself accepts it: \(skipped.out)")
+    }
+
+    @Test func mockRevokeRefusesWhatTheCADidNotIssue() async throws {
+        let authority = try await Authority.make()
+        let other = try await Authority.make()
+        let foreign = try await run(["apnskit", "mock", "revoke", other.path("good.cer"), "--ca", authority.ca])
+        #expect(foreign.status == 3 && foreign.err.contains("was not issued by the mock CA"), "\(foreign.err)")
+        let reason = try await run(["apnskit", "mock", "revoke", authority.path("good.cer"), "--ca", authority.ca, "--reason", "bored"])
+        #expect(reason.status == 2 && reason.err.contains("not an RFC 5280 reason"), "\(reason.err)")
+    }
+}
