@@ -1,10 +1,22 @@
 #!/usr/bin/env bash
 # Benchmarks apnskit side by side with the reference tools, in the same run, on loopback.
 # Prints a markdown table (also written to bench-out/results.md) with ratios. Timings vary
-# with the machine; the ratios are what docs/benchmarks.md quotes. Usage: scripts/bench.sh [--quick]
+# with the machine; the ratios are what docs/benchmarks.md quotes.
+# Usage: scripts/bench.sh [--quick] [--event-loop]
+#   --quick       smaller sizes, one run per figure
+#   --event-loop  only the mock-vs-nghttpd rows (what the event loop decides; a few minutes)
+# BEFORE_APNSKIT=path/to/an/older/apnskit (BEFORE_LABEL=its name) adds that build's mock to the
+# mock-vs-nghttpd rounds, for a before/after measured under the same load.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-QUICK=0; [ "${1:-}" = "--quick" ] && QUICK=1
+QUICK=0; LOOP_ONLY=0
+for arg in "$@"; do
+  case "$arg" in
+    --quick) QUICK=1 ;;
+    --event-loop) LOOP_ONLY=1 ;;
+    *) echo "bench: unknown option $arg (use --quick and/or --event-loop)" >&2; exit 2 ;;
+  esac
+done
 bash scripts/setup.sh >/dev/null
 . scripts/lib.sh
 echo "== building apnskit (release)" >&2
@@ -27,7 +39,7 @@ echo "== fixtures" >&2
 "$BIN" mock issue push.csr --ca ca --bundle-id com.example.app --type universal -o push.cer >/dev/null
 "$BIN" combine push.cer push.key -o apns.pem >/dev/null
 "$BIN" mock issue --auth-key --ca ca --team-id TEAM123456 --key-id BENCH00001 -o . >/dev/null
-CERTS=1000; [ $QUICK = 1 ] && CERTS=200
+CERTS=1000; [ $QUICK = 1 ] && CERTS=200; [ $LOOP_ONLY = 1 ] && CERTS=0
 mkdir -p certs
 for i in $(seq 1 $CERTS); do
   "$BIN" mock issue push.csr --ca ca --bundle-id "com.example.app$i" --days $((i % 60 + 1)) -o "certs/c$i.cer" >/dev/null
@@ -47,6 +59,7 @@ ROWS=()
 # row NAME APNSKIT REFERENCE RATIO APNSKIT-CPU REFERENCE-CPU: one table line.
 row() { ROWS+=("| $1 | $2 | $3 | $4 | $5 | $6 |"); }
 
+if [ $LOOP_ONLY = 0 ]; then  # (sections 1, 2b, 3, 4 and the library path: not with --event-loop)
 # ---- 1. check a folder of certificates: one process vs a loop of openssl processes, and vs an
 #         in-process Python reference doing the same expiry test -----------------------------
 echo "== check: $CERTS certificates" >&2
@@ -81,13 +94,16 @@ row "check $CERTS certificates, in-process reference" "apnskit check, one proces
   "python cryptography loop, one process: ${t_py}s" "$(ratio "$t_py" "$t_ours")x (reference time / ours)" \
   "$(us_per "$(cpu_of cpu-check.txt)" $CERTS) µs/cert" "$(us_per "$(cpu_of cpu-pycheck.txt)" $CERTS) µs/cert"
 
+fi
+
 # Every measured process (servers, h2load, apnskit) runs under the same real-time priority when
 # the system allows it, so that other load on a shared machine does not decide a ratio; each
 # rate and CPU figure is the median of REPS runs.
 RT=(); if chrt -f 10 true 2>/dev/null; then RT=(chrt -f 10); fi
 REPS=3; [ $QUICK = 1 ] && REPS=1
 
-# ---- 2. the mock gateway vs nghttpd under h2load -c 1 -m 100 -------------------------------
+# ---- 2. the mock gateway vs nghttpd under h2load: 1 connection with 100 streams, and 500
+#         connections with 1 stream each (the event loop's cost per ready socket) -----------
 N=200000; [ $QUICK = 1 ] && N=50000
 TOKEN=$(printf 'ab%.0s' $(seq 1 32))
 printf '{"aps":{"alert":"benchmark"}}' > payload.json
@@ -109,10 +125,20 @@ EOF
 # h2load. The one difference: push makes a new apns-id per notification, h2load repeats this one.
 HEADERS=(-H "apns-id: 6f1c1b1e-5c2d-4c1a-9a3e-2f7d0c8b4a10" -H "apns-push-type: alert" -H "apns-topic: com.example.app"
          -H "authorization: bearer $JWT")
-"${RT[@]}" "$BIN" mock serve --ca ca --port 0 --no-legacy --no-feedback --ports-file ports.json -q >/dev/null 2>mock.log &
+# --max-connections-per-peer: h2load's 500 connections all come from 127.0.0.1.
+"${RT[@]}" "$BIN" mock serve --ca ca --port 0 --no-legacy --no-feedback --max-connections-per-peer 600 --ports-file ports.json -q \
+  >/dev/null 2>mock.log &
 MOCK_PID=$!; PIDS+=("$MOCK_PID")
 wait_for_file ports.json 10 "$MOCK_PID"
 MOCK_PORT=$(json_field ports.json provider)
+OLD_PID=""
+if [ -n "${BEFORE_APNSKIT:-}" ]; then
+  "${RT[@]}" "$BEFORE_APNSKIT" mock serve --ca ca --port 0 --no-legacy --no-feedback --max-connections-per-peer 600 \
+    --ports-file ports-before.json -q >/dev/null 2>mock-before.log &
+  OLD_PID=$!; PIDS+=("$OLD_PID")
+  wait_for_file ports-before.json 10 "$OLD_PID"
+  OLD_PORT=$(json_field ports-before.json provider)
+fi
 # nghttpd answers 200 (an empty body) to a path whose file exists, 404 otherwise.
 mkdir -p htdocs/3/device && : > "htdocs/3/device/$TOKEN"
 NG_PORT=$(free_port)
@@ -148,15 +174,53 @@ checked() {
   elif [ -n "${3:-}" ]; then echo "$2 (only $3 of $4 answers 2xx)"
   else echo "$2 (FAILED: not every notification delivered)"; fi
 }
-echo "== h2load: $N requests, 1 connection, 100 streams" >&2
 URL_MOCK="https://127.0.0.1:$MOCK_PORT/3/device/$TOKEN"; URL_NG="https://127.0.0.1:$NG_PORT/3/device/$TOKEN"
-h2load_median mock "$MOCK_PID" "$N" -c 1 -m 100 "${HEADERS[@]}" -d payload.json "$URL_MOCK"
-r_mock=$H2_RATE; c_mock=$H2_SERVER_CPU; ok_mock=$H2_OK; n_mock=$H2_2XX
-h2load_median nghttpd "$NG_PID" "$N" -c 1 -m 100 "${HEADERS[@]}" -d payload.json "$URL_NG"
-r_ng=$H2_RATE; c_ng=$H2_SERVER_CPU; ok_ng=$H2_OK; n_ng=$H2_2XX
-row "h2load -c 1 -m 100, $N POSTs, token auth, same headers" "$(checked $ok_mock "apnskit mock: ${r_mock} req/s" $n_mock $N)" \
-  "$(checked $ok_ng "nghttpd: ${r_ng} req/s" $n_ng $N)" "$(ratio "$r_mock" "$r_ng")x nghttpd" "mock: ${c_mock} µs/req" "nghttpd: ${c_ng} µs/req"
+# servers_rows SHAPE [COUNT]: the mock, nghttpd (and the older mock, with BEFORE_APNSKIT) under
+# the same h2load SHAPE and COUNT requests (default N), one run of each in turn per round, so load that comes and goes on a
+# shared machine falls on all of them; rows compare the servers' CPU per request (the ratio the
+# README reads) beside their rates. Sets MOCK_RATE and MOCK_CPU (the mock's medians).
+servers_rows() {
+  local shape="$1" count="${2:-$N}" tag server round
+  tag=$(echo "$shape" | tr -dc 'a-z0-9')
+  local servers=(mock nghttpd)
+  local -A url=([mock]="$URL_MOCK" [nghttpd]="$URL_NG") pid=([mock]="$MOCK_PID" [nghttpd]="$NG_PID")
+  local -A rates=() cpus=() ok=() fewest=() r=() c=()
+  if [ -n "$OLD_PID" ]; then servers+=(before); url[before]="https://127.0.0.1:$OLD_PORT/3/device/$TOKEN"; pid[before]="$OLD_PID"; fi
+  for server in "${servers[@]}"; do ok[$server]=1; fewest[$server]=$count; done
+  echo "== h2load $shape: $count requests to each of ${servers[*]}, $REPS rounds" >&2
+  for round in $(seq 1 $REPS); do
+    for server in "${servers[@]}"; do
+      REPS=1 h2load_median "$server-$tag" "${pid[$server]}" "$count" $shape "${HEADERS[@]}" -d payload.json "${url[$server]}"
+      rates[$server]+="$H2_RATE "; cpus[$server]+="$H2_SERVER_CPU "
+      [ "$H2_OK" = 1 ] || ok[$server]=0
+      [ "$H2_2XX" -lt "${fewest[$server]}" ] && fewest[$server]=$H2_2XX
+    done
+  done
+  for server in "${servers[@]}"; do
+    # shellcheck disable=SC2086 # the lists are space-separated numbers
+    r[$server]=$(median ${rates[$server]}); c[$server]=$(median ${cpus[$server]})
+  done
+  row "h2load $shape, $count POSTs, token auth, same headers" "$(checked "${ok[mock]}" "apnskit mock: ${r[mock]} req/s" "${fewest[mock]}" "$count")" \
+    "$(checked "${ok[nghttpd]}" "nghttpd: ${r[nghttpd]} req/s" "${fewest[nghttpd]}" "$count")" \
+    "$(ratio "${c[mock]}" "${c[nghttpd]}")x nghttpd's CPU per request (rate $(ratio "${r[mock]}" "${r[nghttpd]}")x)" \
+    "mock: ${c[mock]} µs/req" "nghttpd: ${c[nghttpd]} µs/req"
+  if [ -n "$OLD_PID" ]; then
+    row "mock after vs before ($BEFORE_LABEL), h2load $shape, $count POSTs" "$(checked "${ok[mock]}" "after: ${r[mock]} req/s" "${fewest[mock]}" "$count")" \
+      "$(checked "${ok[before]}" "before: ${r[before]} req/s" "${fewest[before]}" "$count")" \
+      "$(ratio "${c[mock]}" "${c[before]}")x before's CPU per request (rate $(ratio "${r[mock]}" "${r[before]}")x)" \
+      "after: ${c[mock]} µs/req" "before: ${c[before]} µs/req"
+  fi
+  MOCK_RATE=${r[mock]}; MOCK_CPU=${c[mock]}
+}
+BEFORE_LABEL=${BEFORE_LABEL:-$([ -n "${BEFORE_APNSKIT:-}" ] && basename "$BEFORE_APNSKIT" || echo "")}
+servers_rows "-c 1 -m 100"
+r_mock=$MOCK_RATE; c_mock=$MOCK_CPU
+servers_rows "-c 500 -m 1"
+# The same 500 connections paced at 20 requests a second each: most sockets are idle in any one
+# turn, as on a gateway holding many quiet connections, so what a turn costs per socket shows.
+servers_rows "-c 500 -m 1 --rps 20" "$(( N * 3 / 10 ))"
 
+if [ $LOOP_ONLY = 0 ]; then
 # ---- 2b. the mock with its inbox web UI on, nobody watching (issue 16) ----------------------
 # A second mock with --ui-port, under the same h2load run; the mock's CPU per request is the
 # inbox's cost (an event handed over and one ring slot per answered request).
@@ -233,6 +297,7 @@ kb=$(tail -1 push-mem.txt)
 if [ $mem_ok = 1 ]; then verdict=$([ "$kb" -lt 65536 ] && echo within || echo OVER)
 else verdict="FAILED: not all $M delivered (bench-out/push-mem.err)"; fi
 row "push $M tokens with --results: peak memory" "$((kb / 1024)) MiB" "target: 64 MiB" "$verdict" "" ""
+fi
 
 {
   echo "| benchmark | apnskit | reference | ratio | apnskit CPU per unit | reference CPU per unit |"
@@ -243,6 +308,6 @@ row "push $M tokens with --results: peak memory" "$((kb / 1024)) MiB" "target: 6
     "$([ ${#RT[@]} -gt 0 ] && echo "every measured process at real-time priority (chrt -f 10)" || echo "normal priority (chrt not permitted)")."
 } | tee results.md
 # The library path (issue 21): PushWorker's task group of single sends beside push --tokens.
-(cd .. && bash scripts/bench-library.sh "$([ $QUICK = 1 ] && echo 2000 || echo 10000)") | tee -a results.md
+[ $LOOP_ONLY = 1 ] || (cd .. && bash scripts/bench-library.sh "$([ $QUICK = 1 ] && echo 2000 || echo 10000)") | tee -a results.md
 # A row whose work failed (a push that did not deliver everything) fails the run.
 if printf '%s\n' "${ROWS[@]}" | grep -q FAILED; then echo "bench: a benchmark failed; see the rows marked FAILED" >&2; exit 1; fi

@@ -78,8 +78,8 @@ print((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"))' "$1"
 }
 
 # token_lines COUNT [TOKEN]: COUNT device tokens, one a line: 1, 2, 3... as 64 hex digits, or
-# TOKEN repeated.
+# TOKEN repeated. (Not `yes | head`: under pipefail, yes's SIGPIPE fails the caller.)
 token_lines() {
-  if [ -n "${2:-}" ]; then yes "$2" | head -n "$1"
+  if [ -n "${2:-}" ]; then awk -v token="$2" -v count="$1" 'BEGIN { for (i = 0; i < count; i++) print token }'
   else seq 1 "$1" | awk '{ printf "%064x\n", $1 }'; fi
 }

@@ -158,6 +158,7 @@ final class Connection: PollHandler {
         do {
             let socket = try Socket.tcp(family: address.family)
             self.socket = socket
+            loop.descriptorReplaced(self)
             let rc = socket.startConnect(address)
             if rc == 0 {
                 connected()
@@ -282,13 +283,17 @@ final class Connection: PollHandler {
     }
 
     /// Stops reading input until `resumeReading` (back-pressure).
-    func pauseReading() { readPaused = true }
+    func pauseReading() {
+        readPaused = true
+        loop.interestMayHaveChanged(self)
+    }
 
     /// Reads again; input OpenSSL already holds is handed over from the loop, not from inside
     /// the caller (which may be in the middle of handling a read).
     func resumeReading() {
         guard readPaused else { return }
         readPaused = false
+        loop.interestMayHaveChanged(self)
         loop.schedule(after: 0) { [weak self] in
             guard let self, self.state == .open, !self.readPaused else { return }
             self.readAvailable()
@@ -405,10 +410,14 @@ final class Connection: PollHandler {
 
     /// Queues `bytes` for sending; call `flush()` (or return to the loop) to send them.
     func enqueue(_ bytes: UnsafeRawBufferPointer) {
+        if pendingOutput == 0 { loop.interestMayHaveChanged(self) }
         outgoing.append(contentsOf: bytes)
     }
 
-    func enqueue(_ bytes: [UInt8]) { outgoing += bytes }
+    func enqueue(_ bytes: [UInt8]) {
+        if pendingOutput == 0 { loop.interestMayHaveChanged(self) }
+        outgoing += bytes
+    }
 
     /// Writes as much as the socket takes (inside a read burst, perhaps only at its end).
     /// Never calls back into the delegate.
@@ -539,6 +548,7 @@ final class Connection: PollHandler {
         if lingering { return }
         guard state == .open, let ssl else { close(error: nil); return }
         lingering = true
+        loop.interestMayHaveChanged(self)
         flushBestEffort(ssl)
         _ = SSL_shutdown(ssl)
         OpenSSLErrorQueue.clear()

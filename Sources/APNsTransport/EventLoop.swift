@@ -7,47 +7,86 @@ import Darwin
 
 /// Something the event loop polls: a socket and what to do when it is ready.
 ///
-/// Handlers live on the loop thread only; the loop asks each one what it wants before every
-/// `poll()` so interest never goes stale.
+/// Handlers live on the loop thread only. Before each wait the loop re-reads `fd`, `wantsRead`
+/// and `wantsWrite` of the handlers whose interest may have changed and tells the kernel only
+/// what did, so a turn costs O(ready), not O(registered). It re-reads on its own:
+/// - a handler just registered, and a handler after each of its own `handleEvents`;
+/// - every handler after a turn that ran queued work (`execute`) or timers, which may touch any.
+///
+/// A handler whose interest changes any other way, from inside another handler's events (a
+/// sender's completion on one connection writing the next request on another), calls
+/// `EventLoop.interestMayHaveChanged(_:)`. One that closes its descriptor and opens another (a
+/// connection trying the next address) calls `EventLoop.descriptorReplaced(_:)`: the new one may
+/// reuse the old number, which a comparison of numbers cannot see. Only a change that turns
+/// interest on must be reported: one that turns it off at worst brings one more event, and that
+/// event marks the handler for re-reading.
 protocol PollHandler: AnyObject {
     var fd: Int32 { get }
     var wantsRead: Bool { get }
     var wantsWrite: Bool { get }
-    /// Called with the `revents` poll reported (POLLIN, POLLOUT, POLLERR, POLLHUP).
+    /// Called with poll(2)'s bits for what is ready (POLLIN, POLLOUT, POLLERR, POLLHUP), on
+    /// every platform.
     func handleEvents(_ events: Int16)
 }
 
-/// One thread running `poll()` over many sockets.
+/// One thread waiting for many sockets (epoll on Linux, poll(2) elsewhere) and running timers.
 ///
 /// Why a thread of its own and not Swift concurrency: OpenSSL and nghttp2 objects are not
 /// thread-safe, so every one of them is created, used and freed on this thread. Other threads
 /// hand work over with `execute(_:)`, which appends to a lock-protected queue and writes to a
-/// wake-up fd (eventfd/pipe) so a sleeping `poll()` returns at once. Results go back to async
-/// callers through continuations resumed on this thread.
+/// wake-up pipe so a sleeping wait returns at once. Results go back to async callers through
+/// continuations resumed on this thread.
 ///
-/// `@unchecked Sendable`: the mutable state is either guarded by `lock` (`pending`,
-/// `running`) or touched only on the loop thread (`handlers`, `timers`).
+/// Cost of a turn: the work queued by other threads, O(log n) per timer that fires (a heap,
+/// `TimerQueue`), and O(ready) for the wait, the dispatch and the interest updates (epoll
+/// returns only ready descriptors; see `PollHandler` for when interest is re-read). A turn that
+/// ran queued work or timers also compares every handler's interest (no system call unless it
+/// changed), since that work may have touched any of them.
+///
+/// `@unchecked Sendable`, because this is the primitive the rest is confined to (as NIO's
+/// `SelectableEventLoop`). Its state is in three groups:
+/// - guarded by `lock`: `pending`, `running`, `liveConnections`;
+/// - written once before `init` returns, then read-only: `wakeRead`, `wakeWrite`, `threadID`,
+///   `thread`, `poller` (the object; its contents are loop-only);
+/// - loop-thread only, checked with `assertInLoop()` at every entry point in debug builds:
+///   `poller`'s set, `registrations`, `byHandler`, `byToken`, `nextToken`, `dirty`, `timers`.
 package final class EventLoop: @unchecked Sendable {
     /// A loop shared by everyone who does not need isolation (the CLI, tests).
     package static let shared = EventLoop(name: "transport.loop")
 
+    // Guarded by `lock`.
     private let lock = NSLock()
     private var pending: [@Sendable () -> Void] = []
     private var running = true
+    /// Connections (each owning a socket and an SSL*) that exist on this loop. Lets tests prove
+    /// that closing clients and stopping servers frees everything.
+    private var liveConnections = 0
+
+    // Written before `init` returns.
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private var thread: Thread?
     /// Set by the loop thread before `init` returns, never again (see `init`).
     private var threadID: pthread_t?
+    private let poller = EventPoller()
 
-    /// Connections (each owning a socket and an SSL*) that exist on this loop. Lets tests prove
-    /// that closing clients and stopping servers frees everything. Guarded by `lock`.
-    private var liveConnections = 0
+    // Loop-thread only.
+    /// Every registered handler, in a dense array so the per-turn interest check walks memory
+    /// in order; each `Registration` knows its index for O(1) removal.
+    private var registrations: [Registration] = []
+    private var byHandler: [ObjectIdentifier: Registration] = [:]
+    /// Which registration a ready event belongs to. Tokens are never reused, so an event still
+    /// pending for a handler deregistered earlier in the same turn finds nothing.
+    private var byToken: [UInt64: Registration] = [:]
+    private var nextToken: UInt64 = 1
+    /// Registrations whose interest is re-read before the next wait (see `PollHandler`).
+    private var dirty: [Registration] = []
+    /// Set by a turn that ran queued work or timers: every registration is re-read.
+    private var recheckAll = false
+    private var timers = TimerQueue<() -> Void>()
 
-    // Loop-thread-only state.
-    private var handlers: [ObjectIdentifier: PollHandler] = [:]
-    private var timers: [UInt64: (deadline: UInt64, work: () -> Void)] = [:]
-    private var nextTimerID: UInt64 = 1
+    /// The wake-up pipe's token in the poller (handlers get 1 and up).
+    private static let wakeToken: UInt64 = 0
 
     package init(name: String = "transport.loop") {
         var fds: [Int32] = [0, 0]
@@ -59,6 +98,8 @@ package final class EventLoop: @unchecked Sendable {
         }
         wakeRead = fds[0]
         wakeWrite = fds[1]
+        // Before the thread starts (which orders it before everything the thread does).
+        poller.watch(fd: wakeRead, token: Self.wakeToken, interest: PollInterest(read: true, write: false), isNew: true)
         let started = DispatchSemaphore(value: 0)
         let thread = Thread { [unowned self] in
             Self.blockSIGPIPE()
@@ -116,9 +157,26 @@ package final class EventLoop: @unchecked Sendable {
     func connectionFreed() { lock.lock(); liveConnections -= 1; lock.unlock() }
 
     /// Whether the caller is on this loop's thread.
-    var inLoop: Bool {
+    package var inLoop: Bool {
         guard let threadID else { return false }
         return pthread_equal(threadID, pthread_self()) != 0
+    }
+
+    /// Stops a debug build when called off this loop's thread; compiled out of release builds
+    /// (the check is `assert`'s autoclosure), as NIO's `assertInEventLoop`. Everything
+    /// loop-confined (this loop's handlers and timers, and the transport's connections and
+    /// sessions) calls it at its entry points, so a tests run (debug) catches a wrong thread.
+    @inline(__always)
+    package func assertInLoop(file: StaticString = #fileID, line: UInt = #line) {
+        assert(inLoop, "Called off its event loop's thread; this state belongs to the loop (hand the work over with execute).",
+               file: file, line: line)
+    }
+
+    /// `assertInLoop` in release builds too: for the few places where a wrong thread would
+    /// corrupt C state silently and one comparison costs nothing next to the work.
+    package func preconditionInLoop(file: StaticString = #fileID, line: UInt = #line) {
+        precondition(inLoop, "Called off its event loop's thread; this state belongs to the loop (hand the work over with execute).",
+                     file: file, line: line)
     }
 
     private func wake() {
@@ -128,25 +186,71 @@ package final class EventLoop: @unchecked Sendable {
 
     // MARK: loop-thread API
 
+    /// Starts polling `handler` (its interest is read before the next wait). Registering a
+    /// registered handler changes nothing.
     func register(_ handler: PollHandler) {
-        handlers[ObjectIdentifier(handler)] = handler
+        assertInLoop()
+        let key = ObjectIdentifier(handler)
+        guard byHandler[key] == nil else { return }
+        let registration = Registration(handler: handler, token: nextToken, index: registrations.count)
+        nextToken += 1
+        registrations.append(registration)
+        byHandler[key] = registration
+        byToken[registration.token] = registration
+        markDirty(registration)
     }
 
+    /// Stops polling `handler`; events already reported for it in this turn are dropped.
     func deregister(_ handler: PollHandler) {
-        handlers[ObjectIdentifier(handler)] = nil
+        assertInLoop()
+        guard let registration = byHandler.removeValue(forKey: ObjectIdentifier(handler)) else { return }
+        byToken[registration.token] = nil
+        registration.isRegistered = false
+        // The descriptor is still the handler's own (open) only while it is the one watched;
+        // a closed one already left the set, and its number may belong to someone else now.
+        if registration.fd >= 0, handler.fd == registration.fd {
+            poller.unwatch(fd: registration.fd, token: registration.token)
+        }
+        let last = registrations.removeLast()
+        if last !== registration {
+            registrations[registration.index] = last
+            last.index = registration.index
+        }
+    }
+
+    /// `handler` closed its descriptor and opened another (possibly under the same number):
+    /// the new one is watched from the next wait on.
+    func descriptorReplaced(_ handler: PollHandler) {
+        assertInLoop()
+        guard let registration = byHandler[ObjectIdentifier(handler)] else { return }
+        registration.fd = -1
+        markDirty(registration)
+    }
+
+    /// `handler`'s `wantsRead` or `wantsWrite` may have changed outside its own events and
+    /// outside queued work and timers (see `PollHandler`): it is re-read before the next wait.
+    /// Costs a dictionary lookup; calling it when nothing changed is harmless.
+    func interestMayHaveChanged(_ handler: PollHandler) {
+        assertInLoop()
+        if let registration = byHandler[ObjectIdentifier(handler)] { markDirty(registration) }
+    }
+
+    private func markDirty(_ registration: Registration) {
+        guard !registration.isDirty else { return }
+        registration.isDirty = true
+        dirty.append(registration)
     }
 
     /// Runs `work` on the loop thread after `seconds`; returns an id for `cancelTimer`.
     @discardableResult
     func schedule(after seconds: Double, _ work: @escaping () -> Void) -> UInt64 {
-        let id = nextTimerID
-        nextTimerID += 1
-        timers[id] = (Self.nowMillis() + UInt64(max(0, seconds) * 1000), work)
-        return id
+        assertInLoop()
+        return timers.schedule(at: Self.nowMillis() + UInt64(max(0, seconds) * 1000), work)
     }
 
     func cancelTimer(_ id: UInt64?) {
-        if let id { timers[id] = nil }
+        assertInLoop()
+        if let id { timers.cancel(id) }
     }
 
     static func nowMillis() -> UInt64 {
@@ -156,49 +260,75 @@ package final class EventLoop: @unchecked Sendable {
     }
 
     private func run() {
-        var fds: [pollfd] = []
-        var order: [PollHandler] = []
         while true {
             // In a function of its own so the closures (and the connections they hold) are
-            // released before poll() blocks, not at the end of this iteration.
+            // released before the wait blocks, not at the end of this iteration.
             let (ranWork, stillRunning) = runPending()
             if !stillRunning && !ranWork { break }
-            runDueTimers()
-
-            fds.removeAll(keepingCapacity: true)
-            order.removeAll(keepingCapacity: true)
-            fds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
-            for handler in handlers.values {
-                var events: Int16 = 0
-                if handler.wantsRead { events |= Int16(POLLIN) }
-                if handler.wantsWrite { events |= Int16(POLLOUT) }
-                fds.append(pollfd(fd: handler.fd, events: events, revents: 0))
-                order.append(handler)
-            }
-            var timeout: Int32 = -1
-            if let next = timers.values.map(\.deadline).min() {
-                let now = Self.nowMillis()
-                timeout = next <= now ? 0 : Int32(min(next - now, 60_000))
-            }
-            let count = poll(&fds, nfds_t(fds.count), timeout)
-            if count < 0 { continue }  // EINTR
-            if fds[0].revents != 0 {
-                var buffer = [UInt8](repeating: 0, count: 256)
-                while read(wakeRead, &buffer, buffer.count) > 0 {}
-            }
-            for index in order.indices where fds[index + 1].revents != 0 {
-                let handler = order[index]
-                // A handler closed by an earlier one in this round is skipped.
-                guard handlers[ObjectIdentifier(handler)] != nil else { continue }
-                handler.handleEvents(fds[index + 1].revents)
+            let firedTimers = runDueTimers()
+            if ranWork || firedTimers { recheckAll = true }
+            updateInterest()
+            poller.wait(timeoutMillis: waitTimeout()) { token, events in
+                if token == Self.wakeToken {
+                    drainWakeUps()
+                } else if let registration = byToken[token] {
+                    // Absent when a handler earlier in this batch closed it.
+                    registration.handler.handleEvents(events)
+                    if registration.isRegistered { markDirty(registration) }
+                }
             }
         }
-        handlers.removeAll()
+        registrations.removeAll()
+        dirty.removeAll()
+        byHandler.removeAll()
+        byToken.removeAll()
         timers.removeAll()
         // The write end first: a late `execute` then gets EBADF, never EPIPE on a pipe without
         // a reader.
         close(wakeWrite)
         close(wakeRead)
+    }
+
+    /// Tells the poller what changed since the last turn for the dirty registrations (or all,
+    /// after queued work or timers): a handler's new descriptor, or a new read/write interest.
+    /// Reading the properties costs no system call.
+    private func updateInterest() {
+        if recheckAll {
+            for registration in registrations { refreshInterest(registration) }
+        }
+        for registration in dirty {
+            registration.isDirty = false
+            if !recheckAll, registration.isRegistered { refreshInterest(registration) }
+        }
+        dirty.removeAll(keepingCapacity: true)
+        recheckAll = false
+    }
+
+    private func refreshInterest(_ registration: Registration) {
+        let handler = registration.handler
+        let fd = handler.fd
+        let interest = PollInterest(read: handler.wantsRead, write: handler.wantsWrite)
+        if fd != registration.fd {
+            // The old descriptor was closed (which took it out of the set) or never watched.
+            if fd >= 0 { poller.watch(fd: fd, token: registration.token, interest: interest, isNew: true) }
+            registration.fd = fd
+            registration.interest = interest
+        } else if fd >= 0, interest != registration.interest {
+            poller.watch(fd: fd, token: registration.token, interest: interest, isNew: false)
+            registration.interest = interest
+        }
+    }
+
+    /// Milliseconds until the next timer (at most a minute), or -1 with none.
+    private func waitTimeout() -> Int32 {
+        guard let next = timers.nextDeadline() else { return -1 }
+        let now = Self.nowMillis()
+        return next <= now ? 0 : Int32(min(next - now, 60_000))
+    }
+
+    private func drainWakeUps() {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while read(wakeRead, &buffer, buffer.count) > 0 {}
     }
 
     /// Runs the work other threads queued; returns whether there was any and whether the loop
@@ -213,14 +343,38 @@ package final class EventLoop: @unchecked Sendable {
         return (!work.isEmpty, stillRunning)
     }
 
-    private func runDueTimers() {
-        guard !timers.isEmpty else { return }
+    /// Runs every timer due now, earliest first; timers they schedule wait for the next turn.
+    /// Returns whether any ran.
+    private func runDueTimers() -> Bool {
+        guard !timers.isEmpty else { return false }
         let now = Self.nowMillis()
-        guard timers.values.contains(where: { $0.deadline <= now }) else { return }
-        let due = timers.filter { $0.value.deadline <= now }.sorted { $0.value.deadline < $1.value.deadline }
-        for (id, timer) in due {
-            timers[id] = nil
-            timer.work()
+        let limit = timers.nextID
+        var ran = false
+        while let work = timers.popDue(now: now, scheduledBefore: limit) {
+            work()
+            ran = true
         }
+        return ran
+    }
+}
+
+/// One handler's place on the loop: what the poller was last told about it.
+private final class Registration {
+    let handler: PollHandler
+    let token: UInt64
+    /// Position in `EventLoop.registrations`.
+    var index: Int
+    /// The descriptor the poller watches for this handler (-1: none yet).
+    var fd: Int32 = -1
+    var interest = PollInterest(read: false, write: false)
+    /// In `EventLoop.dirty` (at most once).
+    var isDirty = false
+    /// False once deregistered: a stale entry in `dirty` or a batch is then skipped.
+    var isRegistered = true
+
+    init(handler: PollHandler, token: UInt64, index: Int) {
+        self.handler = handler
+        self.token = token
+        self.index = index
     }
 }
