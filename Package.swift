@@ -47,24 +47,35 @@ let package = Package(
             providers: [.apt(["libnghttp2-dev"]), .brew(["nghttp2"])]
         ),
         // C wrappers for OpenSSL macros and variadic calls that Swift cannot import.
-        .target(name: "CAPNsShims", dependencies: ["COpenSSL"]),
+        .target(name: "CShims", dependencies: ["COpenSSL"]),
         // The one lock primitive (`Locked<Value>`) and a one-time event (`Latch`), for every module.
         .target(name: "Synchronized"),
-        .target(name: "APNsCredentials", dependencies: ["Synchronized", "COpenSSL", "CAPNsShims"]),
-        // Wire-level APNs rules shared by the sender and the mock gateway: device tokens,
-        // reasons, request validation, payloads, the legacy binary protocol. Pure Swift.
+        // OpenSSL wrappers that know no APNs: certificates, keys, PKCS#12, PEM/DER, CSRs, CMS,
+        // trust stores, passphrase sources, the TLS identity, and the error type they throw.
+        // The transport depends on this and the C modules only.
+        .target(name: "OpenSSLCore", dependencies: ["Synchronized", "COpenSSL", "CShims"]),
+        // What a program on a terminal needs around credentials: the no-echo passphrase prompt,
+        // files written 0600 and atomically, folder locks. The CLI and the mock use it; the
+        // library product does not.
+        .target(name: "SecureIO", dependencies: ["OpenSSLCore", "CShims"]),
+        // Wire-level APNs rules shared by the sender and the mock gateway: environments and
+        // their hosts, device tokens, reasons, request validation, payloads, the legacy binary
+        // protocol. Pure Swift.
         .target(name: "APNsProtocol", dependencies: ["Synchronized"]),
+        // APNs rules over the OpenSSL layer: push certificate kinds, topics and environments,
+        // provider tokens (.p8), identity loading, provisioning profiles, credential checks.
+        .target(name: "APNsCredentials", dependencies: ["Synchronized", "OpenSSLCore", "APNsProtocol", "COpenSSL", "CShims"]),
         // Event loop, TLS (OpenSSL) and HTTP/2 (nghttp2) in client and server roles.
-        .target(name: "APNsTransport", dependencies: ["Synchronized", "APNsCredentials", "COpenSSL", "CNGHTTP2", "CAPNsShims"]),
+        .target(name: "APNsTransport", dependencies: ["Synchronized", "OpenSSLCore", "COpenSSL", "CNGHTTP2", "CShims"]),
         // The sender: provider API client (certificate or token auth), batches, legacy protocol.
-        .target(name: "APNsSender", dependencies: ["Synchronized", "APNsProtocol", "APNsCredentials", "APNsTransport",
+        .target(name: "APNsSender", dependencies: ["Synchronized", "APNsProtocol", "APNsCredentials", "OpenSSLCore", "APNsTransport",
                                                    .product(name: "Logging", package: "swift-log"),
                                                    .product(name: "Metrics", package: "swift-metrics")]),
         // The umbrella a push service imports: re-exports the public API of the three below.
         .target(name: "APNs", dependencies: ["APNsCredentials", "APNsProtocol", "APNsSender",
                                              .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
         // Test CA issuing Apple-like push certificates, and the local mock gateway.
-        .target(name: "APNsMock", dependencies: ["Synchronized", "APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "COpenSSL", "CAPNsShims"]),
+        .target(name: "APNsMock", dependencies: ["Synchronized", "APNsCredentials", "OpenSSLCore", "SecureIO", "APNsProtocol", "APNsTransport", "APNsSender", "COpenSSL", "CShims"]),
         // The mock's inbox: a bounded store of answered requests, its JSON API, live events and
         // web page on Hummingbird. Only the CLI depends on it: APNsMock stays free of NIO, and
         // the ASan build of the fuzz pass never compiles NIO or Hummingbird.
@@ -77,6 +88,8 @@ let package = Package(
             dependencies: [
                 "Synchronized",
                 "APNsCredentials",
+                "OpenSSLCore",
+                "SecureIO",
                 "APNsProtocol",
                 "APNsTransport",
                 "APNsSender",
@@ -107,7 +120,7 @@ let package = Package(
         ),
         // Fuzz harnesses for every input parser, shared by the libFuzzer executable and the
         // deterministic pass in HardeningTests (issue 7).
-        .target(name: "APNsFuzzHarness", dependencies: ["APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "APNsMock", "COpenSSL"]),
+        .target(name: "APNsFuzzHarness", dependencies: ["APNsCredentials", "OpenSSLCore", "APNsProtocol", "APNsTransport", "APNsSender", "APNsMock", "COpenSSL"]),
         // The same fuzz pass as a plain executable: scripts/test.sh builds only this product
         // under AddressSanitizer (the libraries, not the CLI or the test bundle).
         .executableTarget(name: "APNsFuzzPass", dependencies: ["APNsFuzzHarness"]),
@@ -117,30 +130,30 @@ let package = Package(
         .target(name: "CTestFixtures", dependencies: ["COpenSSL"], path: "Tests/CTestFixtures"),
         // The library as a user sees it: `import APNs` only (plus NIO, to prove the names do not clash).
         .testTarget(name: "APNsTests", dependencies: ["APNs", "TestSupport", .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CommandLineTool"]))]),
-        .testTarget(name: "APNsCredentialsTests", dependencies: ["APNsCredentials", "TestSupport"]),
+        .testTarget(name: "APNsCredentialsTests", dependencies: ["APNsCredentials", "OpenSSLCore", "SecureIO", "TestSupport"]),
         .testTarget(name: "APNsProtocolTests", dependencies: ["APNsProtocol"]),
         .testTarget(name: "SynchronizedTests", dependencies: ["Synchronized"]),
         // Peers and fixtures the transport's tests and the network CLI tests share: certificates made
         // by the openssl CLI, nghttpd and openssl s_server, python legacy-protocol peers.
-        .target(name: "TransportTestSupport", dependencies: ["APNsTransport", "APNsCredentials", "TestSupport"], path: "Tests/TransportTestSupport"),
-        .testTarget(name: "APNsTransportTests", dependencies: ["APNsTransport", "APNsCredentials", "APNsSender", "TestSupport", "TransportTestSupport"]),
+        .target(name: "TransportTestSupport", dependencies: ["APNsTransport", "APNsCredentials", "OpenSSLCore", "TestSupport"], path: "Tests/TransportTestSupport"),
+        .testTarget(name: "APNsTransportTests", dependencies: ["OpenSSLCore", "APNsTransport", "APNsCredentials", "APNsSender", "TestSupport", "TransportTestSupport"]),
         // CLI end-to-end tests of verify and push (HTTP/2 and legacy) against third-party peers.
-        .testTarget(name: "NetworkCLITests", dependencies: ["apnskit", "APNsTransport", "APNsCredentials", "TestSupport", "TransportTestSupport"]),
-        .testTarget(name: "APNsSenderTests", dependencies: ["APNsSender", "APNsProtocol", "APNsTransport", "APNsCredentials", "TestSupport",
+        .testTarget(name: "NetworkCLITests", dependencies: ["OpenSSLCore", "apnskit", "APNsTransport", "APNsCredentials", "TestSupport", "TransportTestSupport"]),
+        .testTarget(name: "APNsSenderTests", dependencies: ["OpenSSLCore", "APNsSender", "APNsProtocol", "APNsTransport", "APNsCredentials", "TestSupport",
                                                             .product(name: "Logging", package: "swift-log"),
                                                             .product(name: "Metrics", package: "swift-metrics"),
                                                             .product(name: "MetricsTestKit", package: "swift-metrics")]),
-        .testTarget(name: "APNsMockTests", dependencies: ["APNsMock", "APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "TestSupport",
+        .testTarget(name: "APNsMockTests", dependencies: ["OpenSSLCore", "APNsMock", "APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "TestSupport",
                                                           "PushWorker", "APNs", "HummingbirdPush",
                                                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                                                           .product(name: "MetricsTestKit", package: "swift-metrics")]),
         // CLI end-to-end tests for inspect/check/mock: run the built apnskit binary.
-        .testTarget(name: "InspectCheckTests", dependencies: ["apnskit", "APNsMock", "APNsCredentials", "TestSupport"],
+        .testTarget(name: "InspectCheckTests", dependencies: ["OpenSSLCore", "apnskit", "APNsMock", "APNsCredentials", "TestSupport"],
                     exclude: ["Schemas"]),
         // CLI end-to-end tests; the mock inbox's (issue 16) also test its store in-process.
         .testTarget(name: "apnskitTests", dependencies: ["apnskit", "APNsCredentials", "TestSupport", "APNsMock", "APNsMockInbox"]),
         // Issue 7: the fuzz harnesses over fixed-seed mutations, secrets, resource bounds.
-        .testTarget(name: "HardeningTests", dependencies: ["APNsFuzzHarness", "apnskit", "APNsCredentials", "APNsProtocol", "APNsSender",
+        .testTarget(name: "HardeningTests", dependencies: ["OpenSSLCore", "APNsFuzzHarness", "apnskit", "APNsCredentials", "APNsProtocol", "APNsSender",
                                                            "APNsTransport", "APNsMock", "TestSupport", "CTestFixtures"]),
     ]
 )

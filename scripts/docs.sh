@@ -29,7 +29,7 @@ BIN_PATH="$(swift build --show-bin-path)"
 MODULES="$BIN_PATH/Modules"
 # A program importing APNs loads the C modules the libraries import (`package import` hides
 # their names, not the modules): their module maps, as SwiftPM passes them to the compiler.
-C_MODULES=(-Xcc "-fmodule-map-file=$BIN_PATH/CAPNsShims.build/module.modulemap" -Xcc -ISources/CAPNsShims/include
+C_MODULES=(-Xcc "-fmodule-map-file=$BIN_PATH/CShims.build/module.modulemap" -Xcc -ISources/CShims/include
            -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap -Xcc -fmodule-map-file=Sources/CNGHTTP2/module.modulemap)
 TRIPLE="$(swiftc -print-target-info | json_field - target.triple)"
 WORK="$(mktemp -d)"

@@ -1,3 +1,4 @@
+import OpenSSLCore
 import Foundation
 
 /// What a server program needs of a push certificate identity: load it once at start-up, hand
@@ -9,7 +10,7 @@ extension APNsIdentity {
     /// or `.p12`. Throws `APNsCredentialError`: its `kind` says what went wrong (unreadable,
     /// wrong passphrase, key mismatch, ...), its description which file and what to do.
     public static func load(contentsOf paths: [String], passphrase: String? = nil) throws -> APNsIdentity {
-        let supplier = PassphraseSupplier(source: passphrase.map(PassphraseSource.literal), allowPrompt: false)
+        let supplier = PassphraseSupplier(source: passphrase.map(PassphraseSource.literal))
         return try IdentityLoader.load(paths, passphrases: supplier)
     }
 

@@ -1,3 +1,4 @@
+import OpenSSLCore
 /// A client identity: a certificate, its private key and any intermediates.
 ///
 /// This is the object the whole toolkit passes along: `prepare` writes it, `verify` proves it
@@ -28,4 +29,10 @@ public struct APNsIdentity: Sendable {
         bytes += try privateKey.pkcs8PEM()
         return bytes
     }
+}
+
+/// The transport presents an identity as its own `TLSIdentity`: the sender and the mock hand
+/// an `APNsIdentity` to a TLS configuration as it is.
+extension APNsIdentity: TLSIdentityConvertible {
+    package var tlsIdentity: TLSIdentity { TLSIdentity(certificate: certificate, privateKey: privateKey, chain: chain) }
 }

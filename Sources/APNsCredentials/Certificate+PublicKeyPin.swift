@@ -1,3 +1,4 @@
+import OpenSSLCore
 package import COpenSSL
 
 extension Certificate {
@@ -11,7 +12,7 @@ extension Certificate {
         var bytes: UnsafeMutablePointer<UInt8>?
         let length = i2d_X509_PUBKEY(publicKey, &bytes)
         guard length > 0, let bytes else { return "" }
-        defer { apnsFree(bytes) }
+        defer { opensslFree(bytes) }
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
         _ = SHA256(bytes, Int(length), &digest)
         return hex(digest)

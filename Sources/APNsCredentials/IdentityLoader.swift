@@ -1,3 +1,4 @@
+import OpenSSLCore
 /// Assembles an `APNsIdentity` from the files users actually have: one combined PEM, one .p12,
 /// or a certificate file (PEM or DER) plus a key file, with optional chain files.
 package enum IdentityLoader {

@@ -1,3 +1,4 @@
+import OpenSSLCore
 import Foundation
 
 /// What an APNs provider token (JWT) says: which `.p8` key signed it, for which team, when.

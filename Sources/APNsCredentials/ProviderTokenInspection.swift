@@ -1,3 +1,4 @@
+import OpenSSLCore
 import Foundation
 
 /// What is wrong with a provider token (JWT), check by check, the way the Push Notifications

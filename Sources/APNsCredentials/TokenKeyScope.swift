@@ -1,3 +1,5 @@
+import OpenSSLCore
+import APNsProtocol
 import Foundation
 
 /// What the portal's Keys page offers since 2025 (apns-protocol.md §8): a team key for both

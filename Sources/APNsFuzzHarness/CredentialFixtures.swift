@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import APNsMock
 
 /// Keys, Apple-like certificates (from the mock WWDR CA, with topics and environment

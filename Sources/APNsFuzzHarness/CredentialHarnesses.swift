@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import Foundation
 
 /// Harnesses over the OpenSSL-backed parsers. Inputs for the single-object parsers start with
@@ -12,7 +13,7 @@ enum CredentialHarnesses {
 
     /// A supplier that answers the fixed fuzz passphrase (a new one per input: it caches).
     static func supplier() -> PassphraseSupplier {
-        PassphraseSupplier(source: .literal(passphrase), allowPrompt: false)
+        PassphraseSupplier(source: .literal(passphrase))
     }
 
     /// Undoes the mode-byte framing described above.

@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 
 /// Every input parser apnskit has, as a fuzz target.
 ///

@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import Foundation
 
 /// The one `.p8`-style key the provider-token harness registers, made once per process.

@@ -1,5 +1,6 @@
 import APNsCredentials
-package import CAPNsShims
+import OpenSSLCore
+package import CShims
 package import COpenSSL
 import Foundation
 
@@ -20,7 +21,7 @@ package final class CertificateBuilder {
         }
         pointer = certificate
         try check(X509_set_version(pointer, 2), "set the certificate version")
-        try check(apns_x509_set_random_serial(pointer), "set a serial number")
+        try check(shim_x509_set_random_serial(pointer), "set a serial number")
     }
 
     deinit { X509_free(pointer) }
@@ -46,7 +47,7 @@ package final class CertificateBuilder {
     }
 
     package func setValidity(notBefore: Date, notAfter: Date) throws {
-        try check(apns_x509_set_validity(pointer, Int64(notBefore.timeIntervalSince1970), Int64(notAfter.timeIntervalSince1970)),
+        try check(shim_x509_set_validity(pointer, Int64(notBefore.timeIntervalSince1970), Int64(notAfter.timeIntervalSince1970)),
                   "set the validity period")
     }
 
@@ -64,13 +65,13 @@ package final class CertificateBuilder {
     /// Adds a standard extension in openssl.cnf syntax, e.g. `(NID_key_usage, "critical,digitalSignature")`.
     /// `issuer` is needed for authorityKeyIdentifier; nil for self-signed certificates.
     package func addExtension(_ nid: Int32, _ value: String, issuer: Certificate? = nil) throws {
-        try check(apns_x509_add_ext_conf(pointer, issuer?.pointer, nid, value), "add the extension \(value)")
+        try check(shim_x509_add_ext_conf(pointer, issuer?.pointer, nid, value), "add the extension \(value)")
     }
 
     /// Adds an extension with a raw DER value, taken as given (even if malformed, for fixtures).
     package func addExtension(oid: String, critical: Bool = false, der: [UInt8]) throws {
         let ok = der.withUnsafeBufferPointer {
-            apns_x509_add_ext_der(pointer, oid, critical ? 1 : 0, $0.baseAddress, Int32($0.count))
+            shim_x509_add_ext_der(pointer, oid, critical ? 1 : 0, $0.baseAddress, Int32($0.count))
         }
         try check(ok, "add the extension \(oid)")
     }

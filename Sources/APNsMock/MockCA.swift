@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import APNsProtocol
 package import COpenSSL
 import Foundation
 
@@ -32,16 +34,7 @@ package struct MockCA: Sendable {
 
     /// Every host name the mock gateway may be reached as (new API, legacy gateway, feedback),
     /// so tests can point a client at 127.0.0.1 with the real host names via SNI.
-    package static let serverNames = [
-        // api.development: the name Apple's sandbox certificate carries, which aioapns and
-        // PyAPNs2 connect to (apns-protocol.md §1).
-        "api.sandbox.push.apple.com", "api.development.push.apple.com", "api.push.apple.com",
-        // Broadcast channel management (§8).
-        "api-manage-broadcast.sandbox.push.apple.com", "api-manage-broadcast.push.apple.com",
-        "gateway.push.apple.com", "gateway.sandbox.push.apple.com",
-        "feedback.push.apple.com", "feedback.sandbox.push.apple.com",
-        "localhost",
-    ]
+    package static let serverNames = APNsEnvironment.allCases.flatMap(\.hostNames) + ["localhost"]
 
     package init(root: Certificate, rootKey: PrivateKey, intermediate: Certificate, intermediateKey: PrivateKey,
                 server: Certificate, serverKey: PrivateKey) {

@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import SecureIO
 import Foundation
 
 /// The files `apnskit mock ca -o DIR` writes, and `mock issue --ca DIR` / `mock serve --ca DIR`

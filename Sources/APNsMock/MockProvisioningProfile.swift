@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import SecureIO
 package import COpenSSL
 import Foundation
 

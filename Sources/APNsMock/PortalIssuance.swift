@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import APNsProtocol
 package import COpenSSL
 import Foundation
 

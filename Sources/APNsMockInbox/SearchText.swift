@@ -1,5 +1,5 @@
 import APNsMock
-import CAPNsShims
+import CShims
 import Foundation
 import Synchronized
 
@@ -53,7 +53,7 @@ extension Array where Element == UInt8 {
     func containsBytes(_ needle: [UInt8]) -> Bool {
         withUnsafeBytes { haystack in
             needle.withUnsafeBytes { wanted in
-                apns_contains_bytes(haystack.baseAddress, haystack.count, wanted.baseAddress, wanted.count) == 1
+                shim_contains_bytes(haystack.baseAddress, haystack.count, wanted.baseAddress, wanted.count) == 1
             }
         }
     }

@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import APNsProtocol
 import Foundation
 
 extension APNsClient {
@@ -42,7 +44,7 @@ extension APNsClient {
         public var gateway: Gateway
         /// 443, or 2197 where a firewall blocks 443 (Apple's gateways only; a custom gateway
         /// names its own port).
-        public var port: Int = 443
+        public var port: Int = APNsEnvironment.providerPorts[0]
         public var trust: Trust = .system
         /// Reach the gateway through this HTTP proxy (CONNECT); nil: directly. Not taken from
         /// the environment by itself: ``APNsProxy/fromEnvironment(for:environment:)`` reads it

@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import APNsProtocol
 import APNsTransport
 
 // The configuration in the transport's terms, in one place: `APNsClient` and

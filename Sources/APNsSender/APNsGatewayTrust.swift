@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import APNsProtocol
 import Foundation
 
 /// Whether a CA bundle would accept the APNs gateways' certificate chains, decided without

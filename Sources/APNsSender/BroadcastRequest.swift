@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import APNsProtocol
 import APNsTransport
 import Foundation
@@ -9,8 +10,7 @@ import Foundation
 package enum BroadcastRequest {
     /// Apple's channel management host and port for `environment` (§8).
     package static func managementEndpoint(_ environment: APNsEnvironment) -> Endpoint {
-        environment == .sandbox ? Endpoint(host: "api-manage-broadcast.sandbox.push.apple.com", port: 2195)
-                                : Endpoint(host: "api-manage-broadcast.push.apple.com", port: 2196)
+        Endpoint(host: environment.channelManagementHost, port: environment.channelManagementPort)
     }
 
     /// Broadcast payloads may be up to 5,120 bytes (device notifications: 4,096).

@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import APNsProtocol
 import APNsTransport
 import Foundation
@@ -186,10 +187,10 @@ package struct GatewayReport: Sendable, Encodable {
             // Name the way out only when the host says which gateway this was; a custom
             // --gateway (a mock, a proxy) could be either.
             let fix: String
-            if environmentHint.contains("api.sandbox.push.apple.com") {
+            if environmentHint.contains(APNsEnvironment.sandbox.host) {
                 fix = "the certificate is for production: use the production gateway, or a development certificate for the sandbox"
                 hint = .productionEnvironment
-            } else if environmentHint.contains("api.push.apple.com") {
+            } else if environmentHint.contains(APNsEnvironment.production.host) {
                 fix = "the certificate is for the sandbox: use the sandbox gateway, or a production certificate"
                 hint = .sandboxEnvironment
             } else {

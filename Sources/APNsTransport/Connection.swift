@@ -1,5 +1,5 @@
-import APNsCredentials
-package import CAPNsShims
+import OpenSSLCore
+package import CShims
 package import COpenSSL
 import Foundation
 #if canImport(Glibc)
@@ -40,7 +40,7 @@ final class Connection: PollHandler {
 
     private var socket: Socket?
     private var ssl: OpaquePointer?
-    private let observations: UnsafeMutablePointer<apns_tls_observations>
+    private let observations: UnsafeMutablePointer<shim_tls_observations>
     private var addresses: [SocketAddress] = []
     private var addressIndex = 0
     private var connectErrors: [String] = []
@@ -84,7 +84,7 @@ final class Connection: PollHandler {
         self.state = .connecting
         self.remoteAddress = addresses.first?.description ?? host
         observations = .allocate(capacity: 1)
-        observations.initialize(to: apns_tls_observations())
+        observations.initialize(to: shim_tls_observations())
         loop.connectionCreated()
     }
 
@@ -97,7 +97,7 @@ final class Connection: PollHandler {
         self.state = .handshaking
         self.remoteAddress = peer
         observations = .allocate(capacity: 1)
-        observations.initialize(to: apns_tls_observations())
+        observations.initialize(to: shim_tls_observations())
         loop.connectionCreated()
     }
 
@@ -112,7 +112,7 @@ final class Connection: PollHandler {
         self.remoteAddress = host
         discardsOutput = true
         observations = .allocate(capacity: 1)
-        observations.initialize(to: apns_tls_observations())
+        observations.initialize(to: shim_tls_observations())
         loop.connectionCreated()
     }
 
@@ -239,7 +239,7 @@ final class Connection: PollHandler {
             throw TransportError.openssl(.internalFailure, "OpenSSL could not create a TLS connection.")
         }
         self.ssl = ssl
-        guard apns_SSL_set_observations(ssl, observations) == 1 else {
+        guard shim_SSL_set_observations(ssl, observations) == 1 else {
             throw TransportError.openssl(.internalFailure, "OpenSSL could not attach the handshake observer.")
         }
         guard let socket, SSL_set_fd(ssl, socket.fd) == 1 else {
@@ -260,7 +260,7 @@ final class Connection: PollHandler {
         }
         guard !bytes.isEmpty, !bytes.contains(0) else { throw refused("checked against a certificate") }
         let isIP = Endpoint(host: host, port: 1).hostIsIPAddress
-        if !isIP, apns_SSL_set_tlsext_host_name(ssl, host) != 1 { throw refused("sent as the TLS server name (SNI)") }
+        if !isIP, shim_SSL_set_tlsext_host_name(ssl, host) != 1 { throw refused("sent as the TLS server name (SNI)") }
         guard context.configuration.verification == .full else { return }
         let param = SSL_get0_param(ssl)
         let set = isIP ? X509_VERIFY_PARAM_set1_ip_asc(param, host)

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 #if os(Linux)
-internal import CAPNsShims
+internal import CShims
 #endif
 
 /// What a registration asks to hear about. Errors and hang-ups are always reported, as

@@ -1,4 +1,4 @@
-import APNsCredentials
+import OpenSSLCore
 import Foundation
 import Synchronized
 

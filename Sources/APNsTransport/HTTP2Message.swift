@@ -1,4 +1,4 @@
-import APNsCredentials
+import OpenSSLCore
 
 /// One HTTP/2 request, as a client sends it or a server handler receives it.
 package struct HTTP2Request: Sendable {

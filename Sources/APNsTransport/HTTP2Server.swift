@@ -1,4 +1,4 @@
-import APNsCredentials
+import OpenSSLCore
 import Foundation
 
 /// An HTTP/2 server over TLS: the mock gateway's transport, and the peer our tests point

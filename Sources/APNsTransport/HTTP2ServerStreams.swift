@@ -1,4 +1,4 @@
-import APNsCredentials
+import OpenSSLCore
 import Foundation
 
 /// The streams of an `HTTP2ServerRole`: the requests being received, and the bodies of the

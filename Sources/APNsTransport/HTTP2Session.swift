@@ -1,4 +1,4 @@
-import APNsCredentials
+import OpenSSLCore
 internal import CNGHTTP2
 import Foundation
 

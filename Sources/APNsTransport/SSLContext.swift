@@ -1,5 +1,5 @@
-import APNsCredentials
-package import CAPNsShims
+import OpenSSLCore
+package import CShims
 package import COpenSSL
 
 /// Owns one `SSL_CTX*`: the configuration shared by all connections of one role.
@@ -23,7 +23,7 @@ final class SSLContext: @unchecked Sendable {
         isServer = server
         self.configuration = configuration
 
-        guard apns_SSL_CTX_set_min_proto_version(ctx, configuration.minimumVersion.openssl) == 1 else {
+        guard shim_SSL_CTX_set_min_proto_version(ctx, configuration.minimumVersion.openssl) == 1 else {
             throw TransportError.openssl(.configuration, "OpenSSL refused the minimum TLS version.")
         }
         if configuration.minimumVersion < .tls1_2 {
@@ -31,23 +31,23 @@ final class SSLContext: @unchecked Sendable {
             SSL_CTX_set_security_level(ctx, 0)
         }
         if let max = configuration.maximumVersion {
-            _ = apns_SSL_CTX_set_max_proto_version(ctx, max.openssl)
+            _ = shim_SSL_CTX_set_max_proto_version(ctx, max.openssl)
         }
         // Servers may hold a thousand mostly idle connections: their buffers are released while
         // empty. A client has a few busy ones, where that would cost an allocation per record.
         let release = server ? SSL_MODE_RELEASE_BUFFERS : 0
-        _ = apns_SSL_CTX_set_mode(ctx, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | release))
+        _ = shim_SSL_CTX_set_mode(ctx, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | release))
         // Every read drains OpenSSL's buffer until it wants more (Connection.readAvailable), so
         // records read ahead are never left waiting for a poll() that will not come.
-        apns_SSL_CTX_set_read_ahead(ctx, 1)
-        apns_SSL_CTX_install_observers(ctx)
+        shim_SSL_CTX_set_read_ahead(ctx, 1)
+        shim_SSL_CTX_install_observers(ctx)
 
         if let identity = configuration.identity {
             guard SSL_CTX_use_certificate(ctx, identity.certificate.pointer) == 1,
                   SSL_CTX_use_PrivateKey(ctx, identity.privateKey.pointer) == 1 else {
                 throw TransportError.openssl(.configuration, "OpenSSL would not use the certificate and key for TLS.")
             }
-            for cert in identity.chain where apns_SSL_CTX_add1_chain_cert(ctx, cert.pointer) != 1 {
+            for cert in identity.chain where shim_SSL_CTX_add1_chain_cert(ctx, cert.pointer) != 1 {
                 throw TransportError.openssl(.configuration, "OpenSSL would not add a chain certificate for TLS.")
             }
         }
@@ -76,7 +76,7 @@ final class SSLContext: @unchecked Sendable {
         }
 
         if server {
-            apns_SSL_CTX_select_alpn_h2(ctx)
+            shim_SSL_CTX_select_alpn_h2(ctx)
             if configuration.requireClientCertificate {
                 SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nil)
             } else if configuration.requestClientCertificate {
@@ -109,7 +109,7 @@ final class SSLContext: @unchecked Sendable {
         do {
             certificates = try PEMScanner.blocks(in: pem, label: label).filter { $0.kind == .certificate }
                 .map { try Certificate(pem: $0.text, label: label) }
-        } catch let error as APNsCredentialError {
+        } catch let error as CredentialError {
             throw TransportError.openssl(.configuration, error.description)
         }
         guard !certificates.isEmpty, let store = SSL_CTX_get_cert_store(ctx) else {

@@ -1,4 +1,4 @@
-import APNsCredentials
+import OpenSSLCore
 import Foundation
 
 /// A plain TLS client connection (no HTTP/2): the legacy binary gateway (port 2195) and the

@@ -1,4 +1,4 @@
-import APNsCredentials
+import OpenSSLCore
 
 /// What a TLS endpoint (client or server) presents and what it accepts.
 ///
@@ -44,7 +44,7 @@ package struct TLSConfiguration: Sendable {
     package var verification: Verification
     /// The certificate (and chain) we present: a client certificate on a client, the
     /// server certificate on a server.
-    package var identity: APNsIdentity?
+    package var identity: TLSIdentity?
     package var minimumVersion: Version
     package var maximumVersion: Version?
     /// ALPN protocols a client offers, most preferred first. Servers select `h2` when offered.
@@ -55,12 +55,12 @@ package struct TLSConfiguration: Sendable {
     /// but let clients without one in (the provider API takes certificates or tokens).
     package var requestClientCertificate = false
 
-    package init(trust: Trust = .system, verification: Verification = .full, identity: APNsIdentity? = nil,
+    package init(trust: Trust = .system, verification: Verification = .full, identity: (any TLSIdentityConvertible)? = nil,
                 minimumVersion: Version = .tls1_2, maximumVersion: Version? = nil,
                 applicationProtocols: [String] = ["h2"], requireClientCertificate: Bool = false) {
         self.trust = trust
         self.verification = verification
-        self.identity = identity
+        self.identity = identity?.tlsIdentity
         self.minimumVersion = minimumVersion
         self.maximumVersion = maximumVersion
         self.applicationProtocols = applicationProtocols
@@ -68,19 +68,19 @@ package struct TLSConfiguration: Sendable {
     }
 
     /// A client that presents `identity` and trusts `trust`, speaking h2.
-    package static func client(identity: APNsIdentity?, trust: Trust = .system, verification: Verification = .full) -> TLSConfiguration {
+    package static func client(identity: (any TLSIdentityConvertible)?, trust: Trust = .system, verification: Verification = .full) -> TLSConfiguration {
         TLSConfiguration(trust: trust, verification: verification, identity: identity)
     }
 
     /// A server presenting `identity`; with `clientCA` it requires client certificates issued
     /// by that CA.
-    package static func server(identity: APNsIdentity, clientCA: String? = nil) -> TLSConfiguration {
+    package static func server(identity: any TLSIdentityConvertible, clientCA: String? = nil) -> TLSConfiguration {
         server(identity: identity, clientTrust: clientCA.map { .caFile($0) })
     }
 
     /// A server presenting `identity`; with `clientTrust` it requires client certificates that
     /// chain to it (a CA file, or certificates in memory).
-    package static func server(identity: APNsIdentity, clientTrust: Trust?) -> TLSConfiguration {
+    package static func server(identity: any TLSIdentityConvertible, clientTrust: Trust?) -> TLSConfiguration {
         TLSConfiguration(trust: clientTrust ?? .system, verification: clientTrust == nil ? .none : .full,
                          identity: identity, requireClientCertificate: clientTrust != nil)
     }

@@ -1,5 +1,5 @@
-import APNsCredentials
-package import CAPNsShims
+import OpenSSLCore
+package import CShims
 package import COpenSSL
 import Foundation
 
@@ -32,7 +32,7 @@ package struct TLSHandshakeInfo: Sendable {
     package let clientCertificateSent: Bool
 
     /// Reads everything from a connected `ssl`. `host` is what we connected to (client side).
-    init(ssl: OpaquePointer, observations: apns_tls_observations, host: String?, remoteAddress: String, presentedIdentity: Bool) {
+    init(ssl: OpaquePointer, observations: shim_tls_observations, host: String?, remoteAddress: String, presentedIdentity: Bool) {
         self.remoteAddress = remoteAddress
         protocolVersion = String(cString: SSL_get_version(ssl))
         cipher = SSL_get_current_cipher(ssl).map { String(cString: SSL_CIPHER_get_name($0)) } ?? "unknown"
@@ -50,8 +50,8 @@ package struct TLSHandshakeInfo: Sendable {
             chain.append(Certificate(taking: leaf))
         }
         if let stack = SSL_get_peer_cert_chain(ssl) {
-            for index in 0..<apns_sk_X509_num(stack) {
-                if let cert = apns_sk_X509_value(stack, index) { chain.append(Certificate(retaining: cert)) }
+            for index in 0..<shim_sk_X509_num(stack) {
+                if let cert = shim_sk_X509_value(stack, index) { chain.append(Certificate(retaining: cert)) }
             }
         }
         if chain.isEmpty, let leaf = SSL_get1_peer_certificate(ssl) {

@@ -1,4 +1,4 @@
-import APNsCredentials
+import OpenSSLCore
 import Foundation
 
 /// A plain TLS server (no HTTP/2): what a mock of the legacy binary gateway (2195) and the

@@ -1,4 +1,4 @@
-import APNsCredentials
+import OpenSSLCore
 
 /// The one error type the transport throws.
 ///

@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import SecureIO
 import ArgumentParser
 
 /// `apnskit csr`: what Keychain Access's "Request a Certificate From a Certificate Authority"
@@ -65,7 +67,7 @@ struct CSR: ParsableCommand {
             privateKey = try IdentityLoader.privateKey(key, passphrases: passin.supplier())
         } else {
             if passout != nil {
-                newKeyPassphrase = try PassphraseSupplier.newPassphrase(source: PassphraseSources.parse(passout, option: "--passout"), optionName: "--passout", for: displayName(keyOut ?? "the key"))
+                newKeyPassphrase = try PassphraseSupplier.newPassphrase(source: PassphraseSources.parse(passout, option: "--passout"), optionName: "--passout", prompt: TerminalPrompt.read, for: displayName(keyOut ?? "the key"))
             }
             privateKey = try PrivateKey.generate(type)
         }

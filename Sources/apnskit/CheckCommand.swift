@@ -1,4 +1,7 @@
 import APNsCredentials
+import OpenSSLCore
+import APNsProtocol
+import SecureIO
 import ArgumentParser
 import Foundation
 
@@ -117,7 +120,7 @@ struct CheckCommand: ParsableCommand {
         }
         policy.ruleNames = [.minimumDays: "--min-days", .requireKey: "--require-key", .caFile: "--ca-file",
                             .minimumRemaining: "--min-remaining", .keyID: "--key-id", .revocationRequired: "--revocation-required"]
-        let passphrases = PassphraseSupplier(source: try passin.map(PassphraseSource.init(parsing:)), optionName: "--passin", allowPrompt: false)
+        let passphrases = PassphraseSupplier(source: try passin.map(PassphraseSource.init(parsing:)), optionName: "--passin")
         let files = CredentialChecker.expand(RawPath.fromCommandLine(paths))
         let profileRun = try CheckProfiles(pushCredentials: pushCredentials, passphrases: passphrases)
         let reportFormat = CheckFormat(rawValue: format) ?? .text

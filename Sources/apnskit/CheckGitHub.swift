@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import Foundation
 
 /// `check --format github`: GitHub Actions workflow commands, so each problem file shows as an

@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import Foundation
 
 /// `check --format junit`: JUnit XML, the test-report format GitLab, Jenkins, Azure DevOps,

@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import Foundation
 
 /// The provisioning-profile half of `apnskit check`: profiles are held back until every file

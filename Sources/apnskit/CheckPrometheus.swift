@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import Foundation
 
 /// `check --format prometheus`: the Prometheus text exposition format (version 0.0.4), for

@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import SecureIO
 import ArgumentParser
 
 /// `apnskit combine`: the classic guide's `cat cert.pem key.pem > apns.pem`, except that it

@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 
 /// The CLI's wording of a library error: the library's sentence (which file, what is wrong)
 /// plus the flag that fixes it, which only the CLI knows (`APNsCredentialError.remedy`/`option`).

@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import APNsProtocol
 import ArgumentParser
 
 /// IDENTITY and `--passin`: the client certificate a gateway command presents. `feedback` has

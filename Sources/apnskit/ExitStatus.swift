@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 
 /// The exit codes every command uses (README "Exit codes").
 enum ExitStatus {

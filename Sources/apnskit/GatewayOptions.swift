@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import APNsProtocol
 import APNsSender
 import APNsTransport
 import ArgumentParser
@@ -19,17 +21,17 @@ enum GatewayService {
         case .provider: return environment.host
         case .legacy: return environment.legacyHost
         case .feedback: return environment.feedbackHost
-        case .channels: return BroadcastRequest.managementEndpoint(environment).host
+        case .channels: return environment.channelManagementHost
         }
     }
 
     var defaultPort: Int {
         switch self {
-        case .provider: return 443
-        case .legacy: return 2195
-        case .feedback: return 2196
-        // Sandbox's; production's (2196) is chosen in `endpoint(for:)`, which knows the environment.
-        case .channels: return 2195
+        case .provider: return APNsEnvironment.providerPorts[0]
+        case .legacy: return APNsEnvironment.legacyPort
+        case .feedback: return APNsEnvironment.feedbackPort
+        // Sandbox's; production's is chosen in `endpoint(for:)`, which knows the environment.
+        case .channels: return APNsEnvironment.sandbox.channelManagementPort
         }
     }
 
@@ -83,7 +85,9 @@ struct GatewayOptions: ParsableArguments {
     /// The one rule that depends on the service: Apple's provider API listens on 443 and 2197 only,
     /// so any other port there is a typo; the legacy services are often reached through tunnels.
     func validate(for service: GatewayService) throws {
-        if service == .provider, let port, port != 443 && port != 2197 { throw ValidationError("--port must be 443 or 2197.") }
+        if service == .provider, let port, !APNsEnvironment.providerPorts.contains(port) {
+            throw ValidationError("--port must be \(APNsEnvironment.providerPorts.map(String.init).joined(separator: " or ")).")
+        }
     }
 
     func endpoint(for service: GatewayService) -> Endpoint {

@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import ArgumentParser
 
 /// `--identity N|NAME`: which key + certificate pair to use from an input that holds several

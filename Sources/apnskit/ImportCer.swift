@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import SecureIO
 import ArgumentParser
 
 /// `apnskit import-cer`: the portal's DER `.cer` download to PEM, with a summary line.

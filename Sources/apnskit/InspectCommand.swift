@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import SecureIO
 import ArgumentParser
 import Foundation
 
@@ -41,7 +43,7 @@ struct InspectCommand: ParsableCommand {
         if source?.isVisibleToOtherProcesses == true {
             Output.warning("pass: puts the passphrase where other processes can see it; prefer env: or file:.")
         }
-        let passphrases = PassphraseSupplier(source: source, optionName: "--passin")
+        let passphrases = PassphraseSupplier(source: source, optionName: "--passin", prompt: TerminalPrompt.read)
         let extraKey = try key.map { try IdentityLoader.privateKey($0, passphrases: passphrases) }
         let trust = try caFile.map { try TrustStore(caFile: $0) }
         let reports = files.map { CredentialInspector.inspect($0, passphrases: passphrases, extraKey: extraKey, profileTrust: trust) }

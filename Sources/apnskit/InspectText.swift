@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import Foundation
 
 /// The human form of an inspect report: the summary first, then aligned facts, then

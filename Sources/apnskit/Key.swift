@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import SecureIO
 import ArgumentParser
 
 /// `apnskit key strip|encrypt`.
@@ -79,7 +81,7 @@ struct KeyEncrypt: ParsableCommand {
         common.apply()
         try SecureFileWriter.preflight(out, force: common.force)
         let key = try IdentityLoader.privateKey(input, passphrases: passin.supplier())
-        let passphrase = try PassphraseSupplier.newPassphrase(source: PassphraseSources.parse(passout, option: "--passout"), optionName: "--passout", for: displayName(out))
+        let passphrase = try PassphraseSupplier.newPassphrase(source: PassphraseSources.parse(passout, option: "--passout"), optionName: "--passout", prompt: TerminalPrompt.read, for: displayName(out))
         try SecureFileWriter.write(try key.pkcs8PEM(encryptedWith: passphrase), to: out, sensitivity: .secret, force: common.force)
         Summaries.report("Wrote \(key.summary) key to \(Summaries.outputName(out)) (PKCS#8, AES-256-CBC encrypted\(Summaries.modeSuffix(out))).", stdoutIsData: out == "-")
     }

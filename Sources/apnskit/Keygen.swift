@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import SecureIO
 import ArgumentParser
 
 /// `apnskit keygen`: a new private key, as `openssl genpkey` makes one, written 0600.
@@ -40,7 +42,7 @@ struct Keygen: ParsableCommand {
         common.apply()
         try SecureFileWriter.preflight(out, force: common.force)
         let passphrase = (encrypt || passout != nil)
-            ? try PassphraseSupplier.newPassphrase(source: PassphraseSources.parse(passout, option: "--passout"), optionName: "--passout", for: displayName(out))
+            ? try PassphraseSupplier.newPassphrase(source: PassphraseSources.parse(passout, option: "--passout"), optionName: "--passout", prompt: TerminalPrompt.read, for: displayName(out))
             : nil
         let key = try PrivateKey.generate(type)
         let pem = traditional ? try key.traditionalPEM() : try key.pkcs8PEM(encryptedWith: passphrase)

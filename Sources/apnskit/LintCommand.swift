@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import APNsProtocol
 import ArgumentParser
 import Foundation

@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import SecureIO
 import ArgumentParser
 
 /// Flags every file-writing command shares.
@@ -21,7 +23,7 @@ struct PassinOption: ParsableArguments {
     var passin: String?
 
     func supplier() throws -> PassphraseSupplier {
-        PassphraseSupplier(source: try PassphraseSources.parse(passin, option: "--passin"), optionName: "--passin")
+        PassphraseSupplier(source: try PassphraseSources.parse(passin, option: "--passin"), optionName: "--passin", prompt: TerminalPrompt.read)
     }
 }
 

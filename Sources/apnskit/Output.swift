@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import ArgumentParser
 import Foundation
 import Synchronized

@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import SecureIO
 import ArgumentParser
 
 /// `apnskit p12 create`: certificate + key (+ chain) into a .p12. Modern AES by default;
@@ -45,7 +47,7 @@ struct P12Create: ParsableCommand {
         try SecureFileWriter.preflight(out, force: common.force)
         let identity = try IdentityLoader.load(inputs, passphrases: passin.supplier(), identity: choice.selector)
         let extra = try IdentityLoader.chain(chain)
-        let passphrase = try PassphraseSupplier.newPassphrase(source: PassphraseSources.parse(passout, option: "--passout"), optionName: "--passout", for: displayName(out))
+        let passphrase = try PassphraseSupplier.newPassphrase(source: PassphraseSources.parse(passout, option: "--passout"), optionName: "--passout", prompt: TerminalPrompt.read, for: displayName(out))
         let bytes = try PKCS12.create(certificate: identity.certificate, privateKey: identity.privateKey,
                                       chain: identity.chain + extra, passphrase: passphrase,
                                       format: legacy ? .legacy : .modern, friendlyName: name)

@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import SecureIO
 import ArgumentParser
 
 /// `apnskit p12 split`: what `openssl pkcs12 -legacy -clcerts -nokeys` / `-nocerts -nodes` /
@@ -72,7 +74,7 @@ struct P12Split: ParsableCommand {
         }
         var keyPEM: [UInt8]?
         if let key = contents.privateKey, let keyOut {
-            let passphrase = try passout.map { _ in try PassphraseSupplier.newPassphrase(source: PassphraseSources.parse(passout, option: "--passout"), optionName: "--passout", for: displayName(keyOut)) }
+            let passphrase = try passout.map { _ in try PassphraseSupplier.newPassphrase(source: PassphraseSources.parse(passout, option: "--passout"), optionName: "--passout", prompt: TerminalPrompt.read, for: displayName(keyOut)) }
             keyPEM = traditional ? try key.traditionalPEM() : try key.pkcs8PEM(encryptedWith: passphrase)
         }
         let stdoutIsData = [certOut, keyOut, chainOut].contains("-")

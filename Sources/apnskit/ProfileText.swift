@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import Foundation
 
 /// The text form of a provisioning profile in `inspect`, aligned like the certificate facts.

@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import SecureIO
 import Foundation
 
 /// One-line descriptions shared by several commands.

@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import APNsProtocol
 import APNsSender
 import ArgumentParser
 import Foundation

@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import Foundation
 import Testing
 import TestSupport
@@ -39,7 +40,7 @@ struct PKCS12Tests {
         let (name, extra) = Self.exports[index]
         let path = try await export(f, "\(name).p12", extra.map { $0 == "{ca}" ? f.ca.certificate : $0 })
         let contents = try PKCS12.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path))), label: path,
-                                        passphrases: PassphraseSupplier(source: .literal("s3cret"), allowPrompt: false)).select(nil, label: path)
+                                        passphrases: PassphraseSupplier(source: .literal("s3cret"))).select(nil, label: path)
         let certificate = try #require(contents.certificate)
         let key = try #require(contents.privateKey)
         #expect(key.matches(certificate))
@@ -70,7 +71,7 @@ struct PKCS12Tests {
         let keyOnlyOut = f.dir.file("key.p12")
         let keyOnly = try await Binaries.openssl(["pkcs12", "-export", "-nocerts", "-inkey", f.client.key, "-passout", "pass:s3cret", "-out", keyOnlyOut, "-legacy"])
         #expect(keyOnly.status == 0, "\(keyOnly)")
-        let supplier = PassphraseSupplier(source: .literal("s3cret"), allowPrompt: false)
+        let supplier = PassphraseSupplier(source: .literal("s3cret"))
         let certContents = try PKCS12.parse(try f.dir.read("cert.p12"), label: certOnly, passphrases: supplier).select(nil, label: certOnly)
         #expect(certContents.certificate != nil)
         #expect(certContents.privateKey == nil)
@@ -87,7 +88,7 @@ struct PKCS12Tests {
         let path = try await export(f, "legacy.p12", ["-legacy"])
         let bytes = try f.dir.read("legacy.p12")
         let wrong = #expect(throws: APNsCredentialError.self) {
-            try PKCS12.parse(bytes, label: path, passphrases: PassphraseSupplier(source: .literal("wrong"), allowPrompt: false))
+            try PKCS12.parse(bytes, label: path, passphrases: PassphraseSupplier(source: .literal("wrong")))
         }
         #expect(wrong?.kind == .wrongPassphrase)
         let missing = #expect(throws: APNsCredentialError.self) { try PKCS12.parse(bytes, label: path, passphrases: .none) }

@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import Foundation
 import Testing
 import TestSupport
@@ -75,7 +76,7 @@ struct PrivateKeyTests {
         #expect(made.status == 0, "\(made)")
         let original = try CredentialFile.load(src, passphrases: .none).privateKeys[0]
 
-        let supplier = PassphraseSupplier(source: .literal("s3cret"), allowPrompt: false)
+        let supplier = PassphraseSupplier(source: .literal("s3cret"))
         let contents = try CredentialFile.load(out, passphrases: supplier)
         let key = try #require(contents.privateKeys.first)
         #expect(key.summary == expected)
@@ -88,7 +89,7 @@ struct PrivateKeyTests {
             #expect(missing?.message.contains("--passin") == false)
             #expect(missing?.remedy == .passphrase)
             let wrong = #expect(throws: APNsCredentialError.self) {
-                try CredentialFile.load(out, passphrases: PassphraseSupplier(source: .literal("nope"), allowPrompt: false))
+                try CredentialFile.load(out, passphrases: PassphraseSupplier(source: .literal("nope")))
             }
             #expect(wrong?.kind == .wrongPassphrase)
             #expect(wrong?.message.contains("nope") == false)

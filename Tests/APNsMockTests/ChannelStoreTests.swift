@@ -1,5 +1,6 @@
 import APNsMock
 import APNsCredentials
+import OpenSSLCore
 import Testing
 
 /// The channel store's bounds as a library (issue 22); the CLI tests cover the answers.

@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import Testing
 
 /// The topics extension parser must read Apple's shape and turn every malformed value into

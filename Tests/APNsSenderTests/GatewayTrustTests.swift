@@ -1,5 +1,6 @@
 @testable import APNsSender
 import APNsCredentials
+import OpenSSLCore
 import Foundation
 import Testing
 

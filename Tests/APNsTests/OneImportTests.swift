@@ -32,7 +32,7 @@ struct OneImportTests {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let output = try TemporaryDirectory("apnskit-symbols")
         let shims = try #require(FileManager.default.enumerator(atPath: build.path)?.compactMap { $0 as? String }
-            .first { $0.hasSuffix("CAPNsShims.build/module.modulemap") })
+            .first { $0.hasSuffix("CShims.build/module.modulemap") })
         var names: Set<String> = []
         for module in ["APNsCredentials", "APNsProtocol", "APNsSender", "APNs"] {
             let run = try ProcessRunner.run("swift-symbolgraph-extract", [

@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import APNsSender
 import APNsTransport
 import Foundation

@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 import APNsTransport
 import Foundation
 import Testing

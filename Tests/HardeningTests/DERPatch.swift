@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 
 /// Edits INTEGERs inside DER, re-encoding every length on the way up: the way to make a file
 /// that asks for 100,000,000 iterations without running them (the `openssl` CLI would, for

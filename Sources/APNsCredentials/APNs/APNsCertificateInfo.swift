@@ -1,3 +1,5 @@
+import OpenSSLCore
+import APNsProtocol
 package import COpenSSL
 import Foundation
 

@@ -1,3 +1,5 @@
+import OpenSSLCore
+import APNsProtocol
 /// What kind of Apple push certificate a certificate is, read from its common name prefix
 /// (apns-protocol.md §2). The portal encodes the type only there; the environments are in extensions.
 package enum APNsCertificateType: String, Sendable, Codable, CaseIterable {
@@ -54,11 +56,7 @@ package enum APNsCertificateType: String, Sendable, Codable, CaseIterable {
     }
 }
 
-/// An APNs environment: the sandbox (api.sandbox.push.apple.com) or production.
-public enum APNsEnvironment: String, Sendable, Codable, CaseIterable {
-    case sandbox
-    case production
-
+extension APNsEnvironment {
     /// The certificate extension that allows this environment (value DER NULL).
     package var extensionOID: String {
         switch self {

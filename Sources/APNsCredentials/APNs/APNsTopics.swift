@@ -1,3 +1,4 @@
+import OpenSSLCore
 /// Apple's topics extension (1.2.840.113635.100.6.3.6): which `apns-topic` values a
 /// certificate may push to, and what kind of push each is for.
 ///

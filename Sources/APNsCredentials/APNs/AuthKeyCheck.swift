@@ -1,3 +1,4 @@
+import OpenSSLCore
 import Foundation
 
 /// `check`'s verdict on a token-auth signing key (`AuthKey_<KEYID>.p8`): OK only when it can

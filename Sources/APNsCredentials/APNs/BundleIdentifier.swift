@@ -1,3 +1,4 @@
+import OpenSSLCore
 /// Apple's rule for a bundle id (apns-protocol.md §8): reverse-DNS text of the letters A-Z and
 /// a-z, the digits 0-9, hyphens and periods, as the developer portal and Info.plist take it.
 /// The mock applies it where a bundle id comes from a client (channel management and broadcast

@@ -1,3 +1,5 @@
+import OpenSSLCore
+import APNsProtocol
 import Foundation
 
 /// One certificate of a checked file, as monitoring needs it: who it is for and when it

@@ -1,3 +1,5 @@
+import OpenSSLCore
+import APNsProtocol
 import Foundation
 
 /// What `apnskit check` demands of every file (its flags).

@@ -1,3 +1,4 @@
+import OpenSSLCore
 import Foundation
 
 /// Reads one credential file of any kind and says what it is and what is off with it.
@@ -81,7 +82,7 @@ package enum CredentialInspector {
             description = looksLikeAuthKey(path) ? describeAuthKey(first, path: path) : describeKey(first, contents)
         } else if let request = contents.requests.first {
             description = describeRequest(request, key: key)
-        } else if looksLikeAuthKey(path), contents.otherLabels.contains(where: { PEMBlock(label: $0, text: [], line: 0, isEncrypted: false).kind == .publicKey }) {
+        } else if looksLikeAuthKey(path), contents.otherLabels.contains(where: { PEMBlock.kind(of: $0) == .publicKey }) {
             description = describePublicAuthKey(path: path)
         } else {
             let encodingName = contents.encoding == .pkcs12 ? "PKCS#12" : contents.encoding.rawValue.uppercased()

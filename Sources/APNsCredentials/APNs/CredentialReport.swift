@@ -1,3 +1,4 @@
+import OpenSSLCore
 import Foundation
 
 /// What `apnskit inspect` found in one file; its JSON encoding is the documented

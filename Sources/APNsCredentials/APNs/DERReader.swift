@@ -1,3 +1,4 @@
+import OpenSSLCore
 /// A small, bounds-checked reader for DER (the subset X.509 extensions use): definite
 /// lengths only, single-byte tags, no recursion of its own.
 ///

@@ -1,3 +1,4 @@
+import OpenSSLCore
 /// Something `inspect` or `check` noticed about a credential: expired, expiring, key
 /// mismatch, not an APNs certificate, malformed topics.
 ///

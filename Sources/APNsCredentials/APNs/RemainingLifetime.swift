@@ -1,3 +1,4 @@
+import OpenSSLCore
 import Foundation
 
 extension CheckPolicy {

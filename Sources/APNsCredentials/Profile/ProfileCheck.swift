@@ -1,3 +1,5 @@
+import OpenSSLCore
+import APNsProtocol
 import Foundation
 
 /// `apnskit check` over provisioning profiles: the profile on its own under the run's policy,

@@ -1,3 +1,4 @@
+import OpenSSLCore
 /// What a profile's property list must look like before Foundation's parser is given it.
 ///
 /// Apple's profiles are XML property lists a few kilobytes long, nested three levels deep

@@ -1,3 +1,4 @@
+import OpenSSLCore
 import Foundation
 
 /// The property list inside a provisioning profile, read into the facts push depends on

@@ -1,3 +1,4 @@
+import OpenSSLCore
 import Foundation
 
 /// Reads `.mobileprovision` / `.provisionprofile` files: the CMS envelope with OpenSSL, the

@@ -1,3 +1,5 @@
+import OpenSSLCore
+import APNsProtocol
 import Foundation
 
 /// What `inspect` and `check` report about a provisioning profile; its JSON encoding is the

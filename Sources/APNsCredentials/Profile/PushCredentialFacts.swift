@@ -1,3 +1,5 @@
+import OpenSSLCore
+import APNsProtocol
 import Foundation
 
 /// What a profile is cross-checked against: the push credential a server sends with.

@@ -1,3 +1,4 @@
+import OpenSSLCore
 import Foundation
 
 /// What a push certificate's issuer says about it: the library's form of `apnskit check

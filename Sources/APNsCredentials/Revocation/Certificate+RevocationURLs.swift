@@ -1,3 +1,4 @@
+import OpenSSLCore
 package import COpenSSL
 
 extension Certificate {

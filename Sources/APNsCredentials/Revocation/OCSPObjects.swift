@@ -1,3 +1,4 @@
+import OpenSSLCore
 package import COpenSSL
 
 /// Owns one `OCSP_CERTID`: which certificate (issuer name and key hash, serial) a request and
@@ -29,7 +30,7 @@ package final class OCSPCertificateID {
               let number = ASN1_INTEGER_to_BN(serial, nil) else { return "" }
         defer { BN_free(number) }
         guard let text = BN_bn2hex(number) else { return "" }
-        defer { apnsFree(text) }
+        defer { opensslFree(text) }
         return String(cString: text)
     }
 }

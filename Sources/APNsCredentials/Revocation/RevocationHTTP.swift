@@ -1,3 +1,4 @@
+import OpenSSLCore
 package import COpenSSL
 import Foundation
 
@@ -49,7 +50,7 @@ enum RevocationHTTP {
                 OpenSSLErrorQueue.clear()
                 throw Failure(sentence: "\(url) is not a URL OpenSSL can use")
             }
-            defer { apnsFree(host); apnsFree(port); apnsFree(path); apnsFree(query) }
+            defer { opensslFree(host); opensslFree(port); opensslFree(path); opensslFree(query) }
             guard tls == 0 else { throw Failure(sentence: "\(url) is https; revocation answers are signed and fetched over plain http") }
             self.host = host.map { String(cString: $0) } ?? ""
             self.port = port.map { String(cString: $0) } ?? "80"

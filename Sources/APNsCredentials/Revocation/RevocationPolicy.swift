@@ -1,3 +1,4 @@
+import OpenSSLCore
 import Foundation
 
 /// What `check --revocation` does with the answer: revoked always fails; what could not be

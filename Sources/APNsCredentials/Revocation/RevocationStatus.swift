@@ -1,3 +1,4 @@
+import OpenSSLCore
 import Foundation
 
 /// Why a certificate was revoked: RFC 5280's CRLReason, as OCSP and CRLs carry it (code 7 is

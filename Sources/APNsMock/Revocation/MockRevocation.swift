@@ -1,4 +1,5 @@
 import APNsCredentials
+import OpenSSLCore
 package import COpenSSL
 import Foundation
 

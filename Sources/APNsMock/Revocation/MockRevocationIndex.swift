@@ -1,4 +1,6 @@
 import APNsCredentials
+import OpenSSLCore
+import SecureIO
 import Foundation
 
 /// The mock CA's record of what it issued and revoked: `index.txt` in the CA folder, in the

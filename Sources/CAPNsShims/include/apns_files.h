@@ -1,9 +1,0 @@
-#ifndef APNSKIT_FILES_H
-#define APNSKIT_FILES_H
-#include <sys/types.h>
-/* Opens an unnamed file in `directory` (Linux O_TMPFILE) with `mode`; -1 with errno when the
- * file system or platform cannot, and the caller falls back to a named temporary file. */
-int apns_open_unnamed_tmpfile(const char *directory, mode_t mode);
-/* Gives the unnamed file `fd` the name `path`; fails with EEXIST if `path` exists. */
-int apns_link_unnamed_tmpfile(int fd, const char *path);
-#endif

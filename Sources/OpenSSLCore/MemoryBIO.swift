@@ -1,0 +1,47 @@
+package import COpenSSL
+package import CShims
+import Foundation
+
+/// Owns one OpenSSL memory BIO: the bridge between Swift bytes and OpenSSL's readers/writers.
+package final class MemoryBIO {
+    package let pointer: OpaquePointer
+
+    /// An empty, writable BIO.
+    package init() throws {
+        guard let bio = BIO_new(BIO_s_mem()) else {
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not allocate a memory buffer.")
+        }
+        pointer = bio
+    }
+
+    /// A BIO holding a copy of `bytes`, positioned at the start.
+    package convenience init(_ bytes: some Collection<UInt8>) throws {
+        try self.init()
+        let array = Array(bytes)
+        if !array.isEmpty {
+            let written = array.withUnsafeBytes { BIO_write(pointer, $0.baseAddress, Int32($0.count)) }
+            guard written == Int32(array.count) else {
+                throw CredentialError.openssl(.internalFailure, "OpenSSL could not buffer the input.")
+            }
+        }
+    }
+
+    /// Takes ownership of a BIO OpenSSL returned (a response body): freed with this object.
+    package init(taking pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    deinit { BIO_free(pointer) }
+
+    /// Everything written so far.
+    package var bytes: [UInt8] {
+        var data: UnsafeMutablePointer<CChar>? = nil
+        let length = shim_BIO_get_mem_data(pointer, &data)
+        guard length > 0, let data else { return [] }
+        return data.withMemoryRebound(to: UInt8.self, capacity: length) {
+            Array(UnsafeBufferPointer(start: $0, count: length))
+        }
+    }
+
+    package var data: Data { Data(bytes) }
+}

@@ -1,0 +1,43 @@
+package import COpenSSL
+package import CShims
+import Foundation
+
+/// Frees memory OpenSSL allocated for us (OPENSSL_free is a macro Swift cannot call).
+package func opensslFree(_ pointer: UnsafeMutableRawPointer?) { shim_OPENSSL_free(pointer) }
+
+/// Converts an ASN1_TIME to a Date (UTC); nil when OpenSSL cannot read it.
+package func date(from time: UnsafePointer<ASN1_TIME>?) -> Date? {
+    guard let time else { return nil }
+    var parts = tm()
+    guard ASN1_TIME_to_tm(time, &parts) == 1 else { return nil }
+    return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
+}
+
+/// Lower-case hex, optionally separated (fingerprints print as `AB:CD:...`).
+package func hex(_ bytes: some Sequence<UInt8>, separator: String = "", uppercase: Bool = false) -> String {
+    let digits = Array((uppercase ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
+    var parts: [String] = []
+    for byte in bytes {
+        parts.append(String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]], as: UTF8.self))
+    }
+    return parts.joined(separator: separator)
+}
+
+/// Runs an i2d-style encoder into a Swift array.
+package func derEncode(_ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32) -> [UInt8]? {
+    let length = encode(nil)
+    guard length > 0 else { return nil }
+    var bytes = [UInt8](repeating: 0, count: Int(length))
+    let written = bytes.withUnsafeMutableBufferPointer { buffer -> Int32 in
+        var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
+        return encode(&cursor)
+    }
+    return written == length ? bytes : nil
+}
+
+/// A label for messages: the file's path, "standard input", or "environment variable VAR".
+package func displayName(_ path: String) -> String {
+    if path == "-" { return "standard input" }
+    if let variable = CredentialInput.environmentVariable(path) { return "environment variable \(variable)" }
+    return path
+}

@@ -1,0 +1,87 @@
+package import CShims
+package import COpenSSL
+
+/// A set of trusted CA certificates (`--ca-file`): owns one `X509_STORE` and frees it.
+/// `@unchecked Sendable`: the store is filled in `init` and only read after (each check makes
+/// its own `X509_STORE_CTX`), which OpenSSL allows from several threads.
+///
+/// Built once and reused for every file `check` walks, so a folder of a thousand
+/// certificates costs a thousand signature checks, not a thousand bundle loads. Partial
+/// chains are accepted (trusting only Apple's WWDR intermediate is enough), and time is not
+/// checked here: expiry has its own, clearer check.
+package final class TrustStore: @unchecked Sendable {
+    private let store: OpaquePointer
+    package let certificateCount: Int
+    /// The certificates it trusts (issuers for revocation checks).
+    package let certificates: [Certificate]
+
+    /// Loads every certificate in `caFile` (PEM bundle, DER, or p12 without a passphrase).
+    package convenience init(caFile: String) throws {
+        let contents = try CredentialFile.load(caFile, passphrases: .none)
+        guard !contents.certificates.isEmpty else {
+            throw CredentialError(.wrongKind, "\(displayName(caFile)) holds \(contents.summary), not CA certificates; give the CA bundle (PEM).")
+        }
+        try self.init(certificates: contents.certificates)
+    }
+
+    package init(certificates: [Certificate]) throws {
+        OpenSSLErrorQueue.clear()
+        guard let store = X509_STORE_new() else {
+            throw CredentialError.openssl(.internalFailure, "OpenSSL could not allocate a certificate store.")
+        }
+        self.store = store
+        certificateCount = certificates.count
+        self.certificates = certificates
+        X509_STORE_set_flags(store, UInt(X509_V_FLAG_PARTIAL_CHAIN | X509_V_FLAG_NO_CHECK_TIME))
+        for certificate in certificates {
+            // Adding a duplicate is not an error worth failing on.
+            _ = X509_STORE_add_cert(store, certificate.pointer)
+        }
+        OpenSSLErrorQueue.clear()
+    }
+
+    deinit { X509_STORE_free(store) }
+
+    /// Lends the `X509_STORE` to an OpenSSL call that verifies against it (OCSP answers).
+    package func withStore<T>(_ body: (OpaquePointer) -> T) -> T { body(store) }
+
+    /// Nil when `leaf` chains to a trusted certificate (using `intermediates` as untrusted
+    /// helpers); otherwise OpenSSL's reason, e.g. "unable to get local issuer certificate".
+    package func verificationFailure(_ leaf: Certificate, intermediates: [Certificate] = []) -> String? {
+        OpenSSLErrorQueue.clear()
+        defer { OpenSSLErrorQueue.clear() }
+        guard let context = StoreContext(), let untrusted = CertificateStack(intermediates) else {
+            return "OpenSSL could not allocate a verification context"
+        }
+        guard X509_STORE_CTX_init(context.pointer, store, leaf.pointer, untrusted.pointer) == 1 else {
+            return "OpenSSL could not start verification"
+        }
+        if X509_verify_cert(context.pointer) == 1 { return nil }
+        let code = X509_STORE_CTX_get_error(context.pointer)
+        guard let text = X509_verify_cert_error_string(Int(code)) else { return "verification error \(code)" }
+        return String(cString: text)
+    }
+}
+
+/// Owns one `X509_STORE_CTX` (one verification) and frees it.
+final class StoreContext {
+    let pointer: OpaquePointer
+    init?() {
+        guard let pointer = X509_STORE_CTX_new() else { return nil }
+        self.pointer = pointer
+    }
+    deinit { X509_STORE_CTX_free(pointer) }
+}
+
+/// Owns one `STACK_OF(X509)` holding its own references, and frees stack and references.
+package final class CertificateStack {
+    package let pointer: OpaquePointer
+    package init?(_ certificates: [Certificate]) {
+        guard let pointer = shim_sk_X509_new_null() else { return nil }
+        self.pointer = pointer
+        for certificate in certificates where shim_sk_X509_push_up_ref(pointer, certificate.pointer) == 0 {
+            return nil
+        }
+    }
+    deinit { shim_sk_X509_pop_free(pointer) }
+}
