@@ -40,12 +40,12 @@ struct ModuleLayoutTests {
         return (targets, products)
     }
 
-    @Test("APNsTransport depends on OpenSSLCore and the C modules only; OpenSSLCore on the C modules only")
+    @Test("APNsTransport depends on OpenSSLCore, the Synchronized lock primitive and the C modules only; OpenSSLCore on the C modules and Synchronized only")
     func transportIsBuiltOnTheOpenSSLLayerOnly() async throws {
         let (targets, _) = try await Self.targetDependencies()
         #expect(targets["APNsTransport"] != nil && targets["OpenSSLCore"] != nil, "\(targets.keys.sorted())")
-        #expect(Self.closure(of: "APNsTransport", in: targets) == ["OpenSSLCore", "COpenSSL", "CNGHTTP2", "CShims"])
-        #expect(Self.closure(of: "OpenSSLCore", in: targets) == ["COpenSSL", "CShims"])
+        #expect(Self.closure(of: "APNsTransport", in: targets) == ["OpenSSLCore", "Synchronized", "COpenSSL", "CNGHTTP2", "CShims"])
+        #expect(Self.closure(of: "OpenSSLCore", in: targets) == ["COpenSSL", "CShims", "Synchronized"])
     }
 
     @Test("The APNs library product holds no terminal prompt or file writer (SecureIO is the CLI's and the mock's)")
