@@ -125,7 +125,9 @@ let package = Package(
         // under AddressSanitizer (the libraries, not the CLI or the test bundle).
         .executableTarget(name: "APNsFuzzPass", dependencies: ["APNsFuzzHarness"]),
         // Shared test helpers: child processes (openssl, apnskit), temporary folders, fixtures.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CTestSpawn"], path: "Tests/TestSupport"),
+        // glibc's GNU posix_spawn extensions for TestSupport's SpawnedProcess.
+        .target(name: "CTestSpawn", path: "Tests/CTestSpawn"),
         // Fixtures only OpenSSL's C API can make (crafted PKCS#12 layouts), for HardeningTests.
         .target(name: "CTestFixtures", dependencies: ["COpenSSL"], path: "Tests/CTestFixtures"),
         // The library as a user sees it: `import APNs` only (plus NIO, to prove the names do not clash).

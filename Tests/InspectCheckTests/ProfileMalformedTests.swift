@@ -60,7 +60,8 @@ import Testing
         let deep = Self.header + open + String(repeating: "</array>", count: 10_000) + "</plist>\n"
         try await expectUnreadable(try await signed("decoy-\(decoy.count).mobileprovision", plist: deep), "nested 33 levels deep")
         let tabbed = Self.header + String(repeating: "<array\t>", count: 10_000) + String(repeating: "</array>", count: 10_000) + "</plist>\n"
-        try await expectUnreadable(try await signed("tabbed.mobileprovision", plist: tabbed), "nested 33 levels deep")
+        // Each argument case writes its own file: the two run in parallel in one fixture folder.
+        try await expectUnreadable(try await signed("tabbed-\(decoy.count).mobileprovision", plist: tabbed), "nested 33 levels deep")
     }
 
     @Test func entityDeclarationsAreRefused() async throws {

@@ -1,17 +1,21 @@
+import CTestSpawn
 import Foundation
 
 /// A child process with its stdout and stderr in files: a server that tests start, talk to and
 /// stop, or (through `ProcessRunner.run`) a command run to completion. `deinit` sends SIGKILL if
 /// it is still running, so a failing test never leaves a server behind.
 public final class BackgroundProcess: @unchecked Sendable {
-    public let process = Process()
+    /// The child (`SpawnedProcess`: posix_spawn, not Foundation's `Process`, which crashes now
+    /// and then in this toolchain when the test process holds many descriptors).
+    public let process: SpawnedProcess
     private let outputPath: String
     private let errorPath: String
     private let inputPath: String?
     private let exit = ExitSignal()
 
-    /// Held open so a child reading stdin never sees its end (`keepStdinOpen`).
-    private let endlessInput: Pipe?
+    /// The write end of the pipe on a child's stdin, held open so it never sees its end
+    /// (`keepStdinOpen`); closed in deinit.
+    private let endlessInput: Int32?
 
     /// Starts `executable` (a path, or a name looked up on PATH) with stdin `stdin` (nil: an
     /// empty stdin), this process's environment plus `environment`, in `directory`.
@@ -26,32 +30,26 @@ public final class BackgroundProcess: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
         if let inputPath, let stdin { _ = FileManager.default.createFile(atPath: inputPath, contents: stdin) }
-        if executable.contains("/") {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
+        var pipeEnds: [Int32] = [-1, -1]
+        if keepStdinOpen, test_pipe_cloexec(&pipeEnds) == 0 {
+            endlessInput = pipeEnds[1]
         } else {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [executable] + arguments
+            endlessInput = nil
         }
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        endlessInput = keepStdinOpen ? Pipe() : nil
-        process.standardInput = endlessInput ?? inputPath.flatMap { FileHandle(forReadingAtPath: $0) } ?? FileHandle.nullDevice
-        let output = FileHandle(forWritingAtPath: outputPath)
-        process.standardOutput = output
-        process.standardError = combineOutput ? output : FileHandle(forWritingAtPath: errorPath)
-        // Called on a dispatch queue when the child has been reaped: what `exited()` awaits.
+        // Called on the reaping thread when the child has ended: what `exited()` awaits.
         let exit = self.exit
-        process.terminationHandler = { process in
-            exit.finish(Termination(status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal))
-        }
-        try process.run()
+        process = try SpawnedProcess(
+            executable: executable, arguments: arguments,
+            environment: environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            directory: directory, stdinPath: inputPath, stdinDescriptor: endlessInput == nil ? nil : pipeEnds[0],
+            stdoutPath: outputPath, stderrPath: errorPath,
+            onExit: { status, reason in exit.finish(Termination(status: status, signaled: reason == .uncaughtSignal)) })
+        if endlessInput != nil { close(pipeEnds[0]) }
     }
 
     deinit {
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        if let endlessInput { close(endlessInput) }
         for path in Set([outputPath, errorPath] + (inputPath.map { [$0] } ?? [])) { try? FileManager.default.removeItem(atPath: path) }
     }
 
