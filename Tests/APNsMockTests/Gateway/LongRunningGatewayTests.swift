@@ -64,7 +64,11 @@ struct LongRunningGatewayTests {
         defer { relay.stop() }
         let client = APNsClient(endpoint: Endpoint(host: "127.0.0.1", port: Int(relay.port)), trust: .caFile(f.caBundle),
                                 authentication: .certificate(try f.identity(.development)), policy: policy, requestTimeout: 5,
-                                healthCheck: HTTP2HealthCheck(idleInterval: 0.05, timeout: 0.2))
+                                // A PING unanswered for 2 s marks a connection dead: long enough that the new
+                                // connection's PINGs are answered even on a starved CI machine (0.2 s was not,
+                                // once: the live connection was replaced too), short enough to notice the
+                                // silenced one well within the test's bound.
+                                healthCheck: HTTP2HealthCheck(idleInterval: 0.05, timeout: 2))
         #expect(await client.send(notification(1)).isDelivered)
         relay.silenceExisting()
         let noticed = try await eventually { relay.clientCloseCount >= 1 }
