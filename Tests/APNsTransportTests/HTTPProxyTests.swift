@@ -6,7 +6,7 @@ import Testing
     @Test func urls() throws {
         let plain = try HTTPProxy(url: "http://proxy.example.com:3128")
         #expect(plain.host == "proxy.example.com" && plain.port == 3128 && plain.username == nil)
-        let bare = try HTTPProxy(url: "10.0.0.1")
+        let bare = try HTTPProxy(url: "127.0.0.9")
         #expect(bare.port == 1080, "curl's default port")
         let auth = try HTTPProxy(url: "http://al%40ce:p%3Ass@[::1]:8080/")
         #expect(auth.host == "::1" && auth.username == "al@ce" && auth.password == "p:ss")
