@@ -2,22 +2,23 @@
 /// where `Array.removeFirst` moves every element. The storage is reset (its capacity kept)
 /// whenever the queue runs empty, and compacted when more than 1,024 taken elements are over
 /// half of it, so a queue that never quite empties does not grow. The buffer of
-/// `FeedPrefetcher`, `AsyncSequenceFeed`, `ResultChannel` and `SingleSendQueue`.
-struct FIFO<Element> {
+/// `FeedPrefetcher`, `AsyncSequenceFeed`, `ResultChannel` and `SingleSendQueue`, and the mock's
+/// `DeviceJudge` (which tokens to forget first).
+package struct FIFO<Element> {
     private var storage: [Element] = []
     private var head = 0
 
-    init() {}
+    package init() {}
 
-    var count: Int { storage.count - head }
-    var isEmpty: Bool { head == storage.count }
+    package var count: Int { storage.count - head }
+    package var isEmpty: Bool { head == storage.count }
 
     /// The elements in order, first to last.
-    var elements: ArraySlice<Element> { storage[head...] }
+    package var elements: ArraySlice<Element> { storage[head...] }
 
-    mutating func append(_ element: Element) { storage.append(element) }
+    package mutating func append(_ element: Element) { storage.append(element) }
 
-    mutating func popFirst() -> Element? {
+    package mutating func popFirst() -> Element? {
         guard head < storage.count else { return nil }
         let element = storage[head]
         head += 1
@@ -32,13 +33,13 @@ struct FIFO<Element> {
     }
 
     /// Removes the first element `matches` accepts and returns it.
-    mutating func remove(firstWhere matches: (Element) -> Bool) -> Element? {
+    package mutating func remove(firstWhere matches: (Element) -> Bool) -> Element? {
         guard let position = storage[head...].firstIndex(where: matches) else { return nil }
         return storage.remove(at: position)
     }
 
     /// Removes everything and returns it, in order (the storage is released).
-    mutating func drain() -> [Element] {
+    package mutating func drain() -> [Element] {
         let left = Array(storage[head...])
         storage.removeAll()
         head = 0

@@ -63,9 +63,7 @@ package struct GatewayCheck: Sendable {
         case .system: candidates += (try? SystemTrustBundle.certificates()) ?? []
         }
         let issuer = RevocationChecker.issuer(of: certificate, among: candidates)
-        return await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: checker.check(certificate, issuer: issuer)) }
-        }
+        return await checker.checkOffThread(certificate, issuer: issuer)
     }
 
     /// Runs the check. Never throws: every failure becomes an outcome in the report.

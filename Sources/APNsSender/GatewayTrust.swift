@@ -55,9 +55,12 @@ package enum GatewayTrust {
     package static func evaluate(_ certificates: [Certificate], source: String, environments: [APNsEnvironment] = APNsEnvironment.allCases,
                                  now: Date = Date()) -> Report {
         let root = currentRoot
-        let holder = certificates.first { $0.publicKeySHA256 == root.publicKeySHA256 && $0.notAfter > now }
-            ?? certificates.first { $0.publicKeySHA256 == root.publicKeySHA256 }
-        let impostor = certificates.first { $0.subject.commonName == root.name && $0.publicKeySHA256 != root.publicKeySHA256 }
+        // Each certificate's key hashed once (a system bundle holds about 140).
+        let holders = certificates.filter { $0.publicKeySHA256 == root.publicKeySHA256 }
+        let holder = holders.first { $0.notAfter > now } ?? holders.first
+        let impostor = certificates.first { candidate in
+            candidate.subject.commonName == root.name && !holders.contains { $0 === candidate }
+        }
         let verdicts = environments.map { environment -> Verdict in
             if let holder {
                 return Verdict(environment: environment, host: environment.host, status: holder.notAfter > now ? .trusted : .expired,

@@ -73,11 +73,7 @@ enum InspectText {
         return out
     }
 
-    static func day(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withFullDate]
-        return formatter.string(from: date)
-    }
+    static func day(_ date: Date) -> String { APNsCertificateInfo.day(date) }
 
     static func daysText(_ days: Int) -> String {
         days < 0 ? "expired \(-days) days ago" : "\(days) days left"

@@ -96,8 +96,7 @@ enum TrustReportText {
     }
 
     static func day(_ date: Date?) -> String {
-        guard let date else { return "unknown" }
-        return String(ISO8601DateFormatter().string(from: date).prefix(10))
+        date.map(APNsCertificateInfo.day) ?? "unknown"
     }
 }
 

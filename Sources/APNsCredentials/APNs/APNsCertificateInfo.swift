@@ -134,7 +134,8 @@ package struct APNsCertificateInfo: Sendable, Codable {
     /// The name messages use for this certificate: its common name, else its subject.
     package var displayName: String { commonName ?? subject }
 
-    static func day(_ date: Date) -> String {
+    /// `2026-11-25`: how reports name a day (inspect, check, revocation, trust-report).
+    package static func day(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withFullDate]
         return formatter.string(from: date)

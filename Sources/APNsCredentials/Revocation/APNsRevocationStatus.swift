@@ -50,10 +50,6 @@ extension APNsIdentity {
         let extra = issuerCertificatesPEM.flatMap { try? CredentialFile.load(bytes: $0, label: "issuer certificates", passphrases: .none).certificates } ?? []
         let issuer = RevocationChecker.issuer(of: certificate, among: chain + extra)
         let checker = RevocationChecker(timeout: max(1, Int(timeout.components.seconds)))
-        let certificate = self.certificate
-        let check = await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: checker.check(certificate, issuer: issuer)) }
-        }
-        return APNsRevocationStatus(check)
+        return APNsRevocationStatus(await checker.checkOffThread(certificate, issuer: issuer))
     }
 }

@@ -27,6 +27,14 @@ package struct RevocationChecker: Sendable {
         candidates.first { certificate.isIssued(by: $0) && X509_verify(certificate.pointer, X509_get0_pubkey($0.pointer)) == 1 }
     }
 
+    /// `check` on a thread of its own, for async callers (`verify`, the library): OpenSSL's
+    /// HTTP client blocks, and must hold neither an event loop nor a cooperative thread.
+    package func checkOffThread(_ certificate: Certificate, issuer: Certificate?) async -> RevocationCheck {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: check(certificate, issuer: issuer)) }
+        }
+    }
+
     package func check(_ certificate: Certificate, issuer: Certificate?, now: Date = Date()) -> RevocationCheck {
         let ocsp = certificate.ocspURLs.first, crl = certificate.crlURLs.first
         guard ocsp != nil || crl != nil else {

@@ -75,5 +75,5 @@ package struct RevocationRecord: Sendable, Codable, Equatable {
     }
 
     /// `2026-11-25`, the day reports name.
-    package static func day(_ date: Date) -> String { RevocationCheck.day(date) }
+    package static func day(_ date: Date) -> String { APNsCertificateInfo.day(date) }
 }

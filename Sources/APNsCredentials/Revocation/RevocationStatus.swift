@@ -95,9 +95,5 @@ package struct RevocationCheck: Sendable, Equatable {
         }
     }
 
-    static func day(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withFullDate]
-        return formatter.string(from: date)
-    }
+    static func day(_ date: Date) -> String { APNsCertificateInfo.day(date) }
 }

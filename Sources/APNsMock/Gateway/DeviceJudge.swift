@@ -1,4 +1,5 @@
 import APNsProtocol
+import APNsSender
 import Foundation
 import Synchronized
 
@@ -43,9 +44,8 @@ package final class DeviceJudge: Sendable {
 
     private struct State {
         var newest: [String: Int] = [:]
-        /// Tokens in the order first seen, for forgetting the oldest; `head` is the oldest still kept.
-        var order: [String] = []
-        var head = 0
+        /// Tokens in the order first seen, the oldest first: the one to forget next.
+        var order = FIFO<String>()
         /// The verdict of the request `ProviderAPIHandler.decide` just accepted, taken by
         /// `handle` under the handler's lock for the inbox (so the two never see different verdicts).
         var pending: DeviceVerdict?
@@ -58,14 +58,7 @@ package final class DeviceJudge: Sendable {
             }
             newest[key] = timestamp
             order.append(key)
-            if newest.count > limit {
-                newest[order[head]] = nil
-                head += 1
-                if head >= limit {
-                    order.removeFirst(head)
-                    head = 0
-                }
-            }
+            if newest.count > limit, let oldest = order.popFirst() { newest[oldest] = nil }
         }
     }
 

@@ -70,7 +70,9 @@ package struct MockRevocation: Sendable {
             var status = V_OCSP_CERTSTATUS_UNKNOWN
             var reason: Int32 = -1
             var revokedAt: ASN1Time?
-            if try isOurs(id), let entry = entries.last(where: { $0.serial == (try? OCSPCertificateID(copying: id).serialHex) }) {
+            // The serial is read once per certificate asked about, not once per index entry.
+            let serial = try isOurs(id) ? try OCSPCertificateID(copying: id).serialHex : nil
+            if let serial, let entry = entries.last(where: { $0.serial == serial }) {
                 if let revoked = entry.revoked {
                     status = V_OCSP_CERTSTATUS_REVOKED
                     reason = revoked.reason.map { Int32($0.rawValue) } ?? -1
