@@ -3,8 +3,11 @@ import APNsProtocol
 import Foundation
 import Synchronized
 
-/// One notification between the feed and its final result.
-struct PendingNotification: Sendable {
+/// What a notification's attempts share, made once when it is taken from the feed. A class:
+/// a `PendingNotification` moves through the run's tables and closures several times per
+/// attempt, and as a struct each move retained and released every String and array of the
+/// notification and its request (about a dozen); now it is one reference.
+final class NotificationEntry: Sendable {
     let index: Int
     let notification: APNsNotification
     let apnsID: String
@@ -12,6 +15,25 @@ struct PendingNotification: Sendable {
     let request: ProviderRequest
     /// `DispatchTime` nanoseconds when it was taken from the feed (for the duration metric).
     let startedNanos: UInt64
+
+    init(index: Int, notification: APNsNotification, apnsID: String, request: ProviderRequest, startedNanos: UInt64) {
+        self.index = index
+        self.notification = notification
+        self.apnsID = apnsID
+        self.request = request
+        self.startedNanos = startedNanos
+    }
+}
+
+/// One notification between the feed and its final result: its shared entry and what its
+/// attempts so far decided.
+struct PendingNotification: Sendable {
+    let entry: NotificationEntry
+    var index: Int { entry.index }
+    var notification: APNsNotification { entry.notification }
+    var apnsID: String { entry.apnsID }
+    var request: ProviderRequest { entry.request }
+    var startedNanos: UInt64 { entry.startedNanos }
     var attempts = 0
     var possiblyDuplicated = false
     var refreshedToken = false
@@ -385,8 +407,9 @@ final class BatchRun: Sendable {
 
     private static func pending(index: Int, _ notification: APNsNotification) -> PendingNotification {
         let apnsID = notification.apnsID.map(MessageID.text) ?? APNsNotification.newID()
-        return PendingNotification(index: index, notification: notification, apnsID: apnsID,
-                                   request: notification.request(apnsID: apnsID), startedNanos: DispatchTime.now().uptimeNanoseconds)
+        return PendingNotification(entry: NotificationEntry(index: index, notification: notification, apnsID: apnsID,
+                                                            request: notification.request(apnsID: apnsID),
+                                                            startedNanos: DispatchTime.now().uptimeNanoseconds))
     }
 
     /// Under the lock: a single send was cancelled; hold new work back while the burst lasts
@@ -453,7 +476,7 @@ final class BatchRun: Sendable {
             do {
                 let (token, header) = try tokens.authorization()
                 bearer = token
-                request.headers.append(("authorization", header))
+                request.authorization = header
             } catch {
                 let mine = state.withLock { state in
                     state.slots[slot].inFlight -= 1
