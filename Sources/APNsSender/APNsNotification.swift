@@ -45,7 +45,7 @@ public struct APNsNotification: Sendable {
         if let priority { headers.append(("apns-priority", String(priority.rawValue))) }
         if let expiration { headers.append(("apns-expiration", String(expiration))) }
         if let collapseID { headers.append(("apns-collapse-id", collapseID)) }
-        return ProviderRequest(path: RequestValidator.pathPrefix + token.hex, headers: headers, body: payload)
+        return ProviderRequest(path: Hex.encode(token.bytes, after: RequestValidator.devicePathPrefix), headers: headers, body: payload)
     }
 
     static func newID() -> String { MessageID.shared.next() }

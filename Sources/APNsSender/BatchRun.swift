@@ -508,23 +508,15 @@ final class BatchRun: Sendable {
     private func complete(_ item: PendingNotification, bearer: String?, slot: Int, connection: any ProviderConnection,
                           result: Result<ProviderResponse, ProviderSendError>) {
         var item = item
-        // A run cancelled meanwhile (or this send's task) has already given it its result.
-        let mine = state.withLock { state in
-            state.inFlightRequests.removeValue(forKey: item.index)
-            return state.active.removeValue(forKey: item.index) != nil
-        }
+        // Decided first, then applied under one lock (the loop thread takes the run's lock once
+        // per answer: with several loops, each lock is a chance to wait for another thread).
         let decision: Decision
+        var connectionFailed = false
         switch result {
         case .success(let response):
             decision = decide(response, &item, bearer: bearer)
-        case .failure where !mine:
-            // Cancelled: the stream was reset on purpose; the connection is fine.
-            decision = .again
         case .failure(let error):
-            state.withLock { state in
-                if let current = state.slots[slot].connection, current === connection { state.slots[slot].connection = nil }
-                if !state.slots[slot].stale.contains(where: { $0 === connection }) { state.slots[slot].stale.append(connection) }
-            }
+            connectionFailed = true
             if case .connectionLost = error {
                 item.possiblyDuplicated = true
                 item.mayHaveBeenDelivered = true
@@ -534,19 +526,29 @@ final class BatchRun: Sendable {
                                                mayHaveBeenDelivered: item.mayHaveBeenDelivered)), uniqueID: nil)
                 : .again
         }
-        if mine, case .final(let outcome, let uniqueID) = decision { emit(item, item.result(outcome, uniqueID: uniqueID)) }
-        let endedByStop: Bool = state.withLock { state in
+        let final: APNsSendResult?
+        if case .final(let outcome, let uniqueID) = decision { final = item.result(outcome, uniqueID: uniqueID) } else { final = nil }
+        let retried = item
+        let (mine, endedByStop): (Bool, Bool) = state.withLock { state in
+            state.inFlightRequests.removeValue(forKey: retried.index)
             state.slots[slot].inFlight -= 1
-            guard mine else { return false }
-            switch decision {
-            case .final: return false
-            case .again, .after:
-                // A stopped run sends nothing more: the retry ends here.
-                if state.stopped { return true }
-                if case .again = decision { state.ready.append(item) } else { state.active[item.index] = item }
-                return false
+            // A run cancelled meanwhile (or this send's task) has already given it its result;
+            // its stream was reset on purpose and the connection is fine.
+            guard state.active.removeValue(forKey: retried.index) != nil else { return (false, false) }
+            if connectionFailed {
+                if let current = state.slots[slot].connection, current === connection { state.slots[slot].connection = nil }
+                if !state.slots[slot].stale.contains(where: { $0 === connection }) { state.slots[slot].stale.append(connection) }
             }
+            if let final {
+                state.totals.record(final)
+                return (true, false)
+            }
+            // A stopped run sends nothing more: the retry ends here.
+            if state.stopped { return (true, true) }
+            if case .again = decision { state.ready.append(retried) } else { state.active[retried.index] = retried }
+            return (true, false)
         }
+        if mine, let final { emit(item, final, recorded: true) }
         if endedByStop { emit(item, item.unsentResult) }
         if mine, !endedByStop, case .after(let seconds) = decision {
             Task { [item] in
@@ -588,8 +590,9 @@ final class BatchRun: Sendable {
         emit(item, item.unsentResult)
     }
 
-    private func emit(_ item: PendingNotification, _ result: APNsSendResult) {
-        state.withLock { $0.totals.record(result) }
+    /// `recorded`: the caller already added it to the totals, under the lock it held anyway.
+    private func emit(_ item: PendingNotification, _ result: APNsSendResult, recorded: Bool = false) {
+        if !recorded { state.withLock { $0.totals.record(result) } }
         observer.finished(result, pushType: item.notification.pushType, startedNanos: item.startedNanos)
         if let dispatcher {
             dispatcher.submit(result)

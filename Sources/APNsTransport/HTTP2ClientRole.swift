@@ -38,6 +38,18 @@ final class HTTP2ClientRole: HTTP2SessionRole {
         }
     }
     private var streams: [Int32: Stream] = [:]
+    /// The stream the last callback asked for: nghttp2 calls back several times in a row for
+    /// one stream (its body as it goes out; an answer's headers, data and close), so most
+    /// lookups need no hashing.
+    private var recent: (id: Int32, stream: Stream)?
+
+    /// Stream `id`, if it is still in the book.
+    private func stream(_ id: Int32) -> Stream? {
+        if let recent, recent.id == id { return recent.stream }
+        guard let found = streams[id] else { return nil }
+        recent = (id, found)
+        return found
+    }
     /// The session's one deadline sweep timer (when is `session.state.sweepAt`).
     private var sweepTimer: UInt64?
     private var streamResetter: StreamResetter?
@@ -98,7 +110,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     func header(_ frame: UnsafePointer<nghttp2_frame>, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>,
                 in session: HTTP2Session) -> Int32 {
         let id = frame.pointee.hd.stream_id
-        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), let stream = streams[id] else { return 0 }
+        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), let stream = stream(id) else { return 0 }
         stream.headerBytes += name.count + value.count + 32  // RFC 9113 section 6.5.2
         if stream.headerBytes > Int(session.settings.maxHeaderListSize) { return session.refuseHeaderList(id) }
         if name.count == 7, name.elementsEqual(":status".utf8) {
@@ -121,7 +133,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     }
 
     func dataChunk(_ id: Int32, _ data: UnsafeBufferPointer<UInt8>, in session: HTTP2Session) {
-        guard let stream = streams[id] else { return }
+        guard let stream = stream(id) else { return }
         guard stream.body.count + data.count <= session.settings.maxBodySize else {
             refuseResponseBody(id, stream, in: session)
             return
@@ -145,7 +157,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     /// byte of it.
     func beforeFrameSend(_ frame: UnsafePointer<nghttp2_frame>, in session: HTTP2Session) -> Int32 {
         guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
-              let cancellation = streams[frame.pointee.hd.stream_id]?.cancellation else { return 0 }
+              let cancellation = stream(frame.pointee.hd.stream_id)?.cancellation else { return 0 }
         return cancellation.markWritten() ? 0 : NGHTTP2_ERR_CANCEL.rawValue
     }
 
@@ -182,7 +194,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     }
 
     func readBody(_ id: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>, end: inout Bool, in session: HTTP2Session) -> Int {
-        guard let stream = streams[id] else { end = true; return 0 }
+        guard let stream = stream(id) else { end = true; return 0 }
         let count = min(buffer.count, stream.requestBody.count - stream.offset)
         if count > 0 {
             stream.requestBody.withUnsafeBufferPointer { buffer.baseAddress!.update(from: $0.baseAddress! + stream.offset, count: count) }
@@ -207,6 +219,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     func sessionClosed(_ failure: TransportError, in session: HTTP2Session) {
         let open = streams
         streams.removeAll()
+        recent = nil
         session.connection.loop.cancelTimer(sweepTimer)
         sweepTimer = nil
         for (id, stream) in open {
@@ -288,6 +301,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     /// Takes stream `id` out of the book (and its deadline out of the state machine).
     @discardableResult
     private func remove(_ id: Int32, in session: HTTP2Session) -> Stream? {
+        if recent?.id == id { recent = nil }
         guard let stream = streams.removeValue(forKey: id) else { return nil }
         if stream.hasDeadline { session.state.streamEnded(id) }
         return stream

@@ -28,7 +28,10 @@ import Foundation
 /// `@unchecked Sendable`: `value` is only ever reached inside `withLock`, with the mutex
 /// held; the compiler cannot see a lock, so this is the one place that says so.
 package final class Locked<Value>: @unchecked Sendable {
-    @usableFromInline var value: Value
+    /// No runtime exclusivity check: every access is inside the mutex, which already makes
+    /// it exclusive (a nested `withLock` on the same box would deadlock before it could
+    /// overlap), and the check cost about as much as the lock itself.
+    @exclusivity(unchecked) @usableFromInline var value: Value
     @usableFromInline let primitives: UnsafeMutablePointer<LockPrimitives>
 
     package init(_ value: sending Value) {

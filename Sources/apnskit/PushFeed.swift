@@ -65,10 +65,11 @@ final class PushFeed: APNsNotificationFeed, Sendable {
         return reading.withLock { state in
             if let token = state.single {
                 state.single = nil
-                return accept(index: 0, token: token, payload: nil, text: token.hex, &state)
+                return accept(index: 0, token: token, payload: nil, &state)
             }
             guard let reader = state.reader, state.readError == nil else { return nil }
-            while !isStopped {
+            // Stopped is asked again only after a line that was not sent: a sent line returns.
+            while true {
                 let line: LineReader.Line?
                 do {
                     line = try reader.next()
@@ -84,22 +85,22 @@ final class PushFeed: APNsNotificationFeed, Sendable {
                 case .text(let bytes, let number)?:
                     switch BatchLine.parse(bytes) {
                     case .skip:
-                        continue
+                        break
                     case .invalid(let reason):
                         onInvalid(number - 1, Self.tokenText(bytes), "Line \(number): \(reason)", false)
                     case .badToken(let reason):
                         onInvalid(number - 1, Self.tokenText(bytes), "Line \(number): \(reason)", true)
                     case .entry(let token, let payload):
-                        if let found = accept(index: number - 1, token: token, payload: payload, text: token.hex, &state) { return found }
+                        if let found = accept(index: number - 1, token: token, payload: payload, &state) { return found }
                     }
                 }
+                if isStopped { return nil }
             }
-            return nil
         }
     }
 
-    private func accept(index: Int, token: APNsDeviceToken, payload: [UInt8]?, text: String,
-                        _ state: inout Reading) -> (index: Int, notification: APNsNotification)? {
+    /// The token's text is made only for a line that is refused: most lines are sent.
+    private func accept(index: Int, token: APNsDeviceToken, payload: [UInt8]?, _ state: inout Reading) -> (index: Int, notification: APNsNotification)? {
         var notification = template
         notification.token = token
         notification.payload = payload ?? defaultPayload
@@ -111,7 +112,7 @@ final class PushFeed: APNsNotificationFeed, Sendable {
             problem = check(notification)
         }
         if let problem {
-            onInvalid(index, text, "Not sent: \(problem).", false)
+            onInvalid(index, token.hex, "Not sent: \(problem).", false)
             return nil
         }
         state.produced += 1
