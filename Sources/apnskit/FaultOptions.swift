@@ -1,5 +1,7 @@
 import APNsMock
+import APNsProtocol
 import ArgumentParser
+import Foundation
 
 /// The faults a running mock can change (`mock serve`'s flags, and `mock faults set`'s, which
 /// replace them at run time through `PUT /api/faults`): one set of flag names and one check.
@@ -19,6 +21,9 @@ struct RuntimeFaultOptions: ParsableArguments {
     @Option(name: .customLong("delay-ms"), help: "Delay every answer by this many milliseconds (at most 60000).")
     var delayMilliseconds: Int = 0
 
+    @Option(name: .customLong("unregister"), help: ArgumentHelp("Answer requests to this device token 410 Unregistered (with the time it was set), as after the app was uninstalled; repeatable.", valueName: "TOKEN"))
+    var unregister: [String] = []
+
     func validate() throws { _ = try faults() }
 
     /// The run-time fields of `GatewayFaults`, checked by the same rules as the API's.
@@ -37,6 +42,13 @@ struct RuntimeFaultOptions: ParsableArguments {
         faults.goAwayAfter = goAwayAfter
         faults.dropAfter = dropAfter
         faults.delayMilliseconds = delayMilliseconds
+        let now = Int(Date().timeIntervalSince1970 * 1000)
+        for text in unregister {
+            guard let token = try? APNsDeviceToken(parsing: text) else {
+                throw ValidationError("--unregister '\(text.prefix(80))' is not a device token; give its hex digits.")
+            }
+            faults.unregistered[token] = now
+        }
         do {
             try faults.validateRuntime()
         } catch {

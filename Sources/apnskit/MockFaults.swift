@@ -68,6 +68,9 @@ struct FaultsTarget: ParsableArguments {
         if let value = object["goaway_after"] as? Int, value > 0 { parts.append("GOAWAY after \(value) requests") }
         if let value = object["drop_after"] as? Int, value > 0 { parts.append("drop at request \(value) (\(object["drop_mode"] as? String ?? "accepted"))") }
         if let value = object["delay_ms"] as? Int, value > 0 { parts.append("delay \(value) ms") }
+        if let tokens = object["unregister"] as? [String], !tokens.isEmpty {
+            parts.append("\(tokens.count) token\(tokens.count == 1 ? "" : "s") unregistered (\(tokens.prefix(3).map { String($0.prefix(16)) + "..." }.joined(separator: ", "))\(tokens.count > 3 ? ", ..." : ""))")
+        }
         return parts.isEmpty ? "none." : parts.joined(separator: ", ") + "."
     }
 }

@@ -23,6 +23,8 @@ struct MockServeCommand: AsyncParsableCommand {
           apnskit mock serve --ca mock-ca
           apnskit mock serve --ca mock-ca --port 0 --ports-file ports.json --record accepted.jsonl -q
           apnskit mock serve --ca mock-ca --fail-rate 503:0.05 --goaway-after 1000 --drop-after 500
+          apnskit mock serve --ca mock-ca --ui-port 8025 --webhook http://127.0.0.1:9000/hook
+          (then: apnskit mock faults set --ui http://127.0.0.1:8025 --fail-rate 503:1.0, and mock faults clear)
         """
     )
 

@@ -53,7 +53,7 @@ struct MockFaultsCLITests {
         let current = try await api(["http://127.0.0.1:\(ui)/api/faults"])
         #expect(current.status == 200 && current.body.contains(#""fail_rates":{"503":1}"#), "\(current)")
         let cleared = try await put(ui, "{}")
-        #expect(cleared.status == 200 && cleared.body == #"{"fail_rates":{},"goaway_after":0,"drop_after":0,"drop_mode":"accepted","delay_ms":0}"#, "\(cleared)")
+        #expect(cleared.status == 200 && cleared.body == #"{"fail_rates":{},"goaway_after":0,"drop_after":0,"drop_mode":"accepted","delay_ms":0,"unregister":[]}"#, "\(cleared)")
         #expect(try await curlPush(f, provider, jwt).status == 200)
         // The inbox shows the walk: 200, three 503s, 200.
         let statuses = try await api(["http://127.0.0.1:\(ui)/api/notifications"])
@@ -74,7 +74,9 @@ struct MockFaultsCLITests {
         let cases: [(String, String)] = [
             ("not json", "The body is not a JSON object"),
             ("[1]", "The body is not a JSON object"),
-            (#"{"fail_rate": {"503": 1}}"#, "unknown field 'fail_rate': use fail_rates, goaway_after, drop_after, drop_mode, delay_ms."),
+            (#"{"fail_rate": {"503": 1}}"#, "unknown field 'fail_rate': use fail_rates, goaway_after, drop_after, drop_mode, delay_ms, unregister."),
+            (#"{"unregister": ["not-hex"]}"#, "unregister: 'not-hex' is not a device token (hex digits)."),
+            (#"{"unregister": "5e5e"}"#, "unregister must be a list of device tokens (hex)."),
             (#"{"fail_rates": {"503": 2}}"#, "fail rate 2.0 for 503 must be a fraction from 0 to 1"),
             (#"{"fail_rates": {"404": 0.5}}"#, "fail rate status 404 cannot be injected; use 429, 500 or 503."),
             (#"{"fail_rates": {"503": true}}"#, "fail_rates must be an object of status to fraction"),
@@ -96,7 +98,7 @@ struct MockFaultsCLITests {
         #expect(rebound.status == 403, "\(rebound)")
         // None of them changed the faults mock serve started with.
         let current = try await api(["http://127.0.0.1:\(ui)/api/faults"])
-        #expect(current.body == #"{"fail_rates":{"429":0.5},"goaway_after":0,"drop_after":0,"drop_mode":"accepted","delay_ms":0}"#, "\(current)")
+        #expect(current.body == #"{"fail_rates":{"429":0.5},"goaway_after":0,"drop_after":0,"drop_mode":"accepted","delay_ms":0,"unregister":[]}"#, "\(current)")
     }
 
     @Test("mock faults walks apnskit push through an outage in one run: set 503, push fails; clear, push delivers")
@@ -112,12 +114,43 @@ struct MockFaultsCLITests {
         let failing = try await f.run(push)
         #expect(failing.status == 1 && failing.stdout.contains("503 ServiceUnavailable"), "\(failing)")
         let shown = try await f.run(["mock", "faults", "show", "--ui", "http://127.0.0.1:\(ui)", "--format", "json"])
-        #expect(shown.stdout == #"{"delay_ms":10,"drop_after":0,"drop_mode":"accepted","fail_rates":{"503":1},"goaway_after":0}"# + "\n", "\(shown)")
+        #expect(shown.stdout == #"{"delay_ms":10,"drop_after":0,"drop_mode":"accepted","fail_rates":{"503":1},"goaway_after":0,"unregister":[]}"# + "\n", "\(shown)")
         let cleared = try await f.run(["mock", "faults", "clear", "--ports-file", "ports.json"])
         #expect(cleared.status == 0 && cleared.stdout.hasSuffix(": none.\n"), "\(cleared)")
         #expect(try await f.run(push).status == 0)
         // `set` replaces: a flag not given is off.
         #expect(try await f.run(["mock", "faults", "set", "--ports-file", "ports.json", "--goaway-after", "5"]).stdout.hasSuffix(": GOAWAY after 5 requests.\n"))
+    }
+
+    @Test("--unregister at run time: push gets 410 Unregistered with the rule's timestamp and lists the token in --invalid-tokens; others are delivered; clear and it is delivered again")
+    func unregisterAtRunTime() async throws {
+        let f = try await CLIFixture()
+        let (server, provider, ui) = try await mock(f)
+        defer { server.kill() }
+        let gone = String(repeating: "0a", count: 32)
+        _ = try f.dir.write("tokens.txt", text: "\(Self.token)\n\(gone)\n")
+        let push = ["push", "--auth-key", "AuthKey_ABC123DEFG.p8", "--team-id", "TEAM123456", "--tokens", "tokens.txt", "--invalid-tokens", "invalid.txt",
+                    "--gateway", "127.0.0.1:\(provider)", "--ca-file", "mockca/ca-bundle.pem", "--topic", "com.example.app", "--alert", "Hi", "--force"]
+        let before = Int(Date().timeIntervalSince1970 * 1000)
+        let set = try await f.run(["mock", "faults", "set", "--ports-file", "ports.json", "--unregister", gone.uppercased()])
+        #expect(set.status == 0 && set.stdout.hasSuffix(": 1 token unregistered (0a0a0a0a0a0a0a0a...).\n"), "\(set)")
+        let sent = try await f.run(push)
+        #expect(sent.status == 1 && sent.stdout.contains("1 delivered, 1 rejected"), "\(sent)")
+        #expect(String(decoding: try f.dir.read("invalid.txt"), as: UTF8.self).contains(gone), "the 410 token is listed for deletion")
+        let list = try await api(["http://127.0.0.1:\(ui)/api/notifications?status=410"])
+        #expect(list.body.contains(#""reason":"Unregistered""#), "\(list)")
+        // curl sees the 410's body, with the time the rule was made.
+        let jwt = try await f.providerToken()
+        let result = try await ProcessRunner.run("/usr/bin/curl", [
+            "--http2", "--silent", "--max-time", "30", "--cacert", "mockca/ca-bundle.pem", "-H", "authorization: bearer \(jwt)",
+            "-H", "apns-topic: com.example.app", "--data", #"{"aps":{"alert":"hi"}}"#, "https://127.0.0.1:\(provider)/3/device/\(gone)"], directory: f.dir.path)
+        let body = try #require(try JSONSerialization.jsonObject(with: result.stdoutData) as? [String: Any], "\(result)")
+        let timestamp = try #require(body["timestamp"] as? Int, "\(body)")
+        #expect(body["reason"] as? String == "Unregistered" && timestamp >= before && timestamp <= Int(Date().timeIntervalSince1970 * 1000), "\(body)")
+        #expect(try await f.run(["mock", "faults", "clear", "--ports-file", "ports.json"]).status == 0)
+        #expect(try await f.run(push).status == 0)
+        expectFailure(try await f.run(["mock", "faults", "set", "--ports-file", "ports.json", "--unregister", "xyz"]), status: 2,
+                      mentions: ["--unregister 'xyz' is not a device token; give its hex digits."])
     }
 
     @Test("mock faults: bad flags exit 2, a ports file without the inbox 3, nothing listening 4, the token beyond loopback")

@@ -19,7 +19,11 @@ extension GatewayFaults {
     package static let maxDelayMilliseconds = 60_000
 
     /// The fields `PUT /api/faults` takes and `GET /api/faults` shows, with their `mock serve` flags.
-    package static let runtimeFields = ["fail_rates", "goaway_after", "drop_after", "drop_mode", "delay_ms"]
+    package static let runtimeFields = ["fail_rates", "goaway_after", "drop_after", "drop_mode", "delay_ms", "unregister"]
+
+    /// Why 10,000: a test fleet's devices many times over; each rule is a dictionary entry
+    /// looked up once per request (only when there are any).
+    package static let maxUnregistered = 10_000
 
     /// The non-zero failure rates in draw order (`injectableStatusesInOrder`, so a seed repeats a run).
     var failureDraws: [(status: Int, rate: Double)] {
@@ -39,6 +43,9 @@ extension GatewayFaults {
         guard (0...Self.maxDelayMilliseconds).contains(delayMilliseconds) else {
             throw Invalid("delay_ms (--delay-ms) must be from 0 to \(Self.maxDelayMilliseconds) milliseconds.")
         }
+        guard unregistered.count <= Self.maxUnregistered else {
+            throw Invalid("unregister (--unregister) names \(unregistered.count) tokens, more than \(Self.maxUnregistered).")
+        }
     }
 
     /// These faults with the run-time fields of `other`: what a `PUT /api/faults` leaves.
@@ -49,6 +56,10 @@ extension GatewayFaults {
         faults.dropAfter = other.dropAfter
         faults.dropMode = other.dropMode
         faults.delayMilliseconds = other.delayMilliseconds
+        // A token already unregistered keeps the time it was (its 410s stay the same).
+        faults.unregistered = other.unregistered.reduce(into: [:]) { result, rule in
+            result[rule.key] = unregistered[rule.key] ?? rule.value
+        }
         return faults
     }
 
@@ -62,6 +73,7 @@ extension GatewayFaults {
             ("drop_after", .int(dropAfter)),
             ("drop_mode", .string(dropMode.rawValue)),
             ("delay_ms", .int(delayMilliseconds)),
+            ("unregister", .array(unregistered.keys.map(\.hex).sorted().map(JSONValue.string))),
         ])
     }
 
@@ -117,6 +129,14 @@ extension GatewayFaults {
                     let text = try value(String.self, "drop_mode must be accepted, answered or unprocessed.")
                     guard let mode = DropMode(rawValue: text) else { throw Invalid("drop_mode must be accepted, answered or unprocessed.") }
                     faults.dropMode = mode
+                case "unregister":
+                    let now = Int(Date().timeIntervalSince1970 * 1000)
+                    for text in try value([String].self, "unregister must be a list of device tokens (hex).") {
+                        guard let token = try? APNsDeviceToken(parsing: text) else {
+                            throw Invalid("unregister: '\(text.prefix(80))' is not a device token (hex digits).")
+                        }
+                        faults.unregistered[token] = now
+                    }
                 default:
                     throw Invalid("unknown field '\(key.stringValue)': use \(GatewayFaults.runtimeFields.joined(separator: ", ")).")
                 }

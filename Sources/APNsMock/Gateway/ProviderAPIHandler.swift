@@ -131,14 +131,14 @@ package final class ProviderAPIHandler: Sendable {
         case .success(let resolved): topic = resolved
         }
         if let reason = checkDevice(validated.token, topic: topic, pushType: validated.pushType) {
-            var response = reject(reason, apnsID: apnsID)
             let device = settings.registry?.devices[validated.token]
             if let at = reason == .unregistered ? device?.unregisteredAt : (reason == .expiredToken ? device?.expiredAt : nil) {
-                // 410 carries the time APNs learned the token was no longer valid, in milliseconds.
-                response.body = JSONValue.object([("reason", .string(reason.rawValue)), ("timestamp", .int(at))]).serialized()
-                books.unregisteredSeen.append(FeedbackTuple(timestamp: UInt32(clamping: at / 1000), token: validated.token.bytes))
+                return finish(state, faults, gone(reason, since: at, validated.token, apnsID: apnsID, &books))
             }
-            return finish(state, faults, response)
+            return finish(state, faults, reject(reason, apnsID: apnsID))
+        }
+        if !faults.unregistered.isEmpty, let at = faults.unregistered[validated.token] {
+            return finish(state, faults, gone(.unregistered, since: at, validated.token, apnsID: apnsID, &books))
         }
         if let reason = injectedFailure(&books) { return finish(state, faults, reject(reason, apnsID: apnsID)) }
         // Accepted: what a device would do with it, for the record and the inbox (lint never
@@ -350,6 +350,15 @@ package final class ProviderAPIHandler: Sendable {
         if device.unregisteredAt != nil { return .unregistered }
         if device.expiredAt != nil { return .expiredToken }
         return nil
+    }
+
+    /// 410 with the time APNs learned the token was no longer valid, in milliseconds; the
+    /// token is also handed to the feedback service.
+    private func gone(_ reason: APNsReason, since at: Int, _ token: APNsDeviceToken, apnsID: String, _ books: inout Books) -> HTTP2Response {
+        var response = reject(reason, apnsID: apnsID)
+        response.body = JSONValue.object([("reason", .string(reason.rawValue)), ("timestamp", .int(at))]).serialized()
+        books.unregisteredSeen.append(FeedbackTuple(timestamp: UInt32(clamping: at / 1000), token: token.bytes))
+        return response
     }
 
     private func reject(_ reason: APNsReason, apnsID: String) -> HTTP2Response {
