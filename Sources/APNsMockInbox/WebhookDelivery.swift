@@ -16,7 +16,7 @@ import Synchronized
 package final class WebhookDelivery: Sendable {
     package struct Configuration: Sendable {
         /// Where to POST: host, port and the request target (path and query).
-        package var url: URL
+        package var url: Address
         /// Entries waiting at most; one more is dropped (counted) at once.
         package var queueLimit = WebhookDelivery.defaultQueueLimit
         /// Attempts after the first, for a connection failure, a timeout, 5xx or 429.
@@ -27,11 +27,11 @@ package final class WebhookDelivery: Sendable {
         package var firstBackoff: Double = 0.1
         package var maxBackoff: Double = 5
 
-        package init(url: URL) { self.url = url }
+        package init(url: Address) { self.url = url }
     }
 
     /// An `http://HOST[:PORT][/PATH][?QUERY]` address, checked.
-    package struct URL: Sendable, Equatable, CustomStringConvertible {
+    package struct Address: Sendable, Equatable, CustomStringConvertible {
         package let host: String
         package let port: Int
         package let target: String

@@ -19,7 +19,7 @@ struct WebhookOptions: ParsableArguments {
     static let flushSeconds = 5.0
 
     func validate() throws {
-        if let webhook, WebhookDelivery.URL(webhook) == nil {
+        if let webhook, WebhookDelivery.Address(webhook) == nil {
             throw ValidationError("--webhook '\(webhook)' is not an http:// URL with a host, e.g. http://127.0.0.1:9000/hook (https is not spoken: run the receiver beside the mock).")
         }
         guard queue >= 1 else { throw ValidationError("--webhook-queue must be at least 1.") }
@@ -31,7 +31,7 @@ struct WebhookOptions: ParsableArguments {
 
     /// The delivery thread, or nil without --webhook. Drops are logged at most once a second.
     func start() -> WebhookDelivery? {
-        guard let webhook, let url = WebhookDelivery.URL(webhook) else { return nil }
+        guard let webhook, let url = WebhookDelivery.Address(webhook) else { return nil }
         var configuration = WebhookDelivery.Configuration(url: url)
         configuration.queueLimit = queue
         configuration.retries = retries
@@ -46,7 +46,7 @@ struct WebhookOptions: ParsableArguments {
     }
 
     /// "; last: the receiver answered 500" and the like.
-    static func lastFailure(_ stats: WebhookDelivery.Stats, url: WebhookDelivery.URL) -> String {
+    static func lastFailure(_ stats: WebhookDelivery.Stats, url: WebhookDelivery.Address) -> String {
         guard let last = stats.lastFailure else { return "" }
         if let status = last.status { return "; last: the receiver answered \(status)" }
         switch last.failure {
