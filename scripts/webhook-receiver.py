@@ -11,10 +11,12 @@ answered 2xx (a POST answered 500 is recorded in --failed-out instead, if given)
   --fail-first N    answer the first N POSTs 500 (then 204)
   --stall-file F    while F exists, accept POSTs but do not answer them (hold the request)
   --status S        answer S instead of 204 once past --fail-first (e.g. 404)
+  --cert F --key K  speak https with this certificate and key (PEM)
 """
 import argparse
 import http.server
 import os
+import ssl
 import sys
 import threading
 import time
@@ -27,6 +29,8 @@ parser.add_argument("--failed-out")
 parser.add_argument("--fail-first", type=int, default=0)
 parser.add_argument("--stall-file")
 parser.add_argument("--status", type=int, default=204)
+parser.add_argument("--cert")
+parser.add_argument("--key")
 args = parser.parse_args()
 
 lock = threading.Lock()
@@ -62,6 +66,10 @@ class Receiver(http.server.BaseHTTPRequestHandler):
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), Receiver)
 server.daemon_threads = True
+if args.cert:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(args.cert, args.key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
 with open(args.port_file + ".tmp", "w") as f:
     f.write(str(server.server_address[1]))
 os.rename(args.port_file + ".tmp", args.port_file)

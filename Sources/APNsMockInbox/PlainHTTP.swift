@@ -60,10 +60,7 @@ package struct PlainHTTP: Sendable {
         Self.setTimeout(descriptor, SO_SNDTIMEO, seconds: connectTimeout)
         Self.setTimeout(descriptor, SO_RCVTIMEO, seconds: answerTimeout)
         guard connect(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else { throw .unreachable(errno) }
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(authority)\r\n"
-        for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        if let body { head += "Content-Length: \(body.count)\r\n" }
-        let request = Array((head + "Connection: close\r\n\r\n").utf8) + (body ?? [])
+        let request = self.request(method, target, headers: headers, body: body)
         var sent = 0
         while sent < request.count {
             let count = request.withUnsafeBytes { send(descriptor, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
@@ -82,6 +79,14 @@ package struct PlainHTTP: Sendable {
             guard Date() < deadline else { throw .noAnswer(seconds: answerTimeout, errno: 0) }
         }
         return try Self.parse(answer)
+    }
+
+    /// The request's bytes: head (with `Host`, `Content-Length`, `Connection: close`) and body.
+    package func request(_ method: String, _ target: String, headers: [(String, String)], body: [UInt8]?) -> [UInt8] {
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(authority)\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        if let body { head += "Content-Length: \(body.count)\r\n" }
+        return Array((head + "Connection: close\r\n\r\n").utf8) + (body ?? [])
     }
 
     private static func setTimeout(_ descriptor: Int32, _ option: Int32, seconds: Double) {

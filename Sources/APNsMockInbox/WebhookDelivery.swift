@@ -1,4 +1,5 @@
 import APNsProtocol
+import APNsTransport
 import Foundation
 import Synchronized
 
@@ -26,6 +27,9 @@ package final class WebhookDelivery: Sendable {
         /// The wait before the first retry; each next one doubles, up to `maxBackoff`.
         package var firstBackoff: Double = 0.1
         package var maxBackoff: Double = 5
+        /// An https receiver's certificate is checked against these CA certificates (PEM);
+        /// nil: the system's trust store.
+        package var caFile: String?
 
         package init(url: Address) { self.url = url }
     }
@@ -37,13 +41,16 @@ package final class WebhookDelivery: Sendable {
         package let target: String
         package let description: String
 
-        /// Nil for anything but a plain `http://` URL with a host (https is not spoken here:
-        /// a mock's receiver runs beside it).
+        /// TLS (`https://`), with the receiver's certificate and host name checked.
+        package let tls: Bool
+
+        /// Nil for anything but an `http://` or `https://` URL with a host (no user, no fragment).
         package init?(_ text: String) {
-            guard let parts = URLComponents(string: text), parts.scheme?.lowercased() == "http", let host = parts.host, !host.isEmpty,
-                  parts.user == nil, parts.fragment == nil else { return nil }
+            guard let parts = URLComponents(string: text), let scheme = parts.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                  let host = parts.host, !host.isEmpty, parts.user == nil, parts.fragment == nil else { return nil }
             self.host = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-            port = parts.port ?? 80
+            tls = scheme == "https"
+            port = parts.port ?? (tls ? 443 : 80)
             guard (1...65_535).contains(port) else { return nil }
             let path = parts.percentEncodedPath.isEmpty ? "/" : parts.percentEncodedPath
             target = path + (parts.percentEncodedQuery.map { "?" + $0 } ?? "")
@@ -75,7 +82,7 @@ package final class WebhookDelivery: Sendable {
         /// Still waiting when the stop's flush time ran out.
         package var droppedAtStop = 0
         /// The last failed attempt: its status (nil: no answer) and what went wrong.
-        package var lastFailure: (status: Int?, failure: PlainHTTP.Failure?)?
+        package var lastFailure: (status: Int?, failure: Failure?)?
 
         package var dropped: Int { droppedQueueFull + droppedFailed + droppedAtStop }
 
@@ -96,8 +103,16 @@ package final class WebhookDelivery: Sendable {
         var count: Int { waiting.count - head }
     }
 
+    /// Why an attempt got no answer: the socket's (plain HTTP), or the TLS connection's.
+    package enum Failure: Error, Sendable, Equatable {
+        case plain(PlainHTTP.Failure)
+        case transport(TransportError)
+    }
+
     package let configuration: Configuration
     private let state = Locked(State())
+    /// The https receiver's connections run on a loop of their own, never the gateway's.
+    private let tlsLoop: EventLoop?
     private let done = Latch()
     /// Told, at most once a second, that the drop counts grew (the CLI logs it).
     private let onDrops: @Sendable (Stats) -> Void
@@ -105,6 +120,7 @@ package final class WebhookDelivery: Sendable {
     package init(configuration: Configuration, onDrops: @escaping @Sendable (Stats) -> Void = { _ in }) {
         self.configuration = configuration
         self.onDrops = onDrops
+        tlsLoop = configuration.url.tls ? EventLoop(name: "apnskit.webhook") : nil
         let thread = Thread { [self] in run() }
         thread.name = "apnskit-webhook"
         thread.start()
@@ -131,12 +147,13 @@ package final class WebhookDelivery: Sendable {
         state.withLock { $0.flushDeadline = Date().addingTimeInterval(seconds) }
         state.broadcast()
         await done.wait()
+        tlsLoop?.shutdown()
         return stats
     }
 
     // MARK: The delivery thread
 
-    private enum Outcome { case delivered, retry(Int?, PlainHTTP.Failure?), failed(Int?, PlainHTTP.Failure?) }
+    private enum Outcome { case delivered, retry(Int?, Failure?), failed(Int?, Failure?) }
 
     private func run() {
         var reportedDrops = 0
@@ -210,19 +227,72 @@ package final class WebhookDelivery: Sendable {
 
     private func post(_ body: [UInt8], id: Int, timeout: Double) -> Outcome {
         let url = configuration.url
-        do {
-            let answer = try PlainHTTP(host: url.host, port: url.port).exchange(
-                "POST", url.target, headers: [("Content-Type", "application/json"), ("User-Agent", "apnskit-mock-webhook"),
-                                              ("X-Apnskit-Entry", String(id))],
-                body: body, connectTimeout: timeout, answerTimeout: timeout, maxAnswer: Self.maxAnswer)
-            switch answer.status {
-            case 200..<300: return .delivered
-            case 429, 500..<600: return .retry(answer.status, nil)
-            default: return .failed(answer.status, nil)
+        let http = PlainHTTP(host: url.host, port: url.port)
+        let headers = [("Content-Type", "application/json"), ("User-Agent", "apnskit-mock-webhook"), ("X-Apnskit-Entry", String(id))]
+        let result: Result<PlainHTTP.Answer, Failure>
+        if let tlsLoop {
+            result = exchangeOverTLS(http.request("POST", url.target, headers: headers, body: body), timeout: timeout, loop: tlsLoop)
+        } else {
+            do {
+                result = .success(try http.exchange("POST", url.target, headers: headers, body: body, connectTimeout: timeout,
+                                                    answerTimeout: timeout, maxAnswer: Self.maxAnswer))
+            } catch {
+                result = .failure(.plain(error))
             }
-        } catch {
-            return error == .tooLarge(limit: Self.maxAnswer) || error == .notHTTP ? .failed(nil, error) : .retry(nil, error)
         }
+        switch result {
+        case .success(let answer) where (200..<300).contains(answer.status): return .delivered
+        case .success(let answer) where answer.status == 429 || (500..<600).contains(answer.status): return .retry(answer.status, nil)
+        case .success(let answer): return .failed(answer.status, nil)
+        // Not a receiver, or a certificate that is not trusted: trying again changes nothing.
+        case .failure(let failure) where failure == .plain(.tooLarge(limit: Self.maxAnswer)) || failure == .plain(.notHTTP): return .failed(nil, failure)
+        case .failure(.transport(let error)) where Self.isPermanent(error): return .failed(nil, .transport(error))
+        case .failure(let failure): return .retry(nil, failure)
+        }
+    }
+
+    /// A receiver whose certificate is not trusted (or a TLS setup that cannot work) is not
+    /// retried: the next attempt meets the same certificate.
+    private static func isPermanent(_ error: TransportError) -> Bool {
+        switch error.kind {
+        case .untrustedServer, .configuration: return true
+        default: return false
+        }
+    }
+
+    /// One exchange with an https receiver: the TLS connection is async (on `loop`), and this
+    /// thread of our own waits for it, at most `timeout` (the connection's own bounds).
+    private func exchangeOverTLS(_ request: [UInt8], timeout: Double, loop: EventLoop) -> Result<PlainHTTP.Answer, Failure> {
+        let url = configuration.url
+        let trust: TLSConfiguration.Trust = configuration.caFile.map { .caFile($0) } ?? .system
+        let outcome = Locked<Result<PlainHTTP.Answer, Failure>?>(nil)
+        Task {
+            let result: Result<PlainHTTP.Answer, Failure>
+            do {
+                let client = try await TLSClient.connect(to: Endpoint(host: url.host, port: url.port), tls: TLSConfiguration(trust: trust),
+                                                         timeout: timeout, loop: loop)
+                defer { client.close() }
+                client.write(request)
+                let deadline = Date().addingTimeInterval(timeout)
+                var answer: [UInt8] = []
+                while !PlainHTTP.isComplete(answer) {
+                    guard deadline.timeIntervalSinceNow > 0 else { throw PlainHTTP.Failure.noAnswer(seconds: timeout, errno: 0) }
+                    guard let bytes = try await client.read(timeout: deadline.timeIntervalSinceNow) else { break }
+                    answer += bytes
+                    guard answer.count <= Self.maxAnswer else { throw PlainHTTP.Failure.tooLarge(limit: Self.maxAnswer) }
+                }
+                result = .success(try PlainHTTP.parse(answer))
+            } catch let error as PlainHTTP.Failure {
+                result = .failure(.plain(error))
+            } catch let error as TransportError {
+                result = .failure(.transport(error))
+            } catch {
+                result = .failure(.transport(TransportError(.internalFailure, "\(error)")))
+            }
+            outcome.withLock { $0 = result }
+            outcome.broadcast()
+        }
+        return outcome.withLock(waitingUntil: { $0 != nil }) { $0! }
     }
 
     /// A receiver's answer is read and thrown away; more than this is not a webhook receiver.

@@ -4,8 +4,11 @@ import Foundation
 
 /// `mock serve`'s webhook flags: POST every answered request's inbox entry to a receiver.
 struct WebhookOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("POST each answered request's inbox entry (JSON) to this http:// URL, in order.", valueName: "URL"))
+    @Option(help: ArgumentHelp("POST each answered request's inbox entry (JSON) to this http:// or https:// URL, in order.", valueName: "URL"))
     var webhook: String?
+
+    @Option(name: .customLong("webhook-ca-file"), help: ArgumentHelp("CA certificates (PEM) an https webhook's certificate is checked against (default: the system's).", valueName: "FILE"))
+    var caFile: String?
 
     @Option(name: .customLong("webhook-queue"), help: "Entries waiting for the webhook at most; more are dropped (counted).")
     var queue: Int = WebhookDelivery.defaultQueueLimit
@@ -20,7 +23,10 @@ struct WebhookOptions: ParsableArguments {
 
     func validate() throws {
         if let webhook, WebhookDelivery.Address(webhook) == nil {
-            throw ValidationError("--webhook '\(webhook)' is not an http:// URL with a host, e.g. http://127.0.0.1:9000/hook (https is not spoken: run the receiver beside the mock).")
+            throw ValidationError("--webhook '\(webhook)' is not an http:// or https:// URL with a host, e.g. http://127.0.0.1:9000/hook.")
+        }
+        if caFile != nil, webhook.flatMap(WebhookDelivery.Address.init)?.tls != true {
+            throw ValidationError("--webhook-ca-file needs an https:// --webhook URL.")
         }
         guard queue >= 1 else { throw ValidationError("--webhook-queue must be at least 1.") }
         guard (0...100).contains(retries) else { throw ValidationError("--webhook-retries must be from 0 to 100.") }
@@ -30,11 +36,16 @@ struct WebhookOptions: ParsableArguments {
     }
 
     /// The delivery thread, or nil without --webhook. Drops are logged at most once a second.
-    func start() -> WebhookDelivery? {
+    /// An unreadable --webhook-ca-file is exit 3.
+    func start() throws -> WebhookDelivery? {
         guard let webhook, let url = WebhookDelivery.Address(webhook) else { return nil }
+        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw CommandFailure(message: "Cannot read --webhook-ca-file \(caFile); give a PEM file of CA certificates.", status: ExitStatus.input)
+        }
         var configuration = WebhookDelivery.Configuration(url: url)
         configuration.queueLimit = queue
         configuration.retries = retries
+        configuration.caFile = caFile
         return WebhookDelivery(configuration: configuration) { stats in
             Output.note("webhook \(url): \(stats.dropped) entr\(stats.dropped == 1 ? "y" : "ies") dropped so far (queue full: \(stats.droppedQueueFull), failed: \(stats.droppedFailed))\(Self.lastFailure(stats, url: url)).")
         }
@@ -50,13 +61,17 @@ struct WebhookOptions: ParsableArguments {
         guard let last = stats.lastFailure else { return "" }
         if let status = last.status { return "; last: the receiver answered \(status)" }
         switch last.failure {
-        case .unreachable(let code)?: return "; last: cannot connect (\(String(cString: strerror(code))))"
-        case .noAnswer(let seconds, _)?: return "; last: no answer within \(Int(seconds)) s"
-        case .unresolvable?: return "; last: cannot resolve \(url.host)"
-        case .notHTTP?: return "; last: the answer was not HTTP"
-        case .tooLarge?: return "; last: the answer was larger than 1 MiB"
-        case .closedBeforeRequest?: return "; last: the receiver closed the connection before the request was sent"
-        case .noSocket(let code)?: return "; last: no socket (\(String(cString: strerror(code))))"
+        case .plain(.unreachable(let code))?: return "; last: cannot connect (\(String(cString: strerror(code))))"
+        case .plain(.noAnswer(let seconds, _))?: return "; last: no answer within \(Int(seconds)) s"
+        case .plain(.unresolvable)?: return "; last: cannot resolve \(url.host)"
+        case .plain(.notHTTP)?: return "; last: the answer was not HTTP"
+        case .plain(.tooLarge)?: return "; last: the answer was larger than 1 MiB"
+        case .plain(.closedBeforeRequest)?: return "; last: the receiver closed the connection before the request was sent"
+        case .plain(.noSocket(let code))?: return "; last: no socket (\(String(cString: strerror(code))))"
+        case .transport(let error)?:
+            let sentence = error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message
+            let hint = if case .untrustedServer = error.kind { " (the receiver's CA goes in --webhook-ca-file)" } else { "" }
+            return "; last: " + sentence.prefix(1).lowercased() + sentence.dropFirst() + hint
         case nil: return ""
         }
     }

@@ -141,7 +141,7 @@ struct MockServeCommand: AsyncParsableCommand {
         let quiet = self.quiet
         // The webhook is fed by the inbox's store (the same entries, the same ids), which is
         // made for it even without --ui-port (then keeping one entry: nobody reads it).
-        let delivery = webhook.start()
+        let delivery = try webhook.start()
         let store = inbox.makeStore(webhook: delivery)
         configuration.api.inbox = store
         configuration.api.lint = !noLint

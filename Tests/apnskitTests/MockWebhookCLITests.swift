@@ -149,12 +149,44 @@ struct MockWebhookCLITests {
         #expect(Array(Set(received)).sorted() == [1, 2, 3] && received.last == 3, "\(received)")
     }
 
+    @Test("https: a receiver with the mock CA's server certificate gets every entry with --webhook-ca-file; without it the certificate is refused and the entry dropped, not retried")
+    func https() async throws {
+        let f = try await CLIFixture()
+        try await f.prepareMock()
+        let (receiver, port) = try await receiver(f, ["--cert", "mockca/server.pem", "--key", "mockca/server-key.pem"])
+        defer { receiver.kill() }
+        let (server, ports) = try await f.startMock(["--ui-port", "0", "--webhook", "https://127.0.0.1:\(port)/tls",
+                                                     "--webhook-ca-file", "mockca/ca-bundle.pem"])
+        defer { server.kill() }
+        let provider = try #require(ports["provider"] as? Int), ui = try #require(ports["ui"] as? Int)
+        _ = try await push(f, provider, count: 5)
+        let stats = try await waitForStats(ui) { $0["delivered"] as? Int == 5 }
+        #expect(stats["delivered"] as? Int == 5 && stats["dropped"] as? Int == 0, "\(stats)")
+        #expect(try receivedIDs(f) == [1, 2, 3, 4, 5])
+        #expect(await server.stop() == 143)
+
+        // The system's trust store does not know the mock CA: refused once, dropped, logged.
+        try FileManager.default.removeItem(atPath: f.dir.file("ports.json"))
+        let (untrusting, again) = try await f.startMock(["--ui-port", "0", "--webhook", "https://127.0.0.1:\(port)/tls"])
+        defer { untrusting.kill() }
+        _ = try await push(f, try #require(again["provider"] as? Int), count: 1)
+        let refused = try await waitForStats(try #require(again["ui"] as? Int)) { $0["dropped"] as? Int == 1 }
+        #expect(refused["dropped_failed"] as? Int == 1 && refused["retried"] as? Int == 0, "\(refused)")
+        #expect(await untrusting.waitForStderr("1 entry dropped so far (queue full: 0, failed: 1); last: the certificate of 127.0.0.1 did not verify"),
+                "\(untrusting.stderr)")
+        #expect(untrusting.stderr.contains("(the receiver's CA goes in --webhook-ca-file)."), "\(untrusting.stderr)")
+        #expect(try receivedIDs(f) == [1, 2, 3, 4, 5], "nothing more arrived")
+        expectFailure(try await f.run(["mock", "serve", "--ca", "mockca", "--port", "0", "--webhook", "https://127.0.0.1:\(port)/",
+                                       "--webhook-ca-file", "missing.pem"]), status: 3, mentions: ["Cannot read --webhook-ca-file missing.pem"])
+    }
+
     @Test("Bad webhook flags exit 2 with a sentence")
     func badFlags() async throws {
         let f = try await CLIFixture()
         try await f.prepareMock()
-        for (arguments, message) in [(["--webhook", "https://127.0.0.1:9/"], "--webhook 'https://127.0.0.1:9/' is not an http:// URL"),
-                                     (["--webhook", "127.0.0.1:9"], "is not an http:// URL with a host"),
+        for (arguments, message) in [(["--webhook", "ftp://127.0.0.1:9/"], "--webhook 'ftp://127.0.0.1:9/' is not an http:// or https:// URL"),
+                                     (["--webhook", "127.0.0.1:9"], "is not an http:// or https:// URL with a host"),
+                                     (["--webhook", "http://127.0.0.1:9/", "--webhook-ca-file", "mockca/ca-bundle.pem"], "--webhook-ca-file needs an https:// --webhook URL."),
                                      (["--webhook", "http://127.0.0.1:9/", "--webhook-queue", "0"], "--webhook-queue must be at least 1."),
                                      (["--webhook", "http://127.0.0.1:9/", "--webhook-retries", "101"], "--webhook-retries must be from 0 to 100."),
                                      (["--webhook-queue", "5"], "--webhook-queue and --webhook-retries need --webhook URL.")] {
