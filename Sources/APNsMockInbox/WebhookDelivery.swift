@@ -292,7 +292,11 @@ package final class WebhookDelivery: Sendable {
             outcome.withLock { $0 = result }
             outcome.broadcast()
         }
-        return outcome.withLock(waitingUntil: { $0 != nil }) { $0! }
+        // The connection's own timeouts end the task well before this; the margin only keeps
+        // this thread from waiting for good should one not.
+        return outcome.withLock(waitingUntil: { $0 != nil }, deadline: Date().addingTimeInterval(2 * timeout + 5)) {
+            $0 ?? .failure(.plain(.noAnswer(seconds: timeout, errno: 0)))
+        }
     }
 
     /// A receiver's answer is read and thrown away; more than this is not a webhook receiver.
