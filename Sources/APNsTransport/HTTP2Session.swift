@@ -166,11 +166,14 @@ final class HTTP2Session: ConnectionDelegate {
         }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, user in
             guard let frame, let name, let value, let user else { return 0 }
-            let session = HTTP2Session.from(user)
-            // Once a limit is broken nothing more is stored (see `refuseHeaderList`).
-            if session.violation != nil { return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue }
-            return session.role.header(frame, name: UnsafeBufferPointer(start: name, count: nameLength),
-                                       value: UnsafeBufferPointer(start: value, count: valueLength), in: session)
+            // Called about ten times per message: the session is borrowed (nghttp2 runs only
+            // inside its calls, while the session is alive), not retained and released each time.
+            return Unmanaged<HTTP2Session>.fromOpaque(user)._withUnsafeGuaranteedRef { session in
+                // Once a limit is broken nothing more is stored (see `refuseHeaderList`).
+                if session.violation != nil { return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue }
+                return session.role.header(frame, name: UnsafeBufferPointer(start: name, count: nameLength),
+                                           value: UnsafeBufferPointer(start: value, count: valueLength), in: session)
+            }
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, user in
             guard let user, let data else { return 0 }
