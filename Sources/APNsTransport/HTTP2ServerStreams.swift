@@ -89,18 +89,9 @@ final class HTTP2ServerStreams {
     /// A HEADERS block starts: a new request, or trailers of one waiting for its end.
     func beginHeaders(_ id: Int32, newRequest: Bool) {
         if newRequest {
-            if var spare = spares.popLast() {
-                // Only this connection's requests are spares: the connection's fields are
-                // already the template's. The arrays are unique again unless a handler kept
-                // the request (then emptying them makes fresh ones, copy-on-write).
-                spare.method = template.method
-                spare.path = template.path
-                spare.authority = template.authority
-                spare.scheme = template.scheme
-                spare.headers.removeAll(keepingCapacity: true)
-                spare.body.removeAll(keepingCapacity: true)
-                spare.bodyOverLimit = false
-                current = spare
+            if !spares.isEmpty {
+                current = spares.removeLast()
+                Self.refill(&current, from: template)
             } else {
                 current = template
                 current.headers.reserveCapacity(lastHeaderCount)
@@ -145,7 +136,7 @@ final class HTTP2ServerStreams {
         var request = template
         swap(&request, &current)  // moved out, not copied
         if endStream { return finished(request) }
-        waiting[id] = (request, currentHeaderBytes)
+        waiting[id] = (consume request, currentHeaderBytes)
         return nil
     }
 
@@ -156,25 +147,47 @@ final class HTTP2ServerStreams {
         // One hash, and the body appended in place (reading the entry out copied the whole
         // request and released it again).
         guard let index = waiting.index(forKey: id) else { return nil }
-        let stored = waiting.values[index].request.body.count
-        if stored + chunk.count <= maxBodySize {
-            waiting.values[index].request.body.append(contentsOf: chunk)
-            return nil
-        }
+        guard let stored = Self.append(chunk, to: &waiting.values[index], limit: maxBodySize) else { return nil }
         var request = waiting.remove(at: index).value.request
         request.body.append(contentsOf: chunk.prefix(maxBodySize + 1 - stored))
         request.bodyOverLimit = true
         return finished(request)
     }
 
-    /// The client ended stream `id` with a DATA frame: its request.
-    func dataEnded(_ id: Int32) -> HTTP2Request? {
-        waiting.removeValue(forKey: id).map { finished($0.request) }
+    /// Appends `chunk` to a waiting request's body in place (an `inout` entry: reading it
+    /// through the dictionary's getter copied the whole request and released it again); nil,
+    /// or when the body would pass `limit`, the body's size so far (nothing appended).
+    private static func append(_ chunk: UnsafeBufferPointer<UInt8>, to entry: inout (request: HTTP2Request, headerBytes: Int),
+                               limit: Int) -> Int? {
+        let stored = entry.request.body.count
+        guard stored + chunk.count <= limit else { return stored }
+        entry.request.body.append(contentsOf: chunk)
+        return nil
     }
 
-    private func finished(_ request: HTTP2Request) -> HTTP2Request {
+    /// The client ended stream `id` with a DATA frame: its request.
+    func dataEnded(_ id: Int32) -> HTTP2Request? {
+        guard let parked = waiting.removeValue(forKey: id) else { return nil }
+        return finished(parked.request)
+    }
+
+    /// Consumed and handed back: returning a borrowed request would copy it (a retain per field).
+    private func finished(_ request: consuming HTTP2Request) -> HTTP2Request {
         lastHeaderCount = request.headers.count
         return request
+    }
+
+    /// A spare made ready for a new stream. Only this connection's requests are spares, so
+    /// the connection's fields are already the template's. The arrays are unique again unless
+    /// a handler kept the request (then emptying them makes fresh ones, copy-on-write).
+    private static func refill(_ spare: inout HTTP2Request, from template: HTTP2Request) {
+        spare.method = template.method
+        spare.path = template.path
+        spare.authority = template.authority
+        spare.scheme = template.scheme
+        spare.headers.removeAll(keepingCapacity: true)
+        spare.body.removeAll(keepingCapacity: true)
+        spare.bodyOverLimit = false
     }
 
     /// A request its handler has seen: its arrays are refilled by a later stream.
