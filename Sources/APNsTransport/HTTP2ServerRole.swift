@@ -69,7 +69,7 @@ final class HTTP2ServerRole: HTTP2SessionRole {
 
     func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>, in session: HTTP2Session) {
         guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return }
-        session.state.activity(at: EventLoop.nowMillis())
+        session.state.activity(at: session.state.lastInput)
         streams.beginHeaders(frame.pointee.hd.stream_id, newRequest: frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST)
     }
 
@@ -80,8 +80,10 @@ final class HTTP2ServerRole: HTTP2SessionRole {
         return streams.header(id, name: name, value: value) ? 0 : session.refuseHeaderList(id)
     }
 
+    /// nghttp2 calls back only from inside a read, which stamped `lastInput` with the clock:
+    /// that is the activity time, without reading the clock again per frame.
     func dataChunk(_ id: Int32, _ data: UnsafeBufferPointer<UInt8>, in session: HTTP2Session) {
-        session.state.activity(at: EventLoop.nowMillis())
+        session.state.activity(at: session.state.lastInput)
         if let request = streams.data(id, data) {
             resetAfterAnswer.insert(id)
             deliver(request, on: id, in: session)
@@ -108,8 +110,10 @@ final class HTTP2ServerRole: HTTP2SessionRole {
     /// Not registered: a server drops nothing it is about to send.
     func beforeFrameSend(_ frame: UnsafePointer<nghttp2_frame>, in session: HTTP2Session) -> Int32 { 0 }
 
-    private func deliver(_ request: HTTP2Request, on id: Int32, in session: HTTP2Session) {
+    /// Hands the request over, then takes it back for its arrays (`HTTP2ServerStreams.recycle`).
+    private func deliver(_ request: consuming HTTP2Request, on id: Int32, in session: HTTP2Session) {
         onRequest?(HTTP2ServerStream(session: session, role: self, id: id), request)
+        streams.recycle(request)
     }
 
     func streamClosed(_ id: Int32, errorCode: UInt32, in session: HTTP2Session) {
@@ -148,7 +152,8 @@ final class HTTP2ServerRole: HTTP2SessionRole {
             }
             return session.submitResponse(id, &headers, hasBody: !response.body.isEmpty)
         }
-        session.state.activity(at: EventLoop.nowMillis())
+        // An answer made inside a read (the usual, immediate one) is stamped with the read's time.
+        session.state.activity(at: session.receiving ? session.state.lastInput : EventLoop.nowMillis())
         if rc != 0 {
             session.resetStream(id, NGHTTP2_INTERNAL_ERROR.rawValue)
         } else if response.body.isEmpty, !resetAfterAnswer.isEmpty {

@@ -15,7 +15,10 @@ import Foundation
 ///   by their bytes, so no String is made for them and they compare equal by their bits;
 /// - a value equal to what the previous request sent for the same known header is reused
 ///   instead of copied again: a client typically sends one credential, routing header and
-///   user-agent on every request of a connection, and a bearer token alone is some 200 bytes.
+///   user-agent on every request of a connection, and a bearer token alone is some 200 bytes;
+/// - a delivered request comes back (`recycle`) and the next stream refills its header and
+///   body arrays, which keep their capacity: no array is allocated and freed per request
+///   once a connection has seen its usual number of streams in flight.
 ///
 /// Loop-thread only; owned by its `HTTP2ServerRole`.
 final class HTTP2ServerStreams {
@@ -35,6 +38,15 @@ final class HTTP2ServerStreams {
     private var template = HTTP2Request(method: "", path: "")
     /// Regular headers the previous request had: the next one reserves that much at once.
     private var lastHeaderCount = 4
+    /// Delivered requests, refilled by new streams (`recycle`); at most `maxSpares`.
+    private var spares: [HTTP2Request] = []
+    /// Enough for the 100 streams in flight a client typically keeps (a busy gateway's own
+    /// limit is often 1,000); beyond it a request's arrays are simply freed.
+    private static let maxSpares = 128
+    /// A spare whose body grew past this gives its body back instead of keeping it, so the
+    /// spares of a connection hold at most `maxSpares` x 1 KB of bodies however large the
+    /// payloads it once received (most notifications are well under 1 KB).
+    private static let maxSpareBody = 1024
     /// Per known name (same index as `knownNames`): the value the previous request sent.
     private var lastValues: [String?]
 
@@ -77,8 +89,13 @@ final class HTTP2ServerStreams {
     /// A HEADERS block starts: a new request, or trailers of one waiting for its end.
     func beginHeaders(_ id: Int32, newRequest: Bool) {
         if newRequest {
-            current = template
-            current.headers.reserveCapacity(lastHeaderCount)
+            if !spares.isEmpty {
+                current = spares.removeLast()
+                Self.refill(&current, from: template)
+            } else {
+                current = template
+                current.headers.reserveCapacity(lastHeaderCount)
+            }
             currentID = id
             currentHeaderBytes = 0
         } else if let parked = waiting.removeValue(forKey: id) {
@@ -119,7 +136,7 @@ final class HTTP2ServerStreams {
         var request = template
         swap(&request, &current)  // moved out, not copied
         if endStream { return finished(request) }
-        waiting[id] = (request, currentHeaderBytes)
+        waiting[id] = (consume request, currentHeaderBytes)
         return nil
     }
 
@@ -127,25 +144,57 @@ final class HTTP2ServerStreams {
     /// request is returned at once, cut at `maxBodySize + 1` bytes and marked `bodyOverLimit`;
     /// the stream is then no longer waiting, so the rest of its DATA is dropped here.
     func data(_ id: Int32, _ chunk: UnsafeBufferPointer<UInt8>) -> HTTP2Request? {
-        guard let stored = waiting[id]?.request.body.count else { return nil }
-        if stored + chunk.count <= maxBodySize {
-            waiting[id]!.request.body.append(contentsOf: chunk)
-            return nil
-        }
-        guard var request = waiting.removeValue(forKey: id)?.request else { return nil }
+        // One hash, and the body appended in place (reading the entry out copied the whole
+        // request and released it again).
+        guard let index = waiting.index(forKey: id) else { return nil }
+        guard let stored = Self.append(chunk, to: &waiting.values[index], limit: maxBodySize) else { return nil }
+        var request = waiting.remove(at: index).value.request
         request.body.append(contentsOf: chunk.prefix(maxBodySize + 1 - stored))
         request.bodyOverLimit = true
         return finished(request)
     }
 
-    /// The client ended stream `id` with a DATA frame: its request.
-    func dataEnded(_ id: Int32) -> HTTP2Request? {
-        waiting.removeValue(forKey: id).map { finished($0.request) }
+    /// Appends `chunk` to a waiting request's body in place (an `inout` entry: reading it
+    /// through the dictionary's getter copied the whole request and released it again); nil,
+    /// or when the body would pass `limit`, the body's size so far (nothing appended).
+    private static func append(_ chunk: UnsafeBufferPointer<UInt8>, to entry: inout (request: HTTP2Request, headerBytes: Int),
+                               limit: Int) -> Int? {
+        let stored = entry.request.body.count
+        guard stored + chunk.count <= limit else { return stored }
+        entry.request.body.append(contentsOf: chunk)
+        return nil
     }
 
-    private func finished(_ request: HTTP2Request) -> HTTP2Request {
+    /// The client ended stream `id` with a DATA frame: its request.
+    func dataEnded(_ id: Int32) -> HTTP2Request? {
+        guard let parked = waiting.removeValue(forKey: id) else { return nil }
+        return finished(parked.request)
+    }
+
+    /// Consumed and handed back: returning a borrowed request would copy it (a retain per field).
+    private func finished(_ request: consuming HTTP2Request) -> HTTP2Request {
         lastHeaderCount = request.headers.count
         return request
+    }
+
+    /// A spare made ready for a new stream. Only this connection's requests are spares, so
+    /// the connection's fields are already the template's. The arrays are unique again unless
+    /// a handler kept the request (then emptying them makes fresh ones, copy-on-write).
+    private static func refill(_ spare: inout HTTP2Request, from template: HTTP2Request) {
+        spare.method = template.method
+        spare.path = template.path
+        spare.authority = template.authority
+        spare.scheme = template.scheme
+        spare.headers.removeAll(keepingCapacity: true)
+        spare.body.removeAll(keepingCapacity: true)
+        spare.bodyOverLimit = false
+    }
+
+    /// A request its handler has seen: its arrays are refilled by a later stream.
+    func recycle(_ request: consuming HTTP2Request) {
+        guard spares.count < Self.maxSpares else { return }
+        if request.body.capacity > Self.maxSpareBody { request.body = [] }
+        spares.append(request)
     }
 
     /// Keeps a non-empty answer body for `readBody`.
@@ -178,6 +227,7 @@ final class HTTP2ServerStreams {
         current = template
         waiting.removeAll()
         answers.removeAll()
+        spares.removeAll()
     }
 
     // MARK: names and values

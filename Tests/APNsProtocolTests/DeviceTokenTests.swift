@@ -31,7 +31,10 @@ struct DeviceTokenTests {
         #expect(APNsDeviceToken(hex: Substring(hex).utf8)?.hex == hex)
         #expect(APNsDeviceToken(hex: Substring(hex.uppercased()).utf8)?.hex == hex)
         #expect(APNsDeviceToken(hex: "/3/device/\(hex)".dropFirst(10).utf8)?.hex == hex)
-        for text in ["xyz0", "abc", "abcd", String(repeating: "ab", count: 101), "", "<\(hex)>", hex + " ", hex.dropLast(1) + "g"] {
+        // The bounds of `minimumLength` and `maximumLength`, in the path form too.
+        for count in [8, 100] { #expect(APNsDeviceToken(hex: Substring(String(repeating: "aB", count: count)).utf8)?.bytes.count == count) }
+        for text in ["xyz0", "abc", "abcd", String(repeating: "ab", count: 7), String(repeating: "ab", count: 101), "", "<\(hex)>",
+                     hex + " ", hex.dropLast(1) + "g", "g" + hex.dropFirst(1), String(hex.dropLast(2)) + "0\u{0}"] {
             #expect(APNsDeviceToken(hex: Substring(text).utf8) == nil, "\(text)")
         }
     }

@@ -65,6 +65,43 @@ struct HTTP2ServerInteropTests {
         }
     }
 
+    /// The server refills a delivered request's arrays for a later stream: a handler that keeps
+    /// its requests must still hold each exactly as it came, and each new request only its own
+    /// method, path, headers and body, whatever the one before it carried (a large body, more
+    /// headers, none).
+    @Test func keptRequestsStayAsSentWhileLaterStreamsReuseTheirStorage() async throws {
+        let (kept, keeper) = AsyncStream.makeStream(of: HTTP2Request.self)
+        let server = try HTTP2Server.start(tls: .server(identity: try fixtures.serverIdentity), loopHandler: { request in
+            keeper.yield(request)
+            return .now(HTTP2Response(status: 200, headers: [("x-seen", Self.summary(request))]))
+        })
+        defer { server.stop() }
+        let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: server.port),
+                                                   tls: .client(identity: nil, trust: .caFile(fixtures.caCert)), timeout: 10)
+        defer { client.close() }
+        let sent = [
+            HTTP2Request(path: "/3/device/aa", headers: [("x-one", "1"), ("x-two", "two"), ("x-three", "3")], body: Array(repeating: 7, count: 3000)),
+            HTTP2Request(method: "GET", path: "/b"),
+            HTTP2Request(path: "/3/device/cc", headers: [("x-two", "2")], body: [1, 2]),
+            HTTP2Request(path: "/3/device/cc", headers: [("x-two", "2")], body: [3]),
+            HTTP2Request(method: "GET", path: "/e", headers: [("x-one", "one")]),
+        ]
+        for request in sent {
+            let response = try await client.send(request, timeout: 10)
+            #expect(response.header("x-seen") == Self.summary(request))
+        }
+        keeper.finish()
+        var received: [String] = []
+        for await request in kept { received.append(Self.summary(request)) }
+        #expect(received == sent.map(Self.summary))
+    }
+
+    /// Method, path, the `x-` headers in order, and the body's bytes.
+    static func summary(_ request: HTTP2Request) -> String {
+        let headers = request.headers.filter { $0.name.hasPrefix("x-") }.map { "\($0.name)=\($0.value)" }
+        return "\(request.method) \(request.path) \(headers.joined(separator: ";")) \(request.body.count):\(request.body.reduce(0) { $0 &+ Int($1) })"
+    }
+
     @Test func h2loadCompletesAllRequests() async throws {
         let server = try startServer()
         defer { server.stop() }

@@ -43,17 +43,29 @@ package final class ProviderAPIHandler: Sendable {
     /// ever reached under the lock of `books`, which holds it.
     final class ConnectionState {
         var requests = 0
-        var certificateInfo: APNsCertificateInfo?
+        /// The client certificate's reading, for a certificate connection.
+        let certificateInfo: APNsCertificateInfo?
+        /// `certificateInfo != nil`, as a flag: testing the optional copied (and destroyed)
+        /// the whole certificate reading, twice per request.
+        let hasCertificate: Bool
         /// The provider token in use: the whole `authorization` value it came in, so the next
         /// request's header is compared as it is, without cutting the token out of it again.
         var token: (authorization: String, claims: ProviderTokenClaims, since: Date)?
         /// The key id of the first token accepted here: APNs ties a connection to it, and a
         /// token of any other key is UnrelatedKeyIdInToken (§8).
         var keyID: String?
+        /// `settings.authKeys.entries[keyID]`, looked up once when the token was accepted
+        /// instead of hashing the key id again for every request's topic check.
+        var key: AuthKeyRegistry.Entry?
         var goneAway = false
         var lastActivity = Date()
         /// A token connection's stream limit has been raised (after its first success).
         var streamsRaised = false
+
+        init(certificateInfo: APNsCertificateInfo?) {
+            self.certificateInfo = certificateInfo
+            hasCertificate = certificateInfo != nil
+        }
     }
 
     private let settings: Settings
@@ -63,6 +75,9 @@ package final class ProviderAPIHandler: Sendable {
     /// Internal, not private: `report(_:_:management:to:)` (the inbox) reads the identity.
     struct Books {
         var connections: [Int: ConnectionState] = [:]
+        /// The connection of the previous request: a connection sends its requests in bursts,
+        /// so most requests find their state here without hashing into `connections`.
+        var recent: (key: Int, state: ConnectionState)?
         var random: SplitMix64
         /// apns-id and apns-unique-id values, made under the same lock (no second lock per id).
         var ids = MessageIDGenerator()
@@ -82,6 +97,9 @@ package final class ProviderAPIHandler: Sendable {
     private let broadcasts: BroadcastAPI
     /// Lint marks for accepted notifications (docs/lint.md); used only with a record or an inbox.
     let deviceJudge = DeviceJudge()
+    /// Whether `deviceJudge` can have a verdict to hand over (lint on, and a record or an
+    /// inbox to show it): without either, a request does not touch the judge's lock.
+    private let judges: Bool
 
     package init(settings: Settings, recorder: NotificationRecorder?, log: @escaping @Sendable (String) -> Void) {
         self.settings = settings
@@ -89,12 +107,15 @@ package final class ProviderAPIHandler: Sendable {
         self.log = log
         books = Locked(Books(random: SplitMix64(seed: settings.faults.seed), faults: settings.faults, failureDraws: settings.faults.failureDraws))
         broadcasts = BroadcastAPI(store: ChannelStore(limit: settings.channelLimit, totalLimit: settings.channelTotalLimit))
+        judges = settings.lint && (recorder != nil || settings.inbox != nil)
     }
 
     /// The HTTP2Server loop handler: the provider API port, or with `management` the channel
     /// management port (§8), which answers only `/1/apps/...` (and the provider port never).
     package func handle(_ request: HTTP2Request, management: Bool = false) -> HTTP2Server.Reply {
-        let (response, verdict, delay) = books.withLock { (decide(request, management: management, &$0), deviceJudge.takePending(), $0.faults.delayMilliseconds) }
+        let (response, verdict, delay) = books.withLock { books in
+            (decide(request, management: management, &books), judges ? deviceJudge.takePending() : nil, books.faults.delayMilliseconds)
+        }
         if let inbox = settings.inbox { report(request, response, verdict, lint: settings.lint, management: management, to: inbox) }
         if delay > 0 {
             return .after(seconds: Double(delay) / 1000, response)
@@ -110,7 +131,6 @@ package final class ProviderAPIHandler: Sendable {
         let now = Date()
         state.lastActivity = now
         let faults = books.faults
-        let apnsID = Self.echoedID(request) ?? books.ids.next()
 
         if faults.dropAfter > 0, state.requests == faults.dropAfter, faults.dropMode == .unprocessed {
             var response = HTTP2Response(status: 500)
@@ -118,13 +138,17 @@ package final class ProviderAPIHandler: Sendable {
             return response
         }
         if let route = BroadcastAPI.route(request.path) ?? (management ? .unknown : nil) {
+            let apnsID = Self.echoedID(request) ?? books.ids.next()
             return finish(state, faults, broadcast(request, route, management: management, state, now: now, apnsID: apnsID, &books))
         }
         let validated: ValidatedRequest
         switch RequestValidator.validate(method: request.method, path: request.path, headers: request.headers, body: request.body) {
-        case .failure(let error): return finish(state, faults, reject(error.reason, apnsID: apnsID))
+        case .failure(let error): return finish(state, faults, reject(error.reason, apnsID: Self.echoedID(request) ?? books.ids.next()))
         case .success(let value): validated = value
         }
+        // The validator found the one apns-id and checked it is a canonical UUID: echoed
+        // from there, without searching the headers again.
+        let apnsID = validated.apnsID.map(Self.lowercasedID) ?? books.ids.next()
         let topic: String
         switch authorize(validated, state, now: now) {
         case .failure(let error): return finish(state, faults, reject(error.reason, apnsID: apnsID))
@@ -168,7 +192,7 @@ package final class ProviderAPIHandler: Sendable {
 
     /// A token connection starts with 1 stream; its first success raises the limit (§1).
     private func raiseStreamLimitOnFirstSuccess(_ state: ConnectionState, _ response: inout HTTP2Response) {
-        guard state.certificateInfo == nil, !state.streamsRaised else { return }
+        guard !state.hasCertificate, !state.streamsRaised else { return }
         state.streamsRaised = true
         response.announceMaxConcurrentStreams = settings.faults.maxConcurrentStreams
     }
@@ -220,7 +244,15 @@ package final class ProviderAPIHandler: Sendable {
               RequestValidator.isCanonicalUUID(id) else {
             return nil
         }
-        return id.utf8.contains { $0 &- UInt8(ascii: "A") < 26 } ? id.lowercased() : id
+        return lowercasedID(id)
+    }
+
+    /// A canonical UUID as APNs echoes it: lower case (a copy only when it has upper case).
+    /// Read in place: walking the UTF-8 view with an iterator cost 1% of the mock's CPU.
+    private static func lowercasedID(_ id: String) -> String {
+        let upper = id.utf8.withContiguousStorageIfAvailable { $0.contains { $0 &- UInt8(ascii: "A") < 26 } }
+            ?? id.utf8.contains { $0 &- UInt8(ascii: "A") < 26 }
+        return upper ? id.lowercased() : id
     }
 
     /// Applies GOAWAY-after-N to any answer.
@@ -235,22 +267,26 @@ package final class ProviderAPIHandler: Sendable {
     }
 
     private func connection(_ request: HTTP2Request, key: Int, _ books: inout Books) -> ConnectionState {
-        if let state = books.connections[key] { return state }
-        let state = ConnectionState()
-        if let certificate = request.clientCertificate {
-            let info = certificate.apnsInfo()
-            state.certificateInfo = info
+        if let recent = books.recent, recent.key == key { return recent.state }
+        if let state = books.connections[key] {
+            books.recent = (key, state)
+            return state
+        }
+        let info = request.clientCertificate?.apnsInfo()
+        let state = ConnectionState(certificateInfo: info)
+        if let info {
             log("connection #\(request.connectionID) from \(request.remoteAddress): certificate \(info.commonName ?? info.subject)")
         } else {
             log("connection #\(request.connectionID) from \(request.remoteAddress): no client certificate (token auth)")
         }
         books.connections[key] = state
+        books.recent = (key, state)
         return state
     }
 
     /// Credentials and topic: the topic to deliver to, or APNs' reason for refusing.
     private func authorize(_ validated: ValidatedRequest, _ state: ConnectionState, now: Date) -> Result<String, APNsReasonError> {
-        if let info = state.certificateInfo {
+        if state.hasCertificate, let info = state.certificateInfo {
             guard info.isAPNs else { return .failure(.init(.badCertificate)) }
             guard info.environments.contains(settings.environment) else { return .failure(.init(.badCertificateEnvironment)) }
             let topic: String
@@ -271,22 +307,20 @@ package final class ProviderAPIHandler: Sendable {
         }
         if let error = authenticate(validated.authorization, state, now: now) { return .failure(error) }
         guard let topic = validated.topic else { return .failure(.init(.missingTopic)) }
-        if let keyID = state.keyID, let key = settings.authKeys.entries[keyID], !key.allows(topic: topic) {
-            return .failure(.init(.topicDisallowed))
-        }
+        if let key = state.key, !key.allows(topic: topic) { return .failure(.init(.topicDisallowed)) }
         return checkPushType(topic, validated.pushType)
     }
 
     /// Credentials for a bundle id (channel management, broadcasts): the certificate must
     /// cover it, or the token's key must be allowed to push to it.
     private func authorize(bundle: String, authorization: String?, _ state: ConnectionState, now: Date) -> APNsReasonError? {
-        if let info = state.certificateInfo {
+        if state.hasCertificate, let info = state.certificateInfo {
             guard info.isAPNs else { return .init(.badCertificate) }
             guard info.environments.contains(settings.environment) else { return .init(.badCertificateEnvironment) }
             return info.covers(topic: bundle) == true ? nil : .init(.topicDisallowed)
         }
         if let error = authenticate(authorization, state, now: now) { return error }
-        if let keyID = state.keyID, let key = settings.authKeys.entries[keyID], !key.allows(topic: bundle) { return .init(.topicDisallowed) }
+        if let key = state.key, !key.allows(topic: bundle) { return .init(.topicDisallowed) }
         return nil
     }
 
@@ -315,6 +349,7 @@ package final class ProviderAPIHandler: Sendable {
             }
             state.token = (authorization, claims, now)
             state.keyID = claims.keyID
+            state.key = key
             return nil
         }
     }
@@ -372,6 +407,7 @@ package final class ProviderAPIHandler: Sendable {
         books.withLock { books in
             let idle = books.connections.filter { now.timeIntervalSince($0.value.lastActivity) >= seconds }.map(\.key)
             for id in idle { books.connections[id] = nil }
+            if let recent = books.recent, idle.contains(recent.key) { books.recent = nil }
             // Negative keys are the management port's connections (`decide`); only the
             // provider port's get GOAWAY IdleTimeout.
             return idle.filter { $0 > 0 }
