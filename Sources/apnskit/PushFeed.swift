@@ -26,6 +26,9 @@ final class PushFeed: APNsNotificationFeed, Sendable {
         /// The check's verdict on the template: it reads the payload and headers, never the
         /// token, so lines without a payload of their own share it (no JSON scan per line).
         var templateProblem: String??
+        /// When the app last registered a token, by index, from the line (or `--registered-at`)
+        /// until its result takes it: at most the notifications in flight.
+        var registrations: [Int: Date] = [:]
     }
 
     private let reading: Locked<Reading>
@@ -42,13 +45,18 @@ final class PushFeed: APNsNotificationFeed, Sendable {
     func stop() { stopped.withLock { $0 = true } }
     private var isStopped: Bool { stopped.withLock { $0 } }
 
-    /// One notification to `token`.
-    init(token: APNsDeviceToken, template: APNsNotification, check: @escaping Check, onInvalid: @escaping OnInvalid) {
+    /// One notification to `token`, which the app last registered at `registeredAt` (if known).
+    init(token: APNsDeviceToken, registeredAt: Date? = nil, template: APNsNotification, check: @escaping Check, onInvalid: @escaping OnInvalid) {
         self.template = template
         self.defaultPayload = template.payload
         self.check = check
         self.onInvalid = onInvalid
-        reading = Locked(Reading(single: token))
+        reading = Locked(Reading(single: token, registrations: registeredAt.map { [0: $0] } ?? [:]))
+    }
+
+    /// The registration time given for the notification at `index`, forgotten once taken.
+    func takeRegistration(_ index: Int) -> Date? {
+        reading.withLock { $0.registrations.isEmpty ? nil : $0.registrations.removeValue(forKey: index) }
     }
 
     /// One notification per line of `reader` (token, optionally followed by a JSON payload).
@@ -65,7 +73,7 @@ final class PushFeed: APNsNotificationFeed, Sendable {
         return reading.withLock { state in
             if let token = state.single {
                 state.single = nil
-                return accept(index: 0, token: token, payload: nil, text: token.hex, &state)
+                return accept(index: 0, token: token, payload: nil, registeredAt: nil, text: token.hex, &state)
             }
             guard let reader = state.reader, state.readError == nil else { return nil }
             while !isStopped {
@@ -89,8 +97,10 @@ final class PushFeed: APNsNotificationFeed, Sendable {
                         onInvalid(number - 1, Self.tokenText(bytes), "Line \(number): \(reason)", false)
                     case .badToken(let reason):
                         onInvalid(number - 1, Self.tokenText(bytes), "Line \(number): \(reason)", true)
-                    case .entry(let token, let payload):
-                        if let found = accept(index: number - 1, token: token, payload: payload, text: token.hex, &state) { return found }
+                    case .entry(let token, let payload, let registeredAt):
+                        if let found = accept(index: number - 1, token: token, payload: payload, registeredAt: registeredAt, text: token.hex, &state) {
+                            return found
+                        }
                     }
                 }
             }
@@ -98,7 +108,7 @@ final class PushFeed: APNsNotificationFeed, Sendable {
         }
     }
 
-    private func accept(index: Int, token: APNsDeviceToken, payload: [UInt8]?, text: String,
+    private func accept(index: Int, token: APNsDeviceToken, payload: [UInt8]?, registeredAt: Date?, text: String,
                         _ state: inout Reading) -> (index: Int, notification: APNsNotification)? {
         var notification = template
         notification.token = token
@@ -115,6 +125,7 @@ final class PushFeed: APNsNotificationFeed, Sendable {
             return nil
         }
         state.produced += 1
+        if let registeredAt { state.registrations[index] = registeredAt }
         return (index, notification)
     }
 
