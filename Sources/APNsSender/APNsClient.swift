@@ -48,15 +48,7 @@ public final class APNsClient: Sendable {
                   policy: configuration.retryPolicy, connectTimeout: configuration.connectTimeout.seconds,
                   requestTimeout: configuration.requestTimeout.seconds, healthCheck: configuration.transportHealthCheck, logger: logger,
                   environment: configuration.environment, metricsFactory: metricsFactory,
-                  tokenDiagnosis: configuration.tokenDiagnosis.map { diagnosis in
-                      let other = configuration.diagnosisGateway(diagnosis)
-                      var environment = configuration.environment?.other
-                      if case .custom(_, _, let named)? = other, let named { environment = named }
-                      if case .sandbox? = other { environment = .sandbox }
-                      if case .production? = other { environment = .production }
-                      return TokenDiagnoser.Target(endpoint: other?.providerEndpoint(port: configuration.port, proxy: configuration.proxy),
-                                                   environment: environment, limit: diagnosis.limit)
-                  })
+                  tokenDiagnosis: configuration.diagnosisTarget)
     }
 
     /// Everything, in the transport's terms (the CLI and tests). `eventLoops` spreads the

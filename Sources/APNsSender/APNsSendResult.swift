@@ -151,8 +151,8 @@ public struct APNsBatchSummary: Sendable, Equatable {
     public var notSent = 0
     /// Notifications resent after a connection died with them in flight.
     public var possiblyDuplicated = 0
-    /// Token diagnosis (`Configuration.tokenDiagnosis`): BadDeviceToken results sent to the
-    /// other environment (repeats of a token and those past the limit are not counted).
+    /// Token diagnosis (`Configuration.tokenDiagnosis`): BadDeviceToken notifications sent to
+    /// the other environment (repeats of a token and those past the limit are not counted).
     public var diagnosed = 0
     /// Of the rejected, those whose token the other environment knows (its verdict
     /// `.otherEnvironment`).
@@ -184,7 +184,7 @@ public struct APNsBatchSummary: Sendable, Equatable {
         }
         if result.possiblyDuplicated { possiblyDuplicated += 1 }
         if let diagnosis = result.diagnosis {
-            if diagnosis.attempt != nil && !diagnosis.repeated { diagnosed += 1 }
+            if diagnosis.attemptID != nil && !diagnosis.repeated { diagnosed += 1 }
             if diagnosis.verdict == .otherEnvironment { otherEnvironmentTokens += 1 }
             if diagnosis.deliveredInOtherEnvironment { deliveredInOtherEnvironment += 1 }
             if diagnosis.verdict == .limitReached { diagnosisLimitReached += 1 }

@@ -32,14 +32,26 @@ extension APNsClient.Configuration {
         }
     }
 
-    /// The other environment's gateway for `tokenDiagnosis`, nil when there is none to name.
-    func diagnosisGateway(_ diagnosis: TokenDiagnosis) -> Gateway? {
-        if let named = diagnosis.gateway { return named }
-        switch gateway {
-        case .sandbox: return .production
-        case .production: return .sandbox
-        case .custom: return nil
+    /// `tokenDiagnosis` in the transport's terms (nil when off): the other environment's
+    /// gateway (named, or Apple's other one for Apple's gateways), and which environment it is.
+    var diagnosisTarget: TokenDiagnoser.Target? {
+        guard let tokenDiagnosis else { return nil }
+        let other: Gateway?
+        switch (tokenDiagnosis.gateway, gateway) {
+        case (let named?, _): other = named
+        case (nil, .sandbox): other = .production
+        case (nil, .production): other = .sandbox
+        case (nil, .custom): other = nil
         }
+        var otherEnvironment = environment?.other
+        switch other {
+        case .sandbox?: otherEnvironment = .sandbox
+        case .production?: otherEnvironment = .production
+        case .custom(_, _, let named?)?: otherEnvironment = named
+        case .custom?, nil: break
+        }
+        return TokenDiagnoser.Target(endpoint: other?.providerEndpoint(port: port, proxy: proxy), environment: otherEnvironment,
+                                     limit: tokenDiagnosis.limit)
     }
 }
 

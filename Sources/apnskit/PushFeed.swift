@@ -26,12 +26,13 @@ final class PushFeed: APNsNotificationFeed, Sendable {
         /// The check's verdict on the template: it reads the payload and headers, never the
         /// token, so lines without a payload of their own share it (no JSON scan per line).
         var templateProblem: String??
-        /// When the app last registered a token, by index, from the line (or `--registered-at`)
-        /// until its result takes it: at most the notifications in flight.
-        var registrations: [Int: Date] = [:]
     }
 
     private let reading: Locked<Reading>
+    /// When the app last registered a token, by index, from its line (or `--registered-at`)
+    /// until its result takes it: at most the notifications in flight. A lock of its own: the
+    /// result thread takes from it while `next` may hold `reading`'s, waiting for input.
+    private let registrations = Locked<[Int: Date]>([:])
     /// Set by `stop()` (a signal): no further line is read. A lock of its own, because `next`
     /// holds `reading`'s while it waits for input.
     private let stopped = Locked(false)
@@ -51,12 +52,13 @@ final class PushFeed: APNsNotificationFeed, Sendable {
         self.defaultPayload = template.payload
         self.check = check
         self.onInvalid = onInvalid
-        reading = Locked(Reading(single: token, registrations: registeredAt.map { [0: $0] } ?? [:]))
+        reading = Locked(Reading(single: token))
+        if let registeredAt { registrations.withLock { $0[0] = registeredAt } }
     }
 
     /// The registration time given for the notification at `index`, forgotten once taken.
     func takeRegistration(_ index: Int) -> Date? {
-        reading.withLock { $0.registrations.isEmpty ? nil : $0.registrations.removeValue(forKey: index) }
+        registrations.withLock { $0.isEmpty ? nil : $0.removeValue(forKey: index) }
     }
 
     /// One notification per line of `reader` (token, optionally followed by a JSON payload).
@@ -125,7 +127,7 @@ final class PushFeed: APNsNotificationFeed, Sendable {
             return nil
         }
         state.produced += 1
-        if let registeredAt { state.registrations[index] = registeredAt }
+        if let registeredAt { registrations.withLock { $0[index] = registeredAt } }
         return (index, notification)
     }
 

@@ -35,11 +35,12 @@ struct TokenTriageCLITests {
     let credentials = ["--auth-key", "AuthKey_ABC123DEFG.p8", "--team-id", "TEAM123456", "--topic", "com.example.app", "--ca-file", "mockca/ca-bundle.pem"]
 
     /// The sandbox mock (recording to sandbox.jsonl) and the production one (production.jsonl).
-    func mocks(_ f: CLIFixture) async throws -> (sandbox: BackgroundProcess, sandboxPort: Int, production: BackgroundProcess, productionPort: Int) {
+    func mocks(_ f: CLIFixture, production productionOptions: [String] = []) async throws
+    -> (sandbox: BackgroundProcess, sandboxPort: Int, production: BackgroundProcess, productionPort: Int) {
         try await f.prepareMock()
         _ = try f.dir.write("registry.json", text: Self.registry)
         let (sandbox, sandboxPorts) = try await f.startMock(["--registry", "registry.json", "--record", "sandbox.jsonl"], portsFile: "sandbox-ports.json")
-        let (production, productionPorts) = try await f.startMock(["--environment", "production", "--registry", "registry.json", "--record", "production.jsonl"],
+        let (production, productionPorts) = try await f.startMock(["--environment", "production", "--registry", "registry.json", "--record", "production.jsonl"] + productionOptions,
                                                                   portsFile: "production-ports.json")
         return (sandbox, try #require(sandboxPorts["provider"] as? Int), production, try #require(productionPorts["provider"] as? Int))
     }
@@ -134,6 +135,27 @@ struct TokenTriageCLITests {
         expectFailure(try await f.run(["push", "--registered-at", "yesterday"] + target), status: 2, mentions: ["--registered-at 'yesterday' is not an ISO 8601"])
         expectFailure(try await f.run(["push", "--tokens", "unknown.txt", "--registered-at", "2026-01-01T00:00:00Z", "--alert", "x",
                                        "--gateway", "127.0.0.1:\(sandboxPort)"] + credentials), status: 2, mentions: ["--registered-at goes with --token"])
+    }
+
+    @Test("SIGTERM while a diagnosis is in flight: it gets its answer, and the result with its verdict is written (exit 143)")
+    func interruptedDiagnosis() async throws {
+        let f = try await CLIFixture()
+        // The production mock records a notification before it answers, and holds the answer 3 s.
+        let (sandbox, sandboxPort, production, productionPort) = try await mocks(f, production: ["--delay-ms", "3000"])
+        defer { sandbox.kill(); production.kill() }
+        _ = try f.dir.write("tokens.txt", text: "\(Self.production)\n")
+        let push = try BackgroundProcess(Binaries.apnskit, ["push", "--tokens", "tokens.txt", "--alert", "Hi", "--gateway", "127.0.0.1:\(sandboxPort)",
+                                                            "--diagnose-tokens", "--diagnose-gateway", "127.0.0.1:\(productionPort)",
+                                                            "--results", "results.jsonl", "--invalid-tokens-json", "remove.jsonl"] + credentials,
+                                         directory: f.dir.path)
+        try #require(await production.waitForFile(f.dir.file("production.jsonl"), seconds: 60), "the diagnosis never reached production: \(push.stderr)")
+        #expect(await push.stop() == 143, "\(push.stdout) \(push.stderr)")
+        let results = try jsonLines(f, "results.jsonl")
+        #expect(results.count == 1 && results.first?["status"] as? String == "rejected", "\(results)")
+        let diagnosis = try #require(results.first?["diagnosis"] as? [String: Any], "\(results)")
+        #expect(diagnosis["delivered"] as? Bool == true && diagnosis["verdict"] as? String == "other_environment", "\(diagnosis)")
+        #expect(try jsonLines(f, "remove.jsonl").first?["safe_to_delete"] as? Bool == false)
+        #expect(push.stdout.contains("token diagnosis against production: 1 tried, 1 production tokens (1 delivered in production)"), "\(push.stdout)")
     }
 
     @Test("410 timestamps against registration times: re-registered later is kept off the list, earlier is deleted, unknown is for the caller to compare")
