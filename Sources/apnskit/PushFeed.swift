@@ -20,9 +20,6 @@ final class PushFeed: APNsNotificationFeed, Sendable {
     private struct Reading {
         var reader: LineReader?
         var single: APNsDeviceToken?
-        /// A read error ends the feed; the command reports it (exit 3) after the batch.
-        var readError: String?
-        var produced = 0
         /// The check's verdict on the template: it reads the payload and headers, never the
         /// token, so lines without a payload of their own share it (no JSON scan per line).
         var templateProblem: String??
@@ -36,11 +33,17 @@ final class PushFeed: APNsNotificationFeed, Sendable {
     /// Set by `stop()` (a signal): no further line is read. A lock of its own, because `next`
     /// holds `reading`'s while it waits for input.
     private let stopped = Locked(false)
+    /// The read error that ended the feed, and the notifications handed out: locks of their
+    /// own, read by the command after a signal ended the run while `next` may still hold
+    /// `reading`'s, waiting on a pipe whose writer keeps it open (a push stopped by SIGINT
+    /// used to hang there, before printing its summary).
+    private let failure = Locked<String?>(nil)
+    private let handedOut = Locked(0)
 
     /// A read error ends the feed; the command reports it (exit 3) after the batch.
-    var readError: String? { reading.withLock { $0.readError } }
+    var readError: String? { failure.withLock { $0 } }
     /// Notifications handed to the sender so far.
-    var produced: Int { reading.withLock { $0.produced } }
+    var produced: Int { handedOut.withLock { $0 } }
 
     /// Reads nothing more: `next` returns nil from now on.
     func stop() { stopped.withLock { $0 = true } }
@@ -77,13 +80,13 @@ final class PushFeed: APNsNotificationFeed, Sendable {
                 state.single = nil
                 return accept(index: 0, token: token, payload: nil, registeredAt: nil, text: token.hex, &state)
             }
-            guard let reader = state.reader, state.readError == nil else { return nil }
+            guard let reader = state.reader, readError == nil else { return nil }
             while !isStopped {
                 let line: LineReader.Line?
                 do {
                     line = try reader.next()
                 } catch {
-                    state.readError = "\(error)"
+                    failure.withLock { $0 = "\(error)" }
                     return nil
                 }
                 switch line {
@@ -126,7 +129,7 @@ final class PushFeed: APNsNotificationFeed, Sendable {
             onInvalid(index, text, "Not sent: \(problem).", false)
             return nil
         }
-        state.produced += 1
+        handedOut.withLock { $0 += 1 }
         if let registeredAt { registrations.withLock { $0[index] = registeredAt } }
         return (index, notification)
     }

@@ -158,6 +158,37 @@ struct TokenTriageCLITests {
         #expect(push.stdout.contains("token diagnosis against production: 1 tried, 1 production tokens (1 delivered in production)"), "\(push.stdout)")
     }
 
+    /// It hung before: the result thread (registration times) and the command after the batch
+    /// (the read error) took the lock the reader holds while it waits on the pipe.
+    @Test("A token file on a pipe that stays open: a line's registration time reaches its result, and SIGINT ends the run with every result written")
+    func registrationFromAnOpenPipe() async throws {
+        let f = try await CLIFixture()
+        let (sandbox, sandboxPort, production, _) = try await mocks(f)
+        defer { sandbox.kill(); production.kill() }
+        let fifo = f.dir.file("tokens.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // Two lines, then the writer holds the pipe open (exec: the PID killed is the one holding it).
+        let lines = "\(Self.goneA) 2024-01-01T00:00:00Z\\n\(Self.sandbox) 2024-01-01T00:00:00Z\\n"
+        let writer = try BackgroundProcess("/bin/sh", ["-c", "exec 3> '\(fifo)'; printf '\(lines)' >&3; exec sleep 600"])
+        defer { writer.kill() }
+        let push = try BackgroundProcess(Binaries.apnskit, ["push", "--tokens", fifo, "--alert", "Hi", "--gateway", "127.0.0.1:\(sandboxPort)",
+                                                            "--results", "results.jsonl", "--invalid-tokens-json", "remove.jsonl"] + credentials,
+                                         directory: f.dir.path)
+        defer { push.kill() }
+        try #require(await sandbox.waitForFile(f.dir.file("sandbox.jsonl"), seconds: 60), "\(push.stderr)")
+        // Both lines were read (the second reached the mock); stop the run while the reader waits for a third.
+        kill(push.pid, SIGINT)
+        let ended = await Wait.until(seconds: 60) { !push.isRunning }
+        #expect(ended, "push did not end after SIGINT while its token pipe stayed open: \(push.stderr)")
+        guard ended else { return }
+        #expect(await push.exited().status == 130, "\(push.stdout) \(push.stderr)")
+        let results = try jsonLines(f, "results.jsonl")
+        #expect(results.count == 2 && results.filter { $0["status"] as? String == "delivered" }.count == 1, "\(results)")
+        let kept = try jsonLines(f, "remove.jsonl")
+        #expect(kept.count == 1 && kept.first?["registered_at"] as? String == "2024-01-01T00:00:00.000Z" && kept.first?["safe_to_delete"] as? Bool == false,
+                "\(kept)")
+    }
+
     @Test("410 timestamps against registration times: re-registered later is kept off the list, earlier is deleted, unknown is for the caller to compare")
     func unregisteredTimestamps() async throws {
         let f = try await CLIFixture()
