@@ -107,20 +107,7 @@ REPS=3; [ $QUICK = 1 ] && REPS=1
 N=200000; [ $QUICK = 1 ] && N=50000
 TOKEN=$(printf 'ab%.0s' $(seq 1 32))
 printf '{"aps":{"alert":"benchmark"}}' > payload.json
-JWT=$(python3 - <<'EOF'
-import base64, json, subprocess, time
-b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
-head = b64(json.dumps({"alg": "ES256", "kid": "BENCH00001"}, separators=(",", ":")).encode())
-claims = b64(json.dumps({"iss": "TEAM123456", "iat": int(time.time())}, separators=(",", ":")).encode())
-der = subprocess.run(["openssl", "dgst", "-sha256", "-sign", "AuthKey_BENCH00001.p8"], input=f"{head}.{claims}".encode(), capture_output=True, check=True).stdout
-i = 2 + (der[1] & 0x7F if der[1] & 0x80 else 0)
-r = der[i + 2:i + 2 + der[i + 1]]; i += 2 + der[i + 1]
-s = der[i + 2:i + 2 + der[i + 1]]
-zero = bytes(1)
-signature = b64(r[-32:].rjust(32, zero) + s[-32:].rjust(32, zero))
-print(head + "." + claims + "." + signature)
-EOF
-)
+JWT=$(python3 ../scripts/bench-jwt.py AuthKey_BENCH00001.p8 BENCH00001 TEAM123456)
 # The header set apnskit push sends (apns-id, apns-push-type, apns-topic, authorization), for
 # h2load. The one difference: push makes a new apns-id per notification, h2load repeats this one.
 HEADERS=(-H "apns-id: 6f1c1b1e-5c2d-4c1a-9a3e-2f7d0c8b4a10" -H "apns-push-type: alert" -H "apns-topic: com.example.app"
@@ -309,5 +296,7 @@ fi
 } | tee results.md
 # The library path (issue 21): PushWorker's task group of single sends beside push --tokens.
 [ $LOOP_ONLY = 1 ] || (cd .. && bash scripts/bench-library.sh "$([ $QUICK = 1 ] && echo 2000 || echo 10000)") | tee -a results.md
+# Instructions per notification, push vs h2load (a count load does not move; BEFORE_APNSKIT adds an older build).
+[ $LOOP_ONLY = 1 ] || (cd .. && BIN="$BIN" bash scripts/bench-instructions.sh "$([ $QUICK = 1 ] && echo 8000 || echo 20000)") | tee -a results.md
 # A row whose work failed (a push that did not deliver everything) fails the run.
 if printf '%s\n' "${ROWS[@]}" | grep -q FAILED; then echo "bench: a benchmark failed; see the rows marked FAILED" >&2; exit 1; fi

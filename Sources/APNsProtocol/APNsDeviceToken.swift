@@ -42,34 +42,45 @@ public struct APNsDeviceToken: Sendable, Hashable, CustomStringConvertible {
     /// and with one allocation: the mock gateway parses a token per request and the sender one
     /// per line, so this is on the hot path of both (a batch line's bytes need no String).
     package init(parsingUTF8 text: UnsafeBufferPointer<UInt8>) throws {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.count / 2)
-        var high: UInt8?
+        var high: UInt8 = 0
         var digitCount = 0
-        for byte in text {
-            let nibble: UInt8
-            switch byte {
-            case UInt8(ascii: " "), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
-                continue
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10
-            default:
-                if Self.isIOS13Description(String(decoding: text, as: UTF8.self)) {
-                    throw APNsDeviceTokenError("is in the iOS 13 description form ({length = ..., bytes = 0x...}), which is truncated; send the token as hex from the app (map each byte to %02x)")
+        var invalid: UInt8?
+        // Written straight into the array's storage: appending checked capacity per byte.
+        let bytes = [UInt8](unsafeUninitializedCapacity: text.count / 2) { storage, count in
+            count = 0
+            for byte in text {
+                // A digit, then a letter of either case (| 0x20 lowers it), then separators.
+                var nibble = byte &- UInt8(ascii: "0")
+                if nibble >= 10 {
+                    let letter = (byte | 0x20) &- UInt8(ascii: "a")
+                    if letter < 6 {
+                        nibble = letter + 10
+                    } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">")
+                                || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
+                        continue
+                    } else {
+                        invalid = byte
+                        return
+                    }
                 }
-                throw APNsDeviceTokenError("contains '\(Character(Unicode.Scalar(byte)))', which is not a hex digit")
-            }
-            digitCount += 1
-            if let first = high {
-                bytes.append(first << 4 | nibble)
-                high = nil
-            } else {
-                high = nibble
+                if digitCount & 1 == 0 {
+                    high = nibble
+                } else {
+                    // At most count / 2 pairs: every pair takes two of the text's bytes.
+                    storage[count] = high << 4 | nibble
+                    count += 1
+                }
+                digitCount += 1
             }
         }
+        if let byte = invalid {
+            if Self.isIOS13Description(String(decoding: text, as: UTF8.self)) {
+                throw APNsDeviceTokenError("is in the iOS 13 description form ({length = ..., bytes = 0x...}), which is truncated; send the token as hex from the app (map each byte to %02x)")
+            }
+            throw APNsDeviceTokenError("contains '\(Character(Unicode.Scalar(byte)))', which is not a hex digit")
+        }
         guard digitCount > 0 else { throw APNsDeviceTokenError("is empty") }
-        guard high == nil else {
+        guard digitCount & 1 == 0 else {
             throw APNsDeviceTokenError("has an odd number of hex digits (\(digitCount)); a digit is missing")
         }
         try self.init(bytes: bytes)
@@ -114,11 +125,18 @@ public struct APNsDeviceTokenError: Error, Sendable, Equatable, CustomStringConv
 package enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
-    package static func encode(_ bytes: [UInt8]) -> String {
+    package static func encode(_ bytes: [UInt8]) -> String { encode(bytes, after: "") }
+
+    /// `prefix` (ASCII) followed by the bytes in hex, e.g. a device path: one String, where
+    /// `prefix + encode(bytes)` made two.
+    package static func encode(_ bytes: [UInt8], after prefix: StaticString) -> String {
         // Written straight into the String's storage: one allocation, no UTF-8 validation
         // (every byte is an ASCII digit). A path and a results line per notification use it.
-        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
-            var position = 0
+        String(unsafeUninitializedCapacity: prefix.utf8CodeUnitCount + bytes.count * 2) { buffer in
+            var position = prefix.utf8CodeUnitCount
+            prefix.withUTF8Buffer { text in
+                for (offset, byte) in text.enumerated() { buffer[offset] = byte }
+            }
             for byte in bytes {
                 buffer[position] = digits[Int(byte >> 4)]
                 buffer[position + 1] = digits[Int(byte & 0x0F)]

@@ -13,4 +13,9 @@ package enum APNsHeaderRules {
     package static let neverIndexedRequestHeaders = [":path", "apns-id"]
     /// What a gateway's answers carry anew every time: the notification's ids.
     package static let neverIndexedResponseHeaders = ["apns-id", "apns-unique-id"]
+    /// The answer headers a sender reads (§1, §8): the sandbox's `apns-unique-id`, a 429's
+    /// `retry-after`, a new channel's `apns-channel-id`, the channel API's `apns-request-id`.
+    /// The `apns-id` an answer echoes is the one the sender chose and already holds, so a
+    /// sender's connection stores none of the others (a String each, on every answer).
+    package static let responseHeadersSendersRead = ["apns-unique-id", "retry-after", "apns-channel-id", "apns-request-id"]
 }

@@ -18,7 +18,9 @@ package struct ValidatedRequest: Sendable, Equatable {
 package enum RequestValidator {
     package typealias Header = (name: String, value: String)
 
-    package static let pathPrefix = "/3/device/"
+    package static let pathPrefix = devicePathPrefix.description
+    /// `pathPrefix` for code that writes a path straight into a buffer (`Hex.encode(_:after:)`).
+    package static let devicePathPrefix: StaticString = "/3/device/"
 
     /// The mock gateway runs this for every request, 100,000 times a second, so it decodes the
     /// token from the path's bytes and reads the headers into fixed slots: no dictionary, no

@@ -37,13 +37,15 @@ public struct APNsNotification: Sendable {
 
     /// Path and headers for the provider API (authorization is added per attempt).
     func request(apnsID: String) -> ProviderRequest {
-        var headers: [(name: String, value: String)] = [("apns-id", apnsID)]
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(6)  // every header below: one allocation, not one per growth
+        headers.append(("apns-id", apnsID))
         if let topic { headers.append(("apns-topic", topic)) }
         if let pushType { headers.append(("apns-push-type", pushType.rawValue)) }
         if let priority { headers.append(("apns-priority", String(priority.rawValue))) }
         if let expiration { headers.append(("apns-expiration", String(expiration))) }
         if let collapseID { headers.append(("apns-collapse-id", collapseID)) }
-        return ProviderRequest(path: RequestValidator.pathPrefix + token.hex, headers: headers, body: payload)
+        return ProviderRequest(path: Hex.encode(token.bytes, after: RequestValidator.devicePathPrefix), headers: headers, body: payload)
     }
 
     static func newID() -> String { MessageID.shared.next() }

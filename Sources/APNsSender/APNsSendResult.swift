@@ -183,12 +183,15 @@ public struct APNsBatchSummary: Sendable, Equatable {
             if written { cancelled += 1 } else { notSent += 1 }
         }
         if result.possiblyDuplicated { possiblyDuplicated += 1 }
-        if let diagnosis = result.diagnosis {
-            if diagnosis.attemptID != nil && !diagnosis.repeated { diagnosed += 1 }
-            if diagnosis.verdict == .otherEnvironment { otherEnvironmentTokens += 1 }
-            if diagnosis.deliveredInOtherEnvironment { deliveredInOtherEnvironment += 1 }
-            if diagnosis.verdict == .limitReached { diagnosisLimitReached += 1 }
-        }
         retries += max(0, result.attempts - 1)
+    }
+
+    /// A rejected result's token diagnosis, counted apart from `record`: the result is counted
+    /// when its answer comes, its diagnosis when the other environment's does.
+    mutating func recordDiagnosis(_ diagnosis: APNsTokenDiagnosis) {
+        if diagnosis.attemptID != nil && !diagnosis.repeated { diagnosed += 1 }
+        if diagnosis.verdict == .otherEnvironment { otherEnvironmentTokens += 1 }
+        if diagnosis.deliveredInOtherEnvironment { deliveredInOtherEnvironment += 1 }
+        if diagnosis.verdict == .limitReached { diagnosisLimitReached += 1 }
     }
 }

@@ -3,8 +3,11 @@ import APNsProtocol
 import Foundation
 import Synchronized
 
-/// One notification between the feed and its final result.
-struct PendingNotification: Sendable {
+/// What a notification's attempts share, made once when it is taken from the feed. A class:
+/// a `PendingNotification` moves through the run's tables and closures several times per
+/// attempt, and as a struct each move retained and released every String and array of the
+/// notification and its request (about a dozen); now it is one reference.
+final class NotificationEntry: Sendable {
     let index: Int
     let notification: APNsNotification
     let apnsID: String
@@ -12,6 +15,25 @@ struct PendingNotification: Sendable {
     let request: ProviderRequest
     /// `DispatchTime` nanoseconds when it was taken from the feed (for the duration metric).
     let startedNanos: UInt64
+
+    init(index: Int, notification: APNsNotification, apnsID: String, request: ProviderRequest, startedNanos: UInt64) {
+        self.index = index
+        self.notification = notification
+        self.apnsID = apnsID
+        self.request = request
+        self.startedNanos = startedNanos
+    }
+}
+
+/// One notification between the feed and its final result: its shared entry and what its
+/// attempts so far decided.
+struct PendingNotification: Sendable {
+    let entry: NotificationEntry
+    var index: Int { entry.index }
+    var notification: APNsNotification { entry.notification }
+    var apnsID: String { entry.apnsID }
+    var request: ProviderRequest { entry.request }
+    var startedNanos: UInt64 { entry.startedNanos }
     var attempts = 0
     var possiblyDuplicated = false
     var refreshedToken = false
@@ -389,8 +411,9 @@ final class BatchRun: Sendable {
 
     private static func pending(index: Int, _ notification: APNsNotification) -> PendingNotification {
         let apnsID = notification.apnsID.map(MessageID.text) ?? APNsNotification.newID()
-        return PendingNotification(index: index, notification: notification, apnsID: apnsID,
-                                   request: notification.request(apnsID: apnsID), startedNanos: DispatchTime.now().uptimeNanoseconds)
+        return PendingNotification(entry: NotificationEntry(index: index, notification: notification, apnsID: apnsID,
+                                                            request: notification.request(apnsID: apnsID),
+                                                            startedNanos: DispatchTime.now().uptimeNanoseconds))
     }
 
     /// Under the lock: a single send was cancelled; hold new work back while the burst lasts
@@ -457,7 +480,7 @@ final class BatchRun: Sendable {
             do {
                 let (token, header) = try tokens.authorization()
                 bearer = token
-                request.headers.append(("authorization", header))
+                request.authorization = header
             } catch {
                 let mine = state.withLock { state in
                     state.slots[slot].inFlight -= 1
@@ -489,23 +512,15 @@ final class BatchRun: Sendable {
     private func complete(_ item: PendingNotification, bearer: String?, slot: Int, connection: any ProviderConnection,
                           result: Result<ProviderResponse, ProviderSendError>) {
         var item = item
-        // A run cancelled meanwhile (or this send's task) has already given it its result.
-        let mine = state.withLock { state in
-            state.inFlightRequests.removeValue(forKey: item.index)
-            return state.active.removeValue(forKey: item.index) != nil
-        }
+        // Decided first, then applied under one lock (the loop thread takes the run's lock once
+        // per answer: with several loops, each lock is a chance to wait for another thread).
         let decision: Decision
+        var connectionFailed = false
         switch result {
         case .success(let response):
             decision = decide(response, &item, bearer: bearer)
-        case .failure where !mine:
-            // Cancelled: the stream was reset on purpose; the connection is fine.
-            decision = .again
         case .failure(let error):
-            state.withLock { state in
-                if let current = state.slots[slot].connection, current === connection { state.slots[slot].connection = nil }
-                if !state.slots[slot].stale.contains(where: { $0 === connection }) { state.slots[slot].stale.append(connection) }
-            }
+            connectionFailed = true
             if case .connectionLost = error {
                 item.possiblyDuplicated = true
                 item.mayHaveBeenDelivered = true
@@ -515,19 +530,29 @@ final class BatchRun: Sendable {
                                                mayHaveBeenDelivered: item.mayHaveBeenDelivered)), uniqueID: nil)
                 : .again
         }
-        if mine, case .final(let outcome, let uniqueID) = decision { emit(item, item.result(outcome, uniqueID: uniqueID)) }
-        let endedByStop: Bool = state.withLock { state in
+        let final: APNsSendResult?
+        if case .final(let outcome, let uniqueID) = decision { final = item.result(outcome, uniqueID: uniqueID) } else { final = nil }
+        let retried = item
+        let (mine, endedByStop): (Bool, Bool) = state.withLock { state in
+            state.inFlightRequests.removeValue(forKey: retried.index)
             state.slots[slot].inFlight -= 1
-            guard mine else { return false }
-            switch decision {
-            case .final: return false
-            case .again, .after:
-                // A stopped run sends nothing more: the retry ends here.
-                if state.stopped { return true }
-                if case .again = decision { state.ready.append(item) } else { state.active[item.index] = item }
-                return false
+            // A run cancelled meanwhile (or this send's task) has already given it its result;
+            // its stream was reset on purpose and the connection is fine.
+            guard state.active.removeValue(forKey: retried.index) != nil else { return (false, false) }
+            if connectionFailed {
+                if let current = state.slots[slot].connection, current === connection { state.slots[slot].connection = nil }
+                if !state.slots[slot].stale.contains(where: { $0 === connection }) { state.slots[slot].stale.append(connection) }
             }
+            if let final {
+                state.totals.record(final)
+                return (true, false)
+            }
+            // A stopped run sends nothing more: the retry ends here.
+            if state.stopped { return (true, true) }
+            if case .again = decision { state.ready.append(retried) } else { state.active[retried.index] = retried }
+            return (true, false)
         }
+        if mine, let final { emit(item, final, recorded: true) }
         if endedByStop { emit(item, item.unsentResult) }
         if mine, !endedByStop, case .after(let seconds) = decision {
             Task { [item] in
@@ -569,18 +594,24 @@ final class BatchRun: Sendable {
         emit(item, item.unsentResult)
     }
 
-    private func emit(_ item: PendingNotification, _ result: APNsSendResult) {
-        guard let diagnoser, diagnoser.wants(result) else { return deliver(item, result) }
+    /// `recorded`: the caller already added it to the totals, under the lock it held anyway.
+    private func emit(_ item: PendingNotification, _ result: APNsSendResult, recorded: Bool = false) {
+        guard let diagnoser, diagnoser.wants(result) else { return deliver(item, result, recorded: recorded) }
         // Off the loop thread: the other environment's answer is awaited, then the result
         // goes out with its verdict; it stays outstanding until then.
         Task { [self] in
-            deliver(item, result.with(await diagnoser.diagnose(item.notification)))
+            deliver(item, result.with(await diagnoser.diagnose(item.notification)), recorded: recorded)
             finishIfDone()
         }
     }
 
-    private func deliver(_ item: PendingNotification, _ result: APNsSendResult) {
-        state.withLock { $0.totals.record(result) }
+    private func deliver(_ item: PendingNotification, _ result: APNsSendResult, recorded: Bool) {
+        if !recorded || result.diagnosis != nil {
+            state.withLock { state in
+                if !recorded { state.totals.record(result) }
+                if let diagnosis = result.diagnosis { state.totals.recordDiagnosis(diagnosis) }
+            }
+        }
         observer.finished(result, pushType: item.notification.pushType, startedNanos: item.startedNanos)
         if let dispatcher {
             dispatcher.submit(result)

@@ -59,6 +59,6 @@ package enum BroadcastRequest {
 extension ProviderRequest {
     /// The same request for a pooled provider connection.
     init(_ request: HTTP2Request) {
-        self.init(method: request.method, path: request.path, headers: request.headers, body: request.body)
+        self.init(method: request.method, path: request.path, headers: request.headers, authorization: request.authorization, body: request.body)
     }
 }

@@ -110,7 +110,7 @@ package struct GatewayCheck: Sendable {
                 raw = try await TLSClient.connect(to: endpoint, tls: tls, timeout: timeout, loop: loop)
                 handshake = raw!.handshake
             } else {
-                client = try await HTTP2Client.connect(to: endpoint, tls: tls, settings: .apnsClient(), timeout: timeout, loop: loop)
+                client = try await HTTP2Client.connect(to: endpoint, tls: tls, settings: .apnsClient(keepingEveryAnswerHeader: true), timeout: timeout, loop: loop)
                 handshake = client!.handshake
             }
         } catch {

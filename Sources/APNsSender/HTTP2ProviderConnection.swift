@@ -33,7 +33,8 @@ package final class HTTP2ProviderConnection: ProviderConnection {
 
     private func submit(_ request: ProviderRequest, cancellation: RequestCancellation?,
                         completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void) {
-        let message = HTTP2Request(method: request.method, path: request.path, headers: request.headers, body: request.body)
+        let message = HTTP2Request(method: request.method, path: request.path, headers: request.headers, authorization: request.authorization,
+                                   body: request.body)
         client.submit(message, timeout: requestTimeout, cancellation: cancellation) { result in
             completion(result.map { ProviderResponse(status: $0.status, headers: $0.headers, body: $0.body) }.mapError(Self.map))
         }

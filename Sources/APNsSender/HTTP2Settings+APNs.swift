@@ -5,9 +5,11 @@ import APNsTransport
 /// roles that speak the provider API: the sender and `verify` as clients, the mock gateway as
 /// server. The transport itself knows no APNs header.
 extension HTTP2Settings {
-    /// A provider's connection: its per-request headers (path, apns-id) never indexed.
+    /// A provider's connection: its per-request headers (path, apns-id) never indexed, and
+    /// only the answer headers a sender reads stored.
     package mutating func applyAPNsClientRules() {
         neverIndexedHeaders = APNsHeaderRules.neverIndexedRequestHeaders
+        keptResponseHeaders = APNsHeaderRules.responseHeadersSendersRead
     }
 
     /// A gateway's connection: the provider API's request headers kept, its per-answer ids
@@ -19,10 +21,12 @@ extension HTTP2Settings {
     }
 
     /// The settings a provider connection starts from: `maxConcurrentStreams` streams offered
-    /// to the gateway (which opens none), the APNs client rules applied.
-    package static func apnsClient(maxConcurrentStreams: UInt32 = 100) -> HTTP2Settings {
+    /// to the gateway (which opens none), the APNs client rules applied. `keepingEveryAnswerHeader`:
+    /// for `verify`, which reports the answer as it came (its `apns-id` too).
+    package static func apnsClient(maxConcurrentStreams: UInt32 = 100, keepingEveryAnswerHeader: Bool = false) -> HTTP2Settings {
         var settings = HTTP2Settings(maxConcurrentStreams: maxConcurrentStreams)
         settings.applyAPNsClientRules()
+        if keepingEveryAnswerHeader { settings.keptResponseHeaders = nil }
         return settings
     }
 }

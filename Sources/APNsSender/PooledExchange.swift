@@ -69,7 +69,7 @@ final class PooledExchange: Sendable {
                 do {
                     let (token, header) = try tokens.authorization()
                     bearer = token
-                    sending.headers.append((name: "authorization", value: header))
+                    sending.authorization = header
                 } catch {
                     return answer(.failed(APNsSendError(.tokenSigningFailed, "Cannot sign a provider token: \(error)")))
                 }

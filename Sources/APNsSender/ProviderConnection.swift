@@ -8,12 +8,17 @@ package struct ProviderRequest: Sendable {
     package var method: String
     package var path: String
     package var headers: [(name: String, value: String)]
+    /// The per-attempt `authorization` value (a provider token), kept apart from `headers`,
+    /// which are made once per notification and shared by its attempts (see
+    /// `HTTP2Request.authorization`).
+    package var authorization: String?
     package var body: [UInt8]
 
-    package init(method: String = "POST", path: String, headers: [(name: String, value: String)], body: [UInt8]) {
+    package init(method: String = "POST", path: String, headers: [(name: String, value: String)], authorization: String? = nil, body: [UInt8]) {
         self.method = method
         self.path = path
         self.headers = headers
+        self.authorization = authorization
         self.body = body
     }
 }

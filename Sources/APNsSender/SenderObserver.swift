@@ -29,7 +29,14 @@ final class SenderObserver: Sendable {
     private let factory: MetricsFactory
     /// Counters and timers made once per dimension set: the factory lookup stays off the
     /// per-notification path.
-    private let made = Locked((counters: [CounterKey: Counter](), timers: [TimerKey: Metrics.Timer]()))
+    private let made = Locked(Made())
+    private struct Made {
+        var counters: [CounterKey: Counter] = [:]
+        var timers: [TimerKey: Metrics.Timer] = [:]
+        /// The last result's pair: a batch's results mostly share one outcome and push type,
+        /// and comparing three short Strings costs less than hashing them per notification.
+        var last: (key: CounterKey, counter: Counter, timer: Metrics.Timer)?
+    }
     private let connectsOK: Counter
     private let connectsFailed: Counter
 
@@ -64,6 +71,7 @@ final class SenderObserver: Sendable {
         let type = pushType?.rawValue ?? "none"
         let (counter, timer) = made.withLock { made -> (Counter, Metrics.Timer) in
             let counterKey = CounterKey(outcome: outcome, reason: reason, pushType: type)
+            if let last = made.last, last.key == counterKey { return (last.counter, last.timer) }
             let counter = made.counters[counterKey] ?? {
                 let new = Counter(label: "apns_notifications_total", dimensions: [
                     ("outcome", outcome), ("reason", reason), ("push_type", type), ("environment", environment),
@@ -79,6 +87,7 @@ final class SenderObserver: Sendable {
                 made.timers[timerKey] = new
                 return new
             }()
+            made.last = (counterKey, counter, timer)
             return (counter, timer)
         }
         counter.increment()

@@ -38,8 +38,21 @@ final class HTTP2ClientRole: HTTP2SessionRole {
         }
     }
     private var streams: [Int32: Stream] = [:]
+    /// The stream the last callback asked for: nghttp2 calls back several times in a row for
+    /// one stream (its body as it goes out; an answer's headers, data and close), so most
+    /// lookups need no hashing.
+    private var recent: (id: Int32, stream: Stream)?
+
+    /// Stream `id`, if it is still in the book.
+    private func stream(_ id: Int32) -> Stream? {
+        if let recent, recent.id == id { return recent.stream }
+        guard let found = streams[id] else { return nil }
+        recent = (id, found)
+        return found
+    }
     /// The session's one deadline sweep timer (when is `session.state.sweepAt`).
     private var sweepTimer: UInt64?
+    private var streamResetter: StreamResetter?
     private var readyWaiters: [(continuation: CheckedContinuation<Void, Error>, timer: UInt64)] = []
     private(set) var receivedSettings = false
 
@@ -71,8 +84,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     func newSession(_ created: inout OpaquePointer?, callbacks: OpaquePointer, option: OpaquePointer, user: UnsafeMutableRawPointer) -> Int32 {
         nghttp2_session_callbacks_set_before_frame_send_callback(callbacks) { _, frame, user in
             guard let frame, let user else { return 0 }
-            let session = HTTP2Session.from(user)
-            return session.role.beforeFrameSend(frame, in: session)
+            return HTTP2Session.with(user) { session in session.role.beforeFrameSend(frame, in: session) }
         }
         return nghttp2_session_client_new2(&created, callbacks, user, option)
     }
@@ -98,20 +110,30 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     func header(_ frame: UnsafePointer<nghttp2_frame>, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>,
                 in session: HTTP2Session) -> Int32 {
         let id = frame.pointee.hd.stream_id
-        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), let stream = streams[id] else { return 0 }
+        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), let stream = stream(id) else { return 0 }
         stream.headerBytes += name.count + value.count + 32  // RFC 9113 section 6.5.2
         if stream.headerBytes > Int(session.settings.maxHeaderListSize) { return session.refuseHeaderList(id) }
-        let value = String(decoding: value, as: UTF8.self)
-        if name.elementsEqual(":status".utf8) {
-            stream.status = Int(value) ?? 0
-        } else {
-            stream.headers.append((String(decoding: name, as: UTF8.self), value))
+        if name.count == 7, name.elementsEqual(":status".utf8) {
+            stream.status = Self.status(value)
+        } else if session.settings.keepsResponseHeader(name) {
+            stream.headers.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
         }
         return 0
     }
 
+    /// A `:status` value's three digits, read without a String (0 when it is not a number).
+    private static func status(_ value: UnsafeBufferPointer<UInt8>) -> Int {
+        guard (1...3).contains(value.count) else { return 0 }
+        var status = 0
+        for byte in value {
+            guard byte &- UInt8(ascii: "0") < 10 else { return 0 }
+            status = status * 10 + Int(byte &- UInt8(ascii: "0"))
+        }
+        return status
+    }
+
     func dataChunk(_ id: Int32, _ data: UnsafeBufferPointer<UInt8>, in session: HTTP2Session) {
-        guard let stream = streams[id] else { return }
+        guard let stream = stream(id) else { return }
         guard stream.body.count + data.count <= session.settings.maxBodySize else {
             refuseResponseBody(id, stream, in: session)
             return
@@ -135,7 +157,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     /// byte of it.
     func beforeFrameSend(_ frame: UnsafePointer<nghttp2_frame>, in session: HTTP2Session) -> Int32 {
         guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
-              let cancellation = streams[frame.pointee.hd.stream_id]?.cancellation else { return 0 }
+              let cancellation = stream(frame.pointee.hd.stream_id)?.cancellation else { return 0 }
         return cancellation.markWritten() ? 0 : NGHTTP2_ERR_CANCEL.rawValue
     }
 
@@ -172,7 +194,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     }
 
     func readBody(_ id: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>, end: inout Bool, in session: HTTP2Session) -> Int {
-        guard let stream = streams[id] else { end = true; return 0 }
+        guard let stream = stream(id) else { end = true; return 0 }
         let count = min(buffer.count, stream.requestBody.count - stream.offset)
         if count > 0 {
             stream.requestBody.withUnsafeBufferPointer { buffer.baseAddress!.update(from: $0.baseAddress! + stream.offset, count: count) }
@@ -197,6 +219,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     func sessionClosed(_ failure: TransportError, in session: HTTP2Session) {
         let open = streams
         streams.removeAll()
+        recent = nil
         session.connection.loop.cancelTimer(sweepTimer)
         sweepTimer = nil
         for (id, stream) in open {
@@ -240,10 +263,15 @@ final class HTTP2ClientRole: HTTP2SessionRole {
             headers.append(name: ":scheme", value: request.scheme)
             headers.append(name: ":authority", value: request.authority ?? session.connection.host ?? "")
             headers.append(name: ":path", value: request.path, indexed: !settings.isNeverIndexed(":path"))
+            var hasContentLength = false
             for header in request.headers {
                 headers.append(name: header.name, value: header.value, indexed: !settings.isNeverIndexed(header.name))
+                if header.name.utf8.count == 14, header.name == "content-length" { hasContentLength = true }
             }
-            if !request.body.isEmpty, request.header("content-length") == nil {
+            if let authorization = request.authorization {
+                headers.append(name: "authorization", value: authorization, indexed: !settings.isNeverIndexed("authorization"))
+            }
+            if !request.body.isEmpty, !hasContentLength {
                 headers.append(name: "content-length", value: String(request.body.count))
             }
             return session.submitRequest(&headers, hasBody: !request.body.isEmpty)
@@ -256,23 +284,24 @@ final class HTTP2ClientRole: HTTP2SessionRole {
         streams[id] = stream
         let deadline = timeout.map { EventLoop.nowMillis() + UInt64(max(0, $0) * 1000) }
         apply(session.state.streamStarted(id, deadline: deadline), in: session)
-        if let cancellation {
-            let loop = session.connection.loop
-            let target = LoopBound((role: WeakReference(object: self), session: WeakReference(object: session)), loop: loop)
-            let attached = cancellation.attach {
-                loop.execute {
-                    guard let role = target.value.role.object, let session = target.value.session.object else { return }
-                    role.abandon(id, Self.cancelledError, in: session)
-                }
-            }
-            if !attached { abandon(id, Self.cancelledError, in: session) }
+        if let cancellation, !cancellation.attach(resetter(for: session), stream: id) {
+            abandon(id, Self.cancelledError, in: session)
         }
         session.produceUnlessReceiving()
+    }
+
+    /// The session's one `StreamResetter`, made at its first cancellable request.
+    private func resetter(for session: HTTP2Session) -> StreamResetter {
+        if let streamResetter { return streamResetter }
+        let made = StreamResetter(role: self, session: session)
+        streamResetter = made
+        return made
     }
 
     /// Takes stream `id` out of the book (and its deadline out of the state machine).
     @discardableResult
     private func remove(_ id: Int32, in session: HTTP2Session) -> Stream? {
+        if recent?.id == id { recent = nil }
         guard let stream = streams.removeValue(forKey: id) else { return nil }
         if stream.hasDeadline { session.state.streamEnded(id) }
         return stream
@@ -304,7 +333,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     /// Gives up a request that is still waiting (timed out, or cancelled by its caller): resets
     /// its stream with CANCEL so the server frees the slot, ends it with `error`, and drops
     /// whatever the server still sends on it. A stream that already ended is left alone.
-    private func abandon(_ id: Int32, _ error: TransportError, in session: HTTP2Session) {
+    func abandon(_ id: Int32, _ error: TransportError, in session: HTTP2Session) {
         guard session.isStarted, let stream = remove(id, in: session) else { return }
         session.resetStream(id, NGHTTP2_CANCEL.rawValue)
         stream.completion(.failure(error))

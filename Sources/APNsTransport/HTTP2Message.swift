@@ -9,6 +9,11 @@ package struct HTTP2Request: Sendable {
     package var scheme: String
     /// Regular headers (lowercase names), in order; pseudo-headers are the fields above.
     package var headers: [(name: String, value: String)]
+    /// Client side: an `authorization` value sent after `headers`. Kept apart because it
+    /// changes per attempt (a provider token is renewed) while `headers` is made once per
+    /// message: appending it to a shared header array copied the whole array on every send.
+    /// A server sees it among `headers`, as sent.
+    package var authorization: String?
     package var body: [UInt8]
     /// Server side: the client sent more than `HTTP2Settings.maxBodySize` bytes of body. The
     /// request is handed over as soon as it passes the bound, with the first
@@ -24,18 +29,20 @@ package struct HTTP2Request: Sendable {
     package var remoteAddress: String = ""
 
     package init(method: String = "POST", path: String, authority: String? = nil, scheme: String = "https",
-                headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+                headers: [(name: String, value: String)] = [], authorization: String? = nil, body: [UInt8] = []) {
         self.method = method
         self.path = path
         self.authority = authority
         self.scheme = scheme
         self.headers = headers
+        self.authorization = authorization
         self.body = body
     }
 
     /// The first value of header `name` (case-insensitive).
     package func header(_ name: String) -> String? {
         let lower = name.lowercased()
+        if lower == "authorization", let authorization { return authorization }
         return headers.first { $0.name == lower }?.value
     }
 }
@@ -114,6 +121,20 @@ package struct HTTP2Settings: Sendable {
     package static let commonRequestHeaders = [
         "authorization", "content-length", "content-type", "user-agent", "accept", "accept-encoding", "te",
     ]
+    /// Client: the response header names (lower case) the caller reads; the others are
+    /// counted against `maxHeaderListSize` but not stored, so an answer costs no String for a
+    /// header nobody keeps (an echoed id on every answer). nil: every header is kept.
+    package var keptResponseHeaders: [String]? {
+        didSet { keptResponseHeaderBytes = keptResponseHeaders?.map { Array($0.utf8) } }
+    }
+    /// `keptResponseHeaders` as bytes, compared with what nghttp2 hands over without a String.
+    private(set) var keptResponseHeaderBytes: [[UInt8]]?
+
+    /// Whether a response header named `name` (lower case, as HTTP/2 requires) is stored.
+    func keepsResponseHeader(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let kept = keptResponseHeaderBytes else { return true }
+        return kept.contains { $0.count == name.count && $0.elementsEqual(name) }
+    }
     /// Server: offered instead of `maxConcurrentStreams` to a client that presented no
     /// certificate (nil: the same to all), who must earn more streams with a request the
     /// server accepts; the server raises it with `HTTP2Response.announceMaxConcurrentStreams`.

@@ -145,9 +145,13 @@ final class HTTP2Session: ConnectionDelegate {
         produce()
     }
 
-    /// This session, from the user pointer nghttp2 hands every callback.
-    static func from(_ user: UnsafeMutableRawPointer) -> HTTP2Session {
-        Unmanaged<HTTP2Session>.fromOpaque(user).takeUnretainedValue()
+    /// Runs `body` with this session, from the user pointer nghttp2 hands every callback,
+    /// without retaining it: the session owns the nghttp2 session that calls back, so it is
+    /// alive for the whole callback. (A session is weakly referenced, by timers and request
+    /// handles, which moves its reference count to a side table: each retain and release
+    /// took the runtime's slow path, several per response.)
+    static func with<Result>(_ user: UnsafeMutableRawPointer, _ body: (HTTP2Session) throws -> Result) rethrows -> Result {
+        try Unmanaged<HTTP2Session>.fromOpaque(user)._withUnsafeGuaranteedRef(body)
     }
 
     /// `peerPresentedCertificate`: false for a server's client that presented no certificate
@@ -160,33 +164,31 @@ final class HTTP2Session: ConnectionDelegate {
         defer { nghttp2_session_callbacks_del(callbacks) }
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, user in
             guard let frame, let user else { return 0 }
-            let session = HTTP2Session.from(user)
-            session.role.beginHeaders(frame, in: session)
+            HTTP2Session.with(user) { session in session.role.beginHeaders(frame, in: session) }
             return 0
         }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, user in
             guard let frame, let name, let value, let user else { return 0 }
-            let session = HTTP2Session.from(user)
-            // Once a limit is broken nothing more is stored (see `refuseHeaderList`).
-            if session.violation != nil { return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue }
-            return session.role.header(frame, name: UnsafeBufferPointer(start: name, count: nameLength),
-                                       value: UnsafeBufferPointer(start: value, count: valueLength), in: session)
+            return HTTP2Session.with(user) { session in
+                // Once a limit is broken nothing more is stored (see `refuseHeaderList`).
+                if session.violation != nil { return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue }
+                return session.role.header(frame, name: UnsafeBufferPointer(start: name, count: nameLength),
+                                           value: UnsafeBufferPointer(start: value, count: valueLength), in: session)
+            }
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, user in
             guard let user, let data else { return 0 }
-            let session = HTTP2Session.from(user)
-            session.role.dataChunk(streamID, UnsafeBufferPointer(start: data, count: length), in: session)
+            HTTP2Session.with(user) { session in session.role.dataChunk(streamID, UnsafeBufferPointer(start: data, count: length), in: session) }
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
             guard let frame, let user else { return 0 }
-            HTTP2Session.from(user).frameReceived(frame)
+            HTTP2Session.with(user) { session in session.frameReceived(frame) }
             return 0
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, errorCode, user in
             guard let user else { return 0 }
-            let session = HTTP2Session.from(user)
-            session.role.streamClosed(streamID, errorCode: errorCode, in: session)
+            HTTP2Session.with(user) { session in session.role.streamClosed(streamID, errorCode: errorCode, in: session) }
             return 0
         }
         var option: OpaquePointer?
@@ -326,9 +328,10 @@ final class HTTP2Session: ConnectionDelegate {
 
     private static let readCallback: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, user in
         guard let user, let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
-        let session = HTTP2Session.from(user)
         var end = false
-        let count = session.role.readBody(streamID, into: UnsafeMutableBufferPointer(start: buffer, count: length), end: &end, in: session)
+        let count = HTTP2Session.with(user) { session in
+            session.role.readBody(streamID, into: UnsafeMutableBufferPointer(start: buffer, count: length), end: &end, in: session)
+        }
         if end { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
         return count
     }

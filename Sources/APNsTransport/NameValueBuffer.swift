@@ -35,10 +35,14 @@ struct NameValueBuffer {
         entries.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart, UInt8(flags.rawValue)))
     }
 
-    /// One copy of the text's bytes (appending a String's UTF-8 view goes a byte at a time).
+    /// One copy of the text's bytes (appending a String's UTF-8 view goes a byte at a time),
+    /// read in place: copying the String first, for `withUTF8`, retained and released it.
     private mutating func appendUTF8(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
+        if done == nil {
+            var copy = text
+            copy.withUTF8 { bytes.append(contentsOf: $0) }
+        }
     }
 
     /// Appends `:status` (three digits) without formatting a String.

@@ -14,8 +14,9 @@ package final class RequestCancellation: Sendable {
     private struct State {
         var written = false
         var cancelled = false
-        /// Set on the loop thread once the request has a stream.
-        var reset: (@Sendable () -> Void)?
+        /// Set on the loop thread once the request has a stream: who resets it, and which.
+        var resetter: StreamResetter?
+        var stream: Int32 = 0
     }
 
     private let state = Locked(State())
@@ -31,22 +32,23 @@ package final class RequestCancellation: Sendable {
     /// never see it. Calling again returns the same answer and does nothing more.
     @discardableResult
     package func cancel() -> Bool {
-        let (wasWritten, reset): (Bool, (@Sendable () -> Void)?) = state.withLock { state in
-            guard !state.cancelled else { return (state.written, nil) }
+        let (wasWritten, resetter, stream): (Bool, StreamResetter?, Int32) = state.withLock { state in
+            guard !state.cancelled else { return (state.written, nil, 0) }
             state.cancelled = true
-            defer { state.reset = nil }
-            return (state.written, state.reset)
+            defer { state.resetter = nil }
+            return (state.written, state.resetter, state.stream)
         }
-        reset?()
+        resetter?.reset(stream)
         return wasWritten
     }
 
-    /// Called by the session when the request got its stream; false when it was cancelled
-    /// already (the caller then ends it without sending). `reset` must hop to the loop itself.
-    func attach(_ reset: @escaping @Sendable () -> Void) -> Bool {
+    /// Called by the session when the request got stream `stream`; false when it was
+    /// cancelled already (the caller then ends it without sending).
+    func attach(_ resetter: StreamResetter, stream: Int32) -> Bool {
         state.withLock { state in
             guard !state.cancelled else { return false }
-            state.reset = reset
+            state.resetter = resetter
+            state.stream = stream
             return true
         }
     }
@@ -60,6 +62,25 @@ package final class RequestCancellation: Sendable {
             guard !state.cancelled else { return false }
             state.written = true
             return true
+        }
+    }
+}
+
+/// Gives up one of a client session's streams from any thread (a cancelled request): hops to
+/// the session's loop and abandons the stream there. One per session, shared by every
+/// request's `RequestCancellation`, where each request used to carry a closure of its own.
+/// Holds the session weakly: a cancellation handle must not keep a connection alive.
+final class StreamResetter: Sendable {
+    private let target: LoopBound<(role: WeakReference<HTTP2ClientRole>, session: WeakReference<HTTP2Session>)>
+
+    init(role: HTTP2ClientRole, session: HTTP2Session) {
+        target = LoopBound((WeakReference(object: role), WeakReference(object: session)), loop: session.connection.loop)
+    }
+
+    func reset(_ stream: Int32) {
+        target.loop.execute { [target] in
+            guard let role = target.value.role.object, let session = target.value.session.object else { return }
+            role.abandon(stream, HTTP2ClientRole.cancelledError, in: session)
         }
     }
 }

@@ -17,21 +17,43 @@ import Foundation
 /// swift-certificates' `LockedValueBox` takes `Sendable` values only.
 ///
 /// It also waits: `withLock(waitingUntil:deadline:_:)` sleeps until the state says so, and
-/// `signal`/`broadcast` wake a sleeper after a change (the lock is an `NSCondition`).
+/// `signal`/`broadcast` wake a sleeper after a change.
 ///
-/// `@unchecked Sendable`: `value` is only ever reached inside `withLock`, with `condition`'s
-/// lock held; the compiler cannot see a lock, so this is the one place that says so.
+/// The lock is a pthread mutex and condition variable in one allocation beside the box: a
+/// per-request handle such as `RequestCancellation` makes a `Locked` for every notification,
+/// and the `NSCondition` it used to hold cost three allocations (the object, its mutex, its
+/// condition) and a dynamic call per lock. (A `ManagedBuffer` would save the second
+/// allocation, but the standard library marks it non-`Sendable`, subclasses included.)
+///
+/// `@unchecked Sendable`: `value` is only ever reached inside `withLock`, with the mutex
+/// held; the compiler cannot see a lock, so this is the one place that says so.
 package final class Locked<Value>: @unchecked Sendable {
-    @usableFromInline let condition = NSCondition()
-    @usableFromInline var value: Value
+    /// No runtime exclusivity check: every access is inside the mutex, which already makes
+    /// it exclusive (a nested `withLock` on the same box would deadlock before it could
+    /// overlap), and the check cost about as much as the lock itself.
+    @exclusivity(unchecked) @usableFromInline var value: Value
+    @usableFromInline let primitives: UnsafeMutablePointer<LockPrimitives>
 
-    package init(_ value: sending Value) { self.value = value }
+    package init(_ value: sending Value) {
+        self.value = value
+        primitives = .allocate(capacity: 1)
+        primitives.initialize(to: LockPrimitives())
+        precondition(pthread_mutex_init(&primitives.pointee.mutex, nil) == 0, "pthread_mutex_init failed")
+        precondition(pthread_cond_init(&primitives.pointee.condition, nil) == 0, "pthread_cond_init failed")
+    }
+
+    deinit {
+        pthread_cond_destroy(&primitives.pointee.condition)
+        pthread_mutex_destroy(&primitives.pointee.mutex)
+        primitives.deinitialize(count: 1)
+        primitives.deallocate()
+    }
 
     /// Runs `body` with the lock held and the value lent to it.
     @inlinable
     package func withLock<Result: Sendable>(_ body: (inout sending Value) throws -> Result) rethrows -> Result {
-        condition.lock()
-        defer { condition.unlock() }
+        pthread_mutex_lock(&primitives.pointee.mutex)
+        defer { pthread_mutex_unlock(&primitives.pointee.mutex) }
         return try body(&value)
     }
 
@@ -44,13 +66,20 @@ package final class Locked<Value>: @unchecked Sendable {
     @inlinable
     package func withLock<Result: Sendable>(waitingUntil ready: (inout sending Value) -> Bool, deadline: Date? = nil,
                                             _ body: (inout sending Value) throws -> Result) rethrows -> Result {
-        condition.lock()
-        defer { condition.unlock() }
+        pthread_mutex_lock(&primitives.pointee.mutex)
+        defer { pthread_mutex_unlock(&primitives.pointee.mutex) }
+        // The default condition clock is CLOCK_REALTIME, the clock `Date` reads.
+        var until = timespec()
+        if let deadline {
+            let seconds = deadline.timeIntervalSince1970.rounded(.down)
+            until.tv_sec = Int(seconds)
+            until.tv_nsec = Int((deadline.timeIntervalSince1970 - seconds) * 1e9)
+        }
         while !ready(&value) {
-            if let deadline {
-                if !condition.wait(until: deadline) { break }
-            } else {
-                condition.wait()
+            if deadline == nil {
+                pthread_cond_wait(&primitives.pointee.condition, &primitives.pointee.mutex)
+            } else if pthread_cond_timedwait(&primitives.pointee.condition, &primitives.pointee.mutex, &until) == ETIMEDOUT {
+                break
             }
         }
         return try body(&value)
@@ -59,9 +88,16 @@ package final class Locked<Value>: @unchecked Sendable {
     /// Wakes one thread waiting in `withLock(waitingUntil:)`. Call it after (or while) changing
     /// the value under the lock, so the waiter's `ready` sees the change.
     @inlinable
-    package func signal() { condition.signal() }
+    package func signal() { pthread_cond_signal(&primitives.pointee.condition) }
 
     /// Wakes every thread waiting in `withLock(waitingUntil:)`.
     @inlinable
-    package func broadcast() { condition.broadcast() }
+    package func broadcast() { pthread_cond_broadcast(&primitives.pointee.condition) }
+}
+
+/// The pthread objects behind a `Locked`, allocated once beside it.
+@usableFromInline
+struct LockPrimitives {
+    @usableFromInline var mutex = pthread_mutex_t()
+    @usableFromInline var condition = pthread_cond_t()
 }

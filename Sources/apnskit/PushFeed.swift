@@ -20,6 +20,9 @@ final class PushFeed: APNsNotificationFeed, Sendable {
     private struct Reading {
         var reader: LineReader?
         var single: APNsDeviceToken?
+        var produced = 0
+        /// A read error ended the feed (`failure` says which).
+        var failed = false
         /// The check's verdict on the template: it reads the payload and headers, never the
         /// token, so lines without a payload of their own share it (no JSON scan per line).
         var templateProblem: String??
@@ -33,17 +36,16 @@ final class PushFeed: APNsNotificationFeed, Sendable {
     /// Set by `stop()` (a signal): no further line is read. A lock of its own, because `next`
     /// holds `reading`'s while it waits for input.
     private let stopped = Locked(false)
-    /// The read error that ended the feed, and the notifications handed out: locks of their
-    /// own, read by the command after a signal ended the run while `next` may still hold
-    /// `reading`'s, waiting on a pipe whose writer keeps it open (a push stopped by SIGINT
-    /// used to hang there, before printing its summary).
+    /// The read error that ended the feed: a lock of its own, read by the command after a
+    /// signal ended the run while `next` may still hold `reading`'s, waiting on a pipe whose
+    /// writer keeps it open (a push stopped by SIGINT used to hang there, before its summary).
     private let failure = Locked<String?>(nil)
-    private let handedOut = Locked(0)
 
     /// A read error ends the feed; the command reports it (exit 3) after the batch.
     var readError: String? { failure.withLock { $0 } }
-    /// Notifications handed to the sender so far.
-    var produced: Int { handedOut.withLock { $0 } }
+    /// Notifications handed to the sender so far; read only once the input has ended (after a
+    /// read error), when `next` holds no lock.
+    var produced: Int { reading.withLock { $0.produced } }
 
     /// Reads nothing more: `next` returns nil from now on.
     func stop() { stopped.withLock { $0 = true } }
@@ -78,14 +80,16 @@ final class PushFeed: APNsNotificationFeed, Sendable {
         return reading.withLock { state in
             if let token = state.single {
                 state.single = nil
-                return accept(index: 0, token: token, payload: nil, registeredAt: nil, text: token.hex, &state)
+                return accept(index: 0, token: token, payload: nil, registeredAt: nil, &state)
             }
-            guard let reader = state.reader, readError == nil else { return nil }
-            while !isStopped {
+            guard let reader = state.reader, !state.failed else { return nil }
+            // Stopped is asked again only after a line that was not sent: a sent line returns.
+            while true {
                 let line: LineReader.Line?
                 do {
                     line = try reader.next()
                 } catch {
+                    state.failed = true
                     failure.withLock { $0 = "\(error)" }
                     return nil
                 }
@@ -97,23 +101,22 @@ final class PushFeed: APNsNotificationFeed, Sendable {
                 case .text(let bytes, let number)?:
                     switch BatchLine.parse(bytes) {
                     case .skip:
-                        continue
+                        break
                     case .invalid(let reason):
                         onInvalid(number - 1, Self.tokenText(bytes), "Line \(number): \(reason)", false)
                     case .badToken(let reason):
                         onInvalid(number - 1, Self.tokenText(bytes), "Line \(number): \(reason)", true)
                     case .entry(let token, let payload, let registeredAt):
-                        if let found = accept(index: number - 1, token: token, payload: payload, registeredAt: registeredAt, text: token.hex, &state) {
-                            return found
-                        }
+                        if let found = accept(index: number - 1, token: token, payload: payload, registeredAt: registeredAt, &state) { return found }
                     }
                 }
+                if isStopped { return nil }
             }
-            return nil
         }
     }
 
-    private func accept(index: Int, token: APNsDeviceToken, payload: [UInt8]?, registeredAt: Date?, text: String,
+    /// The token's text is made only for a line that is refused: most lines are sent.
+    private func accept(index: Int, token: APNsDeviceToken, payload: [UInt8]?, registeredAt: Date?,
                         _ state: inout Reading) -> (index: Int, notification: APNsNotification)? {
         var notification = template
         notification.token = token
@@ -126,10 +129,10 @@ final class PushFeed: APNsNotificationFeed, Sendable {
             problem = check(notification)
         }
         if let problem {
-            onInvalid(index, text, "Not sent: \(problem).", false)
+            onInvalid(index, token.hex, "Not sent: \(problem).", false)
             return nil
         }
-        handedOut.withLock { $0 += 1 }
+        state.produced += 1
         if let registeredAt { registrations.withLock { $0[index] = registeredAt } }
         return (index, notification)
     }

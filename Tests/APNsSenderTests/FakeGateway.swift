@@ -75,7 +75,7 @@ final class FakeGateway: @unchecked Sendable, ProviderConnector {
         lock.withLock {
             requestCount += 1
             let id = request.headers.first { $0.name == "apns-id" }!.value
-            if let auth = request.headers.first(where: { $0.name == "authorization" }) { authorizations.insert(auth.value) }
+            if let auth = request.authorization { authorizations.insert(auth) }
             let topic = request.headers.first { $0.name == "apns-topic" }?.value ?? "-"
             topicsAndPriorities.append(topic + " " + (request.headers.first { $0.name == "apns-priority" }?.value ?? "-"))
             let token = String(request.path.dropFirst(RequestValidator.pathPrefix.count))
