@@ -79,7 +79,7 @@ let package = Package(
         // The mock's inbox: a bounded store of answered requests, its JSON API, live events and
         // web page on Hummingbird. Only the CLI depends on it: APNsMock stays free of NIO, and
         // the ASan build of the fuzz pass never compiles NIO or Hummingbird.
-        .target(name: "APNsMockInbox", dependencies: ["Synchronized", "APNsMock", "APNsProtocol",
+        .target(name: "APNsMockInbox", dependencies: ["Synchronized", "APNsMock", "APNsProtocol", "APNsTransport",
                                                       .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["CommandLineTool"])),
                                                       .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["CommandLineTool"])),
                                                       .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["CommandLineTool"]))]),

@@ -29,7 +29,7 @@ PORT=$(free_port)
 nghttpd -d htdocs "$PORT" ca/server-key.pem ca/server.pem >/dev/null 2>&1 &
 PIDS+=($!)
 sleep 0.5
-JWT=$(python3 "$ROOT/scripts/bench-jwt.py" AuthKey_BENCH00001.p8 BENCH00001 TEAM123456)
+JWT=$(bench_jwt AuthKey_BENCH00001.p8 TEAM123456 BENCH00001)
 
 # instructions NAME COUNT COMMAND...: runs COMMAND under callgrind; prints its instruction total.
 instructions() {

@@ -3,10 +3,13 @@
 # APNsClient from a task group (one single send per token, as a server does), beside
 # `apnskit push --tokens` sending the same N as a batch, against the same mock gateway, in one
 # run. Rates and CPU per notification (user+sys of the client process, getrusage), median of
-# REPS runs. BEFORE=path/to/an older PushWorker adds it to the same run, for before/after.
+# REPS runs, then allocations per notification of the same clients under the counting
+# interposer (scripts/malloc-count.c; start-up subtracted, see bench-allocs.sh).
+# BEFORE=path/to/an older PushWorker adds it to the same run, for before/after.
 # Usage: scripts/bench-library.sh [N]   (bench.sh calls it; it builds what it needs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib.sh
 N=${1:-10000}; REPS=${REPS:-3}
 export PATH="/opt/swift/usr/bin:$PATH"
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
@@ -38,7 +41,8 @@ run_once() {
     "$(tail -1 time.txt | awk -v n="$N" '{printf "%.2f", ($1+$2)*1e6/n}')" "$delivered" >> runs.tsv
 }
 
-ENVIRONMENT=(env APNS_IDENTITY=apns.pem APNS_GATEWAY=127.0.0.1:$PORT APNS_CA_FILE=ca/ca-bundle.pem)
+VARIABLES=(APNS_IDENTITY=apns.pem APNS_GATEWAY=127.0.0.1:$PORT APNS_CA_FILE=ca/ca-bundle.pem)
+ENVIRONMENT=(env "${VARIABLES[@]}")
 # The variants alternate within each round, so load on a shared machine falls on all alike.
 : > runs.tsv
 for _ in $(seq 1 "$REPS"); do
@@ -61,3 +65,41 @@ PY
 echo "| library path, $N notifications, median of $REPS | rate (/s) | CPU per notification (µs) | delivered |"
 echo "|---|---|---|---|"
 awk -F'\t' '{printf "| %s | %s | %s | %s |\n", $1, $2, $3, $4}' rows.tsv
+
+# Allocations per notification (issue 24): the same clients under the counting interposer
+# (scripts/malloc-count.c), each at N and N/10 tokens, so start-up and connection set-up drop out:
+# (count(N) - count(N/10)) / (N - N/10), median of REPS. LD_PRELOAD goes on the measured
+# program itself (env sets it for PushWorker), not on a wrapper.
+SMALL=$((N / 10)); head -n "$SMALL" tokens.txt > tokens-small.txt
+MC=$(malloc_count_library .) || { echo "bench-library: gcc could not build scripts/malloc-count.c" >&2; exit 1; }
+# allocs_once NAME TOKENS COMMAND...: appends "NAME<TAB>tokens<TAB>allocations<TAB>delivered" to allocs.tsv.
+allocs_once() {
+  local name=$1 tokens=$2; shift 2
+  env LD_PRELOAD="$MC" MALLOC_COUNT_OUT="$PWD/counts" "$@" < "$tokens" > out.txt 2> err.txt || true
+  local delivered; delivered=$(grep -c '^delivered ' out.txt || true)
+  [ "$delivered" = 0 ] && delivered=$(json_field out.txt delivered 2>/dev/null || echo 0)
+  printf '%s\t%s\t%s\t%s\n' "$name" "$(wc -l < "$tokens")" "$(malloc_counts counts | cut -d' ' -f1)" "$delivered" >> allocs.tsv
+}
+: > allocs.tsv
+for _ in $(seq 1 "$REPS"); do
+  for tokens in tokens-small.txt tokens.txt; do
+    allocs_once "PushWorker (library, task group of single sends)" "$tokens" "${VARIABLES[@]}" "$BIN_DIR/PushWorker"
+    if [ -n "${BEFORE:-}" ]; then allocs_once "PushWorker before (${BEFORE_LABEL:-older build})" "$tokens" "${VARIABLES[@]}" "$BEFORE"; fi
+    allocs_once "apnskit push --tokens (batch)" "$tokens" "$BIN_DIR/apnskit" push apns.pem --gateway "127.0.0.1:$PORT" \
+      --ca-file ca/ca-bundle.pem --tokens - --alert benchmark --format json
+  done
+done
+echo
+echo "| library path, allocations per notification: (count($N) - count($SMALL)) / $((N - SMALL)), median of $REPS | allocations per notification | every run delivered all |"
+echo "|---|---|---|"
+python3 - <<'PY'
+import statistics
+runs = {}
+for line in open("allocs.tsv"):
+    name, tokens, allocs, delivered = line.rstrip("\n").split("\t")
+    runs.setdefault(name, []).append((int(tokens), int(allocs), delivered.strip() == tokens.strip()))
+for name, seen in runs.items():
+    pairs = list(zip(seen[0::2], seen[1::2]))
+    per = [(large[1] - small[1]) / (large[0] - small[0]) for small, large in pairs]
+    print(f"| {name} | {statistics.median(per):.1f} | {'yes' if all(ok for _, _, ok in seen) else 'FAILED: not every notification delivered'} |")
+PY

@@ -2,25 +2,41 @@
 # Benchmarks apnskit side by side with the reference tools, in the same run, on loopback.
 # Prints a markdown table (also written to bench-out/results.md) with ratios. Timings vary
 # with the machine; the ratios are what docs/benchmarks.md quotes.
-# Usage: scripts/bench.sh [--quick] [--event-loop]
+# Usage: scripts/bench.sh [--quick] [--event-loop] [--allocs]
 #   --quick       smaller sizes, one run per figure
 #   --event-loop  only the mock-vs-nghttpd rows (what the event loop decides; a few minutes)
+#   --allocs      only the allocations-per-unit rows (scripts/bench-allocs.sh, and the library
+#                 path's, scripts/bench-library.sh); every full run ends with them too
 # BEFORE_APNSKIT=path/to/an/older/apnskit (BEFORE_LABEL=its name) adds that build's mock to the
-# mock-vs-nghttpd rounds, for a before/after measured under the same load.
+# mock-vs-nghttpd rounds and its push to the push rows (time and allocations), for a
+# before/after measured under the same load.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-QUICK=0; LOOP_ONLY=0
+QUICK=0; LOOP_ONLY=0; ALLOCS_ONLY=0
 for arg in "$@"; do
   case "$arg" in
     --quick) QUICK=1 ;;
     --event-loop) LOOP_ONLY=1 ;;
-    *) echo "bench: unknown option $arg (use --quick and/or --event-loop)" >&2; exit 2 ;;
+    --allocs) ALLOCS_ONLY=1 ;;
+    *) echo "bench: unknown option $arg (use --quick, --event-loop or --allocs)" >&2; exit 2 ;;
   esac
 done
 bash scripts/setup.sh >/dev/null
 . scripts/lib.sh
 echo "== building apnskit (release)" >&2
 BIN="$(apnskit_binary release)"
+# allocation_rows: the allocations-per-unit tables (client and server side, then the library
+# path), appended to bench-out/results.md; fails when a run's work failed.
+allocation_rows() {
+  local quick=(); [ $QUICK = 1 ] && quick=(--quick)
+  APNSKIT_BIN="$BIN" bash scripts/bench-allocs.sh "${quick[@]}"
+  bash scripts/bench-library.sh "$([ $QUICK = 1 ] && echo 2000 || echo 10000)"
+}
+if [ $ALLOCS_ONLY = 1 ]; then
+  mkdir -p bench-out
+  allocation_rows | tee bench-out/results.md
+  exit "${PIPESTATUS[0]}"
+fi
 
 OUT=bench-out
 rm -rf "$OUT" && mkdir -p "$OUT" && cd "$OUT"
@@ -107,7 +123,7 @@ REPS=3; [ $QUICK = 1 ] && REPS=1
 N=200000; [ $QUICK = 1 ] && N=50000
 TOKEN=$(printf 'ab%.0s' $(seq 1 32))
 printf '{"aps":{"alert":"benchmark"}}' > payload.json
-JWT=$(python3 ../scripts/bench-jwt.py AuthKey_BENCH00001.p8 BENCH00001 TEAM123456)
+JWT=$(bench_jwt AuthKey_BENCH00001.p8 TEAM123456 BENCH00001)
 # The header set apnskit push sends (apns-id, apns-push-type, apns-topic, authorization), for
 # h2load. The one difference: push makes a new apns-id per notification, h2load repeats this one.
 HEADERS=(-H "apns-id: 6f1c1b1e-5c2d-4c1a-9a3e-2f7d0c8b4a10" -H "apns-push-type: alert" -H "apns-topic: com.example.app"
@@ -252,7 +268,8 @@ push_median() {
   done
   PUSH_RATE=$(median "${rates[@]}"); PUSH_CPU=$(median "${cpus[@]}"); PUSH_SERVER_CPU=$(median "${server_cpus[@]}")
 }
-# push_row TITLE NAME SERVER-PID PORT TOKENS "POOL OPTIONS" H2LOAD-SHAPE H2LOAD-ARGS...: one row.
+# push_row TITLE NAME SERVER-PID PORT TOKENS "POOL OPTIONS" H2LOAD-SHAPE H2LOAD-ARGS...: one row,
+# and with BEFORE_APNSKIT a second one: this push against the older build's, in the same run.
 push_row() {
   local title="$1" name="$2" server="$3" port="$4" tokens="$5" pool="$6" shape="$7"; shift 7
   echo "== push: $title" >&2
@@ -261,6 +278,13 @@ push_row() {
   row "$title" "$(checked $PUSH_OK "apnskit push: ${PUSH_RATE}/s")" "$(checked $H2_OK "h2load $shape, same requests: ${H2_RATE} req/s" $H2_2XX $P)" \
     "$(ratio "$PUSH_RATE" "$H2_RATE")x h2load" "push: ${PUSH_CPU} µs/notification (server: ${PUSH_SERVER_CPU})" \
     "h2load: ${H2_CPU} µs/req (server: ${H2_SERVER_CPU})"
+  if [ -n "${BEFORE_APNSKIT:-}" ]; then
+    local ok=$PUSH_OK rate=$PUSH_RATE cpu=$PUSH_CPU server_cpu=$PUSH_SERVER_CPU
+    BIN="$BEFORE_APNSKIT" push_median "$name-before" "$server" "$port" "$tokens" "$pool"
+    row "push after vs before ($BEFORE_LABEL): $title" "$(checked $ok "after: ${rate}/s")" "$(checked $PUSH_OK "before: ${PUSH_RATE}/s")" \
+      "$(ratio "$cpu" "$PUSH_CPU")x before's CPU per notification (rate $(ratio "$rate" "$PUSH_RATE")x)" \
+      "after: ${cpu} µs/notification (server: ${server_cpu})" "before: ${PUSH_CPU} µs/notification (server: ${PUSH_SERVER_CPU})"
+  fi
 }
 push_row "push $P distinct tokens, 1 connection, to the mock (token auth)" mock "$MOCK_PID" "$MOCK_PORT" tokens.txt "--connections 1" \
   "-c 1 -m 100" "${HEADERS[@]}" -d payload.json -i uris-mock.txt
@@ -294,8 +318,9 @@ fi
   echo "Machine: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%d); release build; loopback; median of $REPS runs; CPU is user+sys per unit (getrusage for clients, /proc/PID/stat for servers);" \
     "$([ ${#RT[@]} -gt 0 ] && echo "every measured process at real-time priority (chrt -f 10)" || echo "normal priority (chrt not permitted)")."
 } | tee results.md
-# The library path (issue 21): PushWorker's task group of single sends beside push --tokens.
-[ $LOOP_ONLY = 1 ] || (cd .. && bash scripts/bench-library.sh "$([ $QUICK = 1 ] && echo 2000 || echo 10000)") | tee -a results.md
+# Allocations per unit (issue 24), then the library path (issue 21: PushWorker's task group of
+# single sends beside push --tokens, time and allocations).
+[ $LOOP_ONLY = 1 ] || (cd .. && allocation_rows) | tee -a results.md
 # Instructions per notification, push vs h2load (a count load does not move; BEFORE_APNSKIT adds an older build).
 [ $LOOP_ONLY = 1 ] || (cd .. && BIN="$BIN" bash scripts/bench-instructions.sh "$([ $QUICK = 1 ] && echo 8000 || echo 20000)") | tee -a results.md
 # A row whose work failed (a push that did not deliver everything) fails the run.

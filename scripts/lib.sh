@@ -83,3 +83,38 @@ token_lines() {
   if [ -n "${2:-}" ]; then awk -v token="$2" -v count="$1" 'BEGIN { for (i = 0; i < count; i++) print token }'
   else seq 1 "$1" | awk '{ printf "%064x\n", $1 }'; fi
 }
+
+# bench_jwt KEY-FILE TEAM-ID KEY-ID: a provider token (ES256 JWT, issued now) signed with the
+# .p8 key, for h2load to send the `authorization` header `push --auth-key` sends.
+bench_jwt() {
+  python3 - "$@" <<'PY'
+import base64, json, subprocess, sys, time
+key, team, kid = sys.argv[1:4]
+b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+head = b64(json.dumps({"alg": "ES256", "kid": kid}, separators=(",", ":")).encode())
+claims = b64(json.dumps({"iss": team, "iat": int(time.time())}, separators=(",", ":")).encode())
+der = subprocess.run(["openssl", "dgst", "-sha256", "-sign", key], input=f"{head}.{claims}".encode(), capture_output=True, check=True).stdout
+i = 2 + (der[1] & 0x7F if der[1] & 0x80 else 0)
+r = der[i + 2:i + 2 + der[i + 1]]; i += 2 + der[i + 1]
+s = der[i + 2:i + 2 + der[i + 1]]
+zero = bytes(1)
+signature = b64(r[-32:].rjust(32, zero) + s[-32:].rjust(32, zero))
+print(head + "." + claims + "." + signature)
+PY
+}
+
+# malloc_count_library DIR: builds the counting malloc interposer (scripts/malloc-count.c) into
+# DIR and prints the absolute path of the shared library, for LD_PRELOAD.
+APNSKIT_SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+malloc_count_library() {
+  gcc -O2 -shared -fPIC -o "$1/malloc-count.so" "$APNSKIT_SCRIPTS/malloc-count.c" -ldl && echo "$(cd "$1" && pwd)/malloc-count.so"
+}
+
+# malloc_counts FILE: "ALLOCATIONS BYTES" so far of the process counting into FILE (its
+# MALLOC_COUNT_OUT): calls to malloc, calloc, realloc and the memalign family, and the bytes
+# they asked for. Frees are in the file too (word 4), not printed.
+malloc_counts() {
+  python3 -c 'import struct, sys
+words = struct.unpack("<8Q", open(sys.argv[1], "rb").read(64))
+print(sum(words[0:4]), words[5])' "$1"
+}

@@ -1,3 +1,4 @@
+import APNsMock
 import APNsProtocol
 import Foundation
 import Hummingbird
@@ -6,6 +7,10 @@ import NIOCore
 /// The inbox's HTTP routes (docs/mock-gateway.md, "Mock inbox", documents them).
 struct InboxRoutes: Sendable {
     let store: InboxStore
+    /// The gateway whose faults `PUT /api/faults` replaces (nil: those routes are not served).
+    var faults: ProviderAPIHandler?
+    /// The webhook whose counts `GET /api/stats` shows.
+    var webhook: WebhookDelivery?
 
     func add(to router: Router<InboxRequestContext>) {
         router.get("/") { _, _ in page() }
@@ -16,6 +21,39 @@ struct InboxRoutes: Sendable {
         }
         router.get("/api/events") { _, _ in events() }
         router.get("/api/notifications/wait") { request, context in await wait(request, channel: context.channel) }
+        router.get("/api/stats") { _, _ in stats() }
+        if let faults {
+            router.get("/api/faults") { _, _ in Self.json(.ok, faults.faults.runtimeJSON) }
+            router.put("/api/faults") { request, _ in await replaceFaults(request, faults) }
+        }
+    }
+
+    /// What the inbox kept and saw, and the webhook's counts (null without `--webhook`).
+    private func stats() -> Response {
+        let (kept, seen) = store.counts
+        return Self.json(.ok, .object([("seen", .int(seen)), ("kept", .int(kept)), ("limit", .int(store.limit)),
+                                       ("webhook", webhook.map { $0.stats.json(for: $0.configuration) } ?? .null)]))
+    }
+
+    /// Largest `PUT /api/faults` body: every field with room to spare.
+    static let maxFaultsBody = 16 * 1024
+
+    /// `PUT /api/faults`: the body replaces every run-time fault (`GatewayFaults.parseRuntime`);
+    /// the answer is the faults now in force, as `GET` shows them.
+    private func replaceFaults(_ request: Request, _ gateway: ProviderAPIHandler) async -> Response {
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: Self.maxFaultsBody)
+        } catch {
+            return Self.json(.contentTooLarge, .object([("error", .string("The body is larger than \(Self.maxFaultsBody) bytes; faults fit in a few hundred."))]))
+        }
+        do {
+            gateway.replaceFaults(with: try GatewayFaults.parseRuntime(Array(buffer: body)))
+            return Self.json(.ok, gateway.faults.runtimeJSON)
+        } catch {
+            return Self.json(.badRequest, .object([("error", .string(error.message))]))
+        }
     }
 
     /// The page, with a fresh nonce: the Content-Security-Policy lets only its own inline

@@ -1,3 +1,4 @@
+import APNsMock
 import APNsProtocol
 import Foundation
 import Hummingbird
@@ -35,10 +36,13 @@ package final class InboxServer: Sendable {
     /// Binds and starts serving; returns once the port is known, or throws `StartError`.
     /// With `token`, every request must carry it (`InboxAccessPolicy`): for an inbox bound beyond
     /// loopback.
-    package static func start(store: InboxStore, host: String, port: Int, token: String? = nil) async throws -> InboxServer {
+    /// With `faults`, `GET`/`PUT /api/faults` show and replace that gateway's run-time faults;
+    /// with `webhook`, `GET /api/stats` shows its counts.
+    package static func start(store: InboxStore, host: String, port: Int, token: String? = nil, faults: ProviderAPIHandler? = nil,
+                              webhook: WebhookDelivery? = nil) async throws -> InboxServer {
         let router = Router(context: InboxRequestContext.self)
         router.add(middleware: InboxAccessPolicy(boundHost: host, token: token))
-        InboxRoutes(store: store).add(to: router)
+        InboxRoutes(store: store, faults: faults, webhook: webhook).add(to: router)
         let peers = PeerConnectionCounter(limit: maxConnectionsPerPeer)
         let http = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [PeerConnectionLimitHandler(counter: peers)],
                                                                 idleTimeout: .seconds(idleTimeoutSeconds)))

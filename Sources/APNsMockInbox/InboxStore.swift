@@ -58,14 +58,18 @@ package final class InboxStore: InboxSink, Sendable {
     }
 
     private let state = Locked(State())
+    /// Also handed each new entry (outside the lock, on the gateway's thread): the webhook's
+    /// queue (`WebhookDelivery.enqueue`), which must return at once as well.
+    private let onAdded: (@Sendable (Entry) -> Void)?
 
-    package init(limit: Int = InboxStore.defaultLimit) {
+    package init(limit: Int = InboxStore.defaultLimit, onAdded: (@Sendable (Entry) -> Void)? = nil) {
         precondition(limit >= 1, "the inbox keeps at least one entry")
         self.limit = limit
+        self.onAdded = onAdded
     }
 
     package func gatewayAnswered(_ event: InboxEvent) {
-        let overflowing: [AsyncStream<Update>.Continuation] = state.withLock { state in
+        let (entry, overflowing): (Entry, [AsyncStream<Update>.Continuation]) = state.withLock { state in
             let entry = Entry(id: state.nextID, event: event)
             state.nextID += 1
             if state.entries.count < limit {
@@ -74,10 +78,11 @@ package final class InboxStore: InboxSink, Sendable {
                 state.entries[state.oldest] = entry
                 state.oldest = (state.oldest + 1) % limit
             }
-            return state.broadcast(.added(entry))
+            return (entry, state.broadcast(.added(entry)))
         }
         // Outside the lock: finishing a stream wakes its reader.
         for continuation in overflowing { continuation.finish() }
+        onAdded?(entry)
     }
 
     /// Empties the inbox (the page's "Clear"); ids go on from where they were.
@@ -137,6 +142,9 @@ package final class InboxStore: InboxSink, Sendable {
     }
 
     package var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
+    /// Entries kept now, and ever seen (`GET /api/stats`).
+    package var counts: (kept: Int, seen: Int) { state.withLock { ($0.entries.count, $0.nextID - 1) } }
 
     /// Entries a search looks at between two checks that its client is still there.
     static let abandonCheckInterval = 256

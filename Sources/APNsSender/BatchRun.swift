@@ -167,6 +167,10 @@ final class BatchRun: Sendable {
         /// Where the next `pumpAll` starts.
         var nextFirstSlot = 0
         var totals = APNsBatchSummary()
+        /// `apns-id`s for notifications without one, made under this lock, which `takeItem`
+        /// holds anyway (the shared generator's lock was one more per notification, and one
+        /// more for the loops of `--event-loops` to contend for).
+        var ids = MessageIDGenerator()
         var onFinish: (@Sendable (APNsBatchSummary) -> Void)?
     }
 
@@ -405,12 +409,15 @@ final class BatchRun: Sendable {
             return nil
         case .item(let index, let notification):
             state.outstanding += 1
-            return Self.pending(index: index, notification.withDefaults(bundleID: defaultBundleID))
+            return Self.pending(index: index, notification.withDefaults(bundleID: defaultBundleID), newID: state.ids.next())
         }
     }
 
-    private static func pending(index: Int, _ notification: APNsNotification) -> PendingNotification {
-        let apnsID = notification.apnsID.map(MessageID.text) ?? APNsNotification.newID()
+    /// `newID`: the `apns-id` when the notification has none (made by the caller, who may
+    /// hold a generator of its own).
+    private static func pending(index: Int, _ notification: APNsNotification,
+                                newID: @autoclosure () -> String = APNsNotification.newID()) -> PendingNotification {
+        let apnsID = notification.apnsID.map(MessageID.text) ?? newID()
         return PendingNotification(entry: NotificationEntry(index: index, notification: notification, apnsID: apnsID,
                                                             request: notification.request(apnsID: apnsID),
                                                             startedNanos: DispatchTime.now().uptimeNanoseconds))

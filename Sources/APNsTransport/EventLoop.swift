@@ -65,7 +65,8 @@ package final class EventLoop: @unchecked Sendable {
     // Written before `init` returns.
     private let wakeRead: Int32
     private let wakeWrite: Int32
-    private var thread: Thread?
+    /// Internal, not private: tests wait for `isFinished` to know the loop has stopped.
+    private(set) var thread: Thread?
     /// Set by the loop thread before `init` returns, never again (see `init`).
     private var threadID: pthread_t?
     private let poller = EventPoller()
@@ -113,6 +114,18 @@ package final class EventLoop: @unchecked Sendable {
         // `threadID` is written once, before `init` returns: the semaphore orders that write
         // before every later read of `inLoop` on any thread, so it needs no lock.
         started.wait()
+    }
+
+    /// The wake-up pipe is closed here, not when the thread ends: other threads may still call
+    /// `execute` or `shutdown` after the loop stopped (a server's deinit stops it on its loop),
+    /// and both write to `wakeWrite`. Closed at the end of `run()`, that number could by then
+    /// be another descriptor of the process (a connection's socket, a pipe, a file), which
+    /// would get a stray byte; nobody can call `execute` once the loop object itself is gone.
+    /// The write end stays writable meanwhile (non-blocking, and its reader is still open, so
+    /// no EPIPE): a late wake-up fills a pipe nobody reads, at most 64 KiB, then gets EAGAIN.
+    deinit {
+        close(wakeWrite)
+        close(wakeRead)
     }
 
     /// OpenSSL writes to sockets with write(2), which raises SIGPIPE when the peer has gone,
@@ -283,10 +296,7 @@ package final class EventLoop: @unchecked Sendable {
         byHandler.removeAll()
         byToken.removeAll()
         timers.removeAll()
-        // The write end first: a late `execute` then gets EBADF, never EPIPE on a pipe without
-        // a reader.
-        close(wakeWrite)
-        close(wakeRead)
+        // The wake-up pipe stays open until deinit (see there).
     }
 
     /// Tells the poller what changed since the last turn for the dirty registrations (or all,

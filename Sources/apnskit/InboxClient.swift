@@ -1,9 +1,9 @@
+import APNsMockInbox
+import ArgumentParser
 import Foundation
 
-/// A GET to the mock inbox's JSON API (`mock expect`): HTTP/1.1 over a plain socket, one
-/// request per connection. The inbox speaks plain HTTP on a port the user gave; no TLS, no
-/// redirects, no proxies, so the system's HTTP stack (libcurl behind FoundationNetworking)
-/// would only add a dependency.
+/// A request to the mock inbox's JSON API (`mock expect`, `mock faults`), through `PlainHTTP`,
+/// with the sentences a user reads when the inbox cannot be reached.
 struct InboxClient {
     let host: String
     let port: Int
@@ -37,77 +37,90 @@ struct InboxClient {
         self.token = token
     }
 
-    var display: String { "http://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+    var display: String { "http://\(PlainHTTP(host: host, port: port).authority)" }
 
     /// GET `path` (with its query, already encoded); the status and the body. `wait` is how long
     /// the server may take to answer (a long poll's timeout) before the read gives up.
     func get(_ path: String, wait: Double) throws -> (status: Int, body: [UInt8]) {
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else {
-            throw Failure(description: "Cannot resolve \(host), the inbox's host; check --ui.")
-        }
-        defer { freeaddrinfo(list) }
-        let descriptor = socket(first.pointee.ai_family, first.pointee.ai_socktype, first.pointee.ai_protocol)
-        guard descriptor >= 0 else { throw Failure(description: "Cannot open a socket (\(String(cString: strerror(errno))).") }
-        defer { close(descriptor) }
-        // SO_SNDTIMEO bounds connect() too on Linux; SO_RCVTIMEO each read.
-        setTimeout(descriptor, SO_SNDTIMEO, seconds: 10)
-        setTimeout(descriptor, SO_RCVTIMEO, seconds: wait + 10)
-        guard connect(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
-            throw Failure(description: "Cannot reach the inbox at \(display) (\(String(cString: strerror(errno)))); is mock serve running with --ui-port?")
-        }
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: \(host.contains(":") ? "[\(host)]" : host):\(port)\r\nAccept: application/json\r\n\(token.map { "Authorization: Bearer \($0)\r\n" } ?? "")Connection: close\r\n\r\n".utf8)
-        guard request.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else {
-            throw Failure(description: "The inbox at \(display) closed the connection before the request was sent.")
-        }
-        var answer: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if count == 0 { break }
-            guard count > 0 else {
-                throw Failure(description: "The inbox at \(display) did not answer within \(Int(wait + 10)) seconds (\(String(cString: strerror(errno)))).")
-            }
-            answer += buffer[0..<count]
-            guard answer.count <= Self.maxAnswer else { throw Failure(description: "The inbox at \(display) sent more than 32 MiB; that is not the inbox's API.") }
-        }
-        return try Self.parse(answer, from: display)
+        try send("GET", path, body: nil, wait: wait)
     }
 
-    private func setTimeout(_ descriptor: Int32, _ option: Int32, seconds: Double) {
-        var value = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
-        _ = setsockopt(descriptor, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))
+    /// PUT `body` (JSON) to `path`.
+    func put(_ path: String, json body: [UInt8]) throws -> (status: Int, body: [UInt8]) {
+        try send("PUT", path, body: body, wait: 0)
     }
 
-    /// Status line, headers, and the body (Content-Length or chunked, else to the end).
-    static func parse(_ answer: [UInt8], from display: String) throws -> (status: Int, body: [UInt8]) {
-        let separator: [UInt8] = [13, 10, 13, 10]
-        guard let end = (0..<max(0, answer.count - 3)).first(where: { Array(answer[$0..<$0 + 4]) == separator }) else {
-            throw Failure(description: "The answer from \(display) is not HTTP; is that the inbox's port (ports file key \"ui\")?")
+    private func send(_ method: String, _ path: String, body: [UInt8]?, wait: Double) throws -> (status: Int, body: [UInt8]) {
+        var headers = [("Accept", "application/json")]
+        if let token { headers.append(("Authorization", "Bearer \(token)")) }
+        if body != nil { headers.append(("Content-Type", "application/json")) }
+        do {
+            let answer = try PlainHTTP(host: host, port: port).exchange(method, path, headers: headers, body: body, connectTimeout: 10,
+                                                                       answerTimeout: wait + 10, maxAnswer: Self.maxAnswer)
+            return (answer.status, answer.body)
+        } catch {
+            throw Failure(description: sentence(error))
         }
-        let head = String(decoding: answer[0..<end], as: UTF8.self).split(separator: "\r\n").map(String.init)
-        let statusParts = head.first?.split(separator: " ") ?? []
-        guard statusParts.count >= 2, statusParts[0].hasPrefix("HTTP/1."), let status = Int(statusParts[1]) else {
-            throw Failure(description: "The answer from \(display) is not HTTP; is that the inbox's port (ports file key \"ui\")?")
+    }
+
+    private func sentence(_ failure: PlainHTTP.Failure) -> String {
+        switch failure {
+        case .unresolvable: return "Cannot resolve \(host), the inbox's host; check --ui."
+        case .noSocket(let code): return "Cannot open a socket (\(String(cString: strerror(code))))."
+        case .unreachable(let code): return "Cannot reach the inbox at \(display) (\(String(cString: strerror(code)))); is mock serve running with --ui-port?"
+        case .closedBeforeRequest: return "The inbox at \(display) closed the connection before the request was sent."
+        case .noAnswer(let seconds, let code):
+            return "The inbox at \(display) did not answer within \(Int(seconds)) seconds\(code == 0 ? "" : " (\(String(cString: strerror(code))))")."
+        case .tooLarge: return "The inbox at \(display) sent more than 32 MiB; that is not the inbox's API."
+        case .notHTTP: return "The answer from \(display) is not HTTP; is that the inbox's port (ports file key \"ui\")?"
         }
-        var body = Array(answer[(end + 4)...])
-        let chunked = head.dropFirst().contains { $0.lowercased().hasPrefix("transfer-encoding:") && $0.lowercased().contains("chunked") }
-        if chunked {
-            var decoded: [UInt8] = []
-            var index = 0
-            while index < body.count {
-                guard let lineEnd = (index..<body.count - 1).first(where: { body[$0] == 13 && body[$0 + 1] == 10 }),
-                      let size = Int(String(decoding: body[index..<lineEnd], as: UTF8.self).split(separator: ";").first ?? "", radix: 16) else { break }
-                if size == 0 { break }
-                let start = lineEnd + 2
-                guard start + size <= body.count else { break }
-                decoded += body[start..<start + size]
-                index = start + size + 2
-            }
-            body = decoded
+    }
+}
+
+/// Where the inbox is, for the commands that talk to its API: `--ui URL` or `--ports-file F`.
+struct InboxAddressOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The inbox's address, http://HOST:PORT.", valueName: "URL")) var ui: String?
+    @Option(name: .customLong("ports-file"), help: ArgumentHelp("mock serve's --ports-file: the inbox is its \"ui\" port on 127.0.0.1.", valueName: "FILE"))
+    var portsFile: String?
+
+    func validate() throws {
+        if (ui == nil) == (portsFile == nil) { throw ValidationError("Give exactly one of --ui URL or --ports-file FILE.") }
+    }
+
+    /// The client for the inbox named; a bad URL is exit 2, an unreadable ports file exit 3.
+    func client() throws -> InboxClient {
+        if let ui {
+            do { return try InboxClient(url: ui) } catch { throw ValidationError("\(error)") }
         }
-        return (status, body)
+        let path = portsFile!
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure(message: "Cannot read the ports file \(path); give the file mock serve --ports-file wrote.", status: ExitStatus.input)
+        }
+        guard data.count <= 65_536, let ports = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw CommandFailure(message: "The ports file \(path) is not mock serve's JSON ports file.", status: ExitStatus.input)
+        }
+        guard let port = ports["ui"] as? Int else {
+            throw CommandFailure(message: "The ports file \(path) has no \"ui\" port: start mock serve with --ui-port 0 (or a port) for the inbox.", status: ExitStatus.input)
+        }
+        return InboxClient(host: "127.0.0.1", port: port, token: ports["ui_token"] as? String)
+    }
+}
+
+extension InboxClient {
+    /// The answer's JSON object, or the sentence for a status the caller does not expect:
+    /// 401 (no token) and 400 (the inbox's own sentence) are usage errors, anything else not
+    /// the inbox's API.
+    func object(_ answer: (status: Int, body: [UInt8]), expecting: Int = 200, refused: String = "The inbox refused the query") throws -> [String: Any] {
+        let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
+        if answer.status == 401 {
+            throw CommandFailure(message: "The inbox at \(display) wants its access token: give --ui with the ?token= URL mock serve printed, or --ports-file.", status: ExitStatus.usage)
+        }
+        if answer.status == 400, let message = object?["error"] as? String {
+            throw CommandFailure(message: "\(refused): \(message)", status: ExitStatus.usage)
+        }
+        guard answer.status == expecting, let object else {
+            throw CommandFailure(message: "The inbox at \(display) answered \(answer.status) without its JSON; is that the inbox's port?", status: ExitStatus.network)
+        }
+        return object
     }
 }

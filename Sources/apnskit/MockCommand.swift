@@ -10,7 +10,7 @@ struct MockCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mock",
         abstract: "A local stand-in for Apple: a test CA issuing Apple-like credentials, and a gateway that answers as APNs does.",
-        subcommands: [MockCACommand.self, MockIssueCommand.self, MockRevokeCommand.self, MockServeCommand.self, MockExpectCommand.self]
+        subcommands: [MockCACommand.self, MockIssueCommand.self, MockRevokeCommand.self, MockServeCommand.self, MockExpectCommand.self, MockFaultsCommand.self]
     )
 }
 

@@ -23,9 +23,7 @@ struct MockExpectCommand: ParsableCommand {
         """
     )
 
-    @Option(help: ArgumentHelp("The inbox's address, http://HOST:PORT.", valueName: "URL")) var ui: String?
-    @Option(name: .customLong("ports-file"), help: ArgumentHelp("mock serve's --ports-file: the inbox is its \"ui\" port on 127.0.0.1.", valueName: "FILE"))
-    var portsFile: String?
+    @OptionGroup var inbox: InboxAddressOptions
     @Option(help: "Part of the device token (or channel id).") var token: String?
     @Option(help: "Part of the topic.") var topic: String?
     @Option(help: "accepted, rejected, or an HTTP status such as 410.") var status: String?
@@ -37,7 +35,6 @@ struct MockExpectCommand: ParsableCommand {
     @Option(help: "Output format: text or json.") var format: OutputFormat = .text
 
     func validate() throws {
-        if (ui == nil) == (portsFile == nil) { throw ValidationError("Give exactly one of --ui URL or --ports-file FILE.") }
         if count < 1 { throw ValidationError("--count must be 1 or more.") }
         if since < 0 { throw ValidationError("--since must be an entry id, 0 or more.") }
         if !(0...300).contains(timeout) { throw ValidationError("--timeout must be from 0 to 300 seconds.") }
@@ -47,7 +44,7 @@ struct MockExpectCommand: ParsableCommand {
     }
 
     func run() throws {
-        let client = try inboxClient()
+        let client = try inbox.client()
         var parameters: [(String, String)] = [("count", String(count)), ("since", String(since)), ("timeout", String(timeout))]
         for (name, value) in [("token", token), ("topic", topic), ("status", status), ("push-type", pushType), ("q", contains)] {
             if let value { parameters.append((name, value)) }
@@ -78,39 +75,12 @@ struct MockExpectCommand: ParsableCommand {
                              status: ExitStatus.problem)
     }
 
-    private func inboxClient() throws -> InboxClient {
-        if let ui {
-            do { return try InboxClient(url: ui) } catch { throw ValidationError("\(error)") }
-        }
-        let path = portsFile!
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandFailure(message: "Cannot read the ports file \(path); give the file mock serve --ports-file wrote.", status: ExitStatus.input)
-        }
-        guard data.count <= 65_536, let ports = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw CommandFailure(message: "The ports file \(path) is not mock serve's JSON ports file.", status: ExitStatus.input)
-        }
-        guard let port = ports["ui"] as? Int else {
-            throw CommandFailure(message: "The ports file \(path) has no \"ui\" port: start mock serve with --ui-port 0 (or a port) for the inbox.", status: ExitStatus.input)
-        }
-        return InboxClient(host: "127.0.0.1", port: port, token: ports["ui_token"] as? String)
-    }
-
     private func fetch(_ client: InboxClient, _ path: String, wait: Double) throws -> [String: Any] {
         let answer: (status: Int, body: [UInt8])
         do { answer = try client.get(path, wait: wait) } catch {
             throw CommandFailure(message: "\(error)", status: ExitStatus.network)
         }
-        let object = try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]
-        if answer.status == 401 {
-            throw CommandFailure(message: "The inbox at \(client.display) wants its access token: give --ui with the ?token= URL mock serve printed, or --ports-file.", status: ExitStatus.usage)
-        }
-        if answer.status == 400, let message = object?["error"] as? String {
-            throw CommandFailure(message: "The inbox refused the query: \(message)", status: ExitStatus.usage)
-        }
-        guard answer.status == 200, let object else {
-            throw CommandFailure(message: "The inbox at \(client.display) answered \(answer.status) without its JSON; is that the inbox's port?", status: ExitStatus.network)
-        }
-        return object
+        return try client.object(answer)
     }
 
     private func describeFilters() -> String {

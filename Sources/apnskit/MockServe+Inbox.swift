@@ -1,3 +1,4 @@
+import APNsMock
 import APNsMockInbox
 import ArgumentParser
 import Foundation
@@ -45,16 +46,25 @@ struct InboxOptions: ParsableArguments {
         return inet_pton(AF_INET, bare, &v4) == 1 && UInt32(bigEndian: v4.s_addr) >> 24 == 127
     }
 
-    /// The store and its server, or nil without --ui-port; a bind failure is exit 4.
-    func start() async throws -> (store: InboxStore, server: InboxServer, token: String?)? {
+    /// The store the gateway reports to: with --ui-port, or for the webhook (then keeping one
+    /// entry, as nobody reads the list); nil without either.
+    func makeStore(webhook: WebhookDelivery?) -> InboxStore? {
+        guard port != nil || webhook != nil else { return nil }
+        var forward: (@Sendable (InboxStore.Entry) -> Void)?
+        if let webhook { forward = { webhook.enqueue($0) } }
+        return InboxStore(limit: port == nil ? 1 : limit, onAdded: forward)
+    }
+
+    /// The inbox's server, or nil without --ui-port; a bind failure is exit 4. Its API shows and
+    /// replaces `faults` (the gateway's handler) and shows the webhook's counts.
+    func start(store: InboxStore, faults: ProviderAPIHandler, webhook: WebhookDelivery?) async throws -> (server: InboxServer, token: String?)? {
         guard let port else { return nil }
-        let store = InboxStore(limit: limit)
         // Beyond this machine the inbox takes requests only with a token made now (printed once,
         // and written to the ports file for `mock expect`).
         let token = Self.isLoopback(host) ? nil : Self.newToken()
         do {
-            let server = try await InboxServer.start(store: store, host: host, port: port, token: token)
-            return (store, server, token)
+            let server = try await InboxServer.start(store: store, host: host, port: port, token: token, faults: faults, webhook: webhook)
+            return (server, token)
         } catch let error as InboxServer.StartError {
             throw CommandFailure(message: "Cannot start the inbox web UI on \(error.host):\(error.port): \(error.underlying); choose another --ui-port (0 picks a free one) or --ui-address.",
                                  status: ExitStatus.network)

@@ -23,6 +23,8 @@ struct MockServeCommand: AsyncParsableCommand {
           apnskit mock serve --ca mock-ca
           apnskit mock serve --ca mock-ca --port 0 --ports-file ports.json --record accepted.jsonl -q
           apnskit mock serve --ca mock-ca --fail-rate 503:0.05 --goaway-after 1000 --drop-after 500
+          apnskit mock serve --ca mock-ca --ui-port 8025 --webhook http://127.0.0.1:9000/hook
+          (then: apnskit mock faults set --ui http://127.0.0.1:8025 --fail-rate 503:1.0, and mock faults clear)
         """
     )
 
@@ -74,20 +76,7 @@ struct MockServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-connections"), help: "Connections open at once, over all ports; more are closed at once, with a log line.")
     var maxConnections: Int = MockGateway.defaultMaxConnections
 
-    @Option(name: .customLong("fail-rate"), help: ArgumentHelp("Answer this fraction of valid requests (notifications, broadcasts, channel calls) with STATUS (429, 500, 503); repeatable.", valueName: "STATUS:FRACTION"))
-    var failRates: [String] = []
-
-    @Option(name: .customLong("goaway-after"), help: "Send GOAWAY after this many requests on a connection.")
-    var goAwayAfter: Int = 0
-
-    @Option(name: .customLong("drop-after"), help: "Drop each connection at its N-th request.")
-    var dropAfter: Int = 0
-
-    @Option(name: .customLong("drop-mode"), help: "accepted (record, then drop unanswered), answered (answer, then close), unprocessed (drop before processing).")
-    var dropMode: String = "accepted"
-
-    @Option(name: .customLong("delay-ms"), help: "Delay every answer by this many milliseconds.")
-    var delayMilliseconds: Int = 0
+    @OptionGroup var faults: RuntimeFaultOptions
 
     @Option(name: .customLong("idle-timeout"), help: "Send GOAWAY IdleTimeout to connections idle this many seconds, then close them (0: never).")
     var idleTimeout: Double = GatewayFaults.defaultIdleTimeout
@@ -106,35 +95,23 @@ struct MockServeCommand: AsyncParsableCommand {
 
     @OptionGroup var inbox: InboxOptions
 
+    @OptionGroup var webhook: WebhookOptions
+
     @OptionGroup var revocation: RevocationServeOptions
 
     func validate() throws {
         guard APNsEnvironment(rawValue: environment) != nil else { throw ValidationError("--environment must be sandbox or production.") }
-        guard GatewayFaults.DropMode(rawValue: dropMode) != nil else { throw ValidationError("--drop-mode must be accepted, answered or unprocessed.") }
-        _ = try parsedRates()
         guard maxChannels >= 0 else { throw ValidationError("--max-channels must be 0 or more.") }
         guard maxChannelsTotal >= 0 else { throw ValidationError("--max-channels-total must be 0 or more.") }
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1.") }
         guard maxConnectionsPerPeer >= 1 else { throw ValidationError("--max-connections-per-peer must be at least 1.") }
         guard idleTimeout >= 0, idleTimeout.isFinite else { throw ValidationError("--idle-timeout must be 0 (never) or a number of seconds.") }
         try inbox.validate()
+        try webhook.validate()
         try revocation.validate()
         for (name, value) in [("--port", port), ("--legacy-port", legacyPort), ("--feedback-port", feedbackPort), ("--channels-port", channelsPort ?? 0)] where value < 0 || value > 65_535 {
             throw ValidationError("\(name) must be a port number (0 for any free port).")
         }
-    }
-
-    func parsedRates() throws -> [Int: Double] {
-        var rates: [Int: Double] = [:]
-        for text in failRates {
-            let parts = text.split(separator: ":")
-            guard parts.count == 2, let status = Int(parts[0]), GatewayFaults.injectableStatuses.contains(status),
-                  let fraction = Double(parts[1]), fraction >= 0, fraction <= 1 else {
-                throw ValidationError("--fail-rate '\(text)' must be STATUS:FRACTION with STATUS 429, 500 or 503 and FRACTION 0...1, e.g. 503:0.05.")
-            }
-            rates[status] = fraction
-        }
-        return rates
     }
 
     func run() async throws {
@@ -148,11 +125,7 @@ struct MockServeCommand: AsyncParsableCommand {
         configuration.recordPath = record
         configuration.api.environment = APNsEnvironment(rawValue: environment)!
         configuration.api.registry = try registry.map(DeviceRegistry.load)
-        configuration.api.faults.failureRates = try parsedRates()
-        configuration.api.faults.goAwayAfter = goAwayAfter
-        configuration.api.faults.dropAfter = dropAfter
-        configuration.api.faults.dropMode = GatewayFaults.DropMode(rawValue: dropMode)!
-        configuration.api.faults.delayMilliseconds = delayMilliseconds
+        configuration.api.faults = try faults.faults()
         configuration.api.faults.maxConcurrentStreams = maxStreams
         configuration.api.faults.seed = seed
         configuration.api.faults.idleTimeoutSeconds = idleTimeout
@@ -166,14 +139,17 @@ struct MockServeCommand: AsyncParsableCommand {
         // Before anything listens: a signal from then on stops the gateway cleanly.
         let interruption = Interruption.install()
         let quiet = self.quiet
-        let webInbox = try await inbox.start()
-        configuration.api.inbox = webInbox?.store
+        // The webhook is fed by the inbox's store (the same entries, the same ids), which is
+        // made for it even without --ui-port (then keeping one entry: nobody reads it).
+        let delivery = try webhook.start()
+        let store = inbox.makeStore(webhook: delivery)
+        configuration.api.inbox = store
         configuration.api.lint = !noLint
         let revocationService: (server: RevocationServer, url: String)?
         do {
             revocationService = try await revocation.start(caFolder: ca, authority: authority)
         } catch {
-            await webInbox?.server.stop()
+            _ = await delivery?.stop(flushingFor: 0)
             throw error
         }
         let gateway: MockGateway
@@ -182,13 +158,23 @@ struct MockServeCommand: AsyncParsableCommand {
                                       log: { line in if !quiet { Output.note(line) } },
                                       warn: { line in Output.note(line) })
         } catch let error as APNsCredentialError {
-            await webInbox?.server.stop()
             await revocationService?.server.stop()
+            _ = await delivery?.stop(flushingFor: 0)
             throw error
         } catch {
-            await webInbox?.server.stop()
             await revocationService?.server.stop()
+            _ = await delivery?.stop(flushingFor: 0)
             throw CommandFailure(message: "Cannot start the mock gateway on \(host): \(error); choose other ports (0 picks free ones).", status: ExitStatus.network)
+        }
+        // After the gateway: its API changes the gateway's faults (PUT /api/faults).
+        let webInbox: (server: InboxServer, token: String?)?
+        do {
+            if let store { webInbox = try await inbox.start(store: store, faults: gateway.handler, webhook: delivery) } else { webInbox = nil }
+        } catch {
+            gateway.stop()
+            await revocationService?.server.stop()
+            _ = await delivery?.stop(flushingFor: 0)
+            throw error
         }
         let bundle = "\(ca)/\(MockCALayout.bundle)"
         Output.line("apnskit mock gateway (\(environment)) listening on \(host)")
@@ -201,6 +187,7 @@ struct MockServeCommand: AsyncParsableCommand {
         if let record { Output.line("  recording to:          \(record)") }
         if let webInbox { Output.line("  inbox (web UI):        \(inbox.url(port: webInbox.server.port, token: webInbox.token))\(webInbox.token == nil ? "" : " (beyond this machine: every request needs this token)")") }
         if let revocationService { Output.line("  revocation (OCSP/CRL): \(revocationService.url)") }
+        if let delivery { Output.line("  webhook:               POST \(delivery.configuration.url) (queue \(delivery.configuration.queueLimit), \(delivery.configuration.retries) retries)") }
         // The lines are out before the ports file exists: a script that waits for the file
         // and then reads them finds them all.
         fflush(nil)
@@ -221,10 +208,13 @@ struct MockServeCommand: AsyncParsableCommand {
         // Every record line went to the kernel with its own write(2) before its answer; stop
         // closes the record (fsync) before the summary says how many there are.
         gateway.stop()
+        // Then the webhook delivers what waits, for a bounded time (the inbox still answers meanwhile).
+        let webhookStats = await delivery?.stop(flushingFor: WebhookOptions.flushSeconds)
         await webInbox?.server.stop()
         await revocationService?.server.stop()
         let recorded = gateway.recorder.map { " (\($0.count) record line(s)\(record.map { " in \($0)" } ?? ""))" } ?? ""
         Output.note("apnskit mock gateway stopped by \(interruption.signalName)\(recorded).")
+        if let webhookStats { Output.note(WebhookOptions.summary(webhookStats)) }
         throw ExitCode(128 + signal)
     }
 }

@@ -1,6 +1,8 @@
+import APNsProtocol
+
 /// Faults the mock gateway injects on purpose, so senders can be tested against the failures
 /// real gateways produce: rate limits and outages, GOAWAY, dropped connections, slow answers,
-/// a low stream limit. All of it is set from `apnskit mock serve` flags.
+/// a low stream limit, tokens gone Unregistered. All of it is set from `apnskit mock serve` flags.
 package struct GatewayFaults: Sendable, Equatable {
     /// Fraction of otherwise valid requests answered with each status (429, 500, 503).
     package var failureRates: [Int: Double] = [:]
@@ -11,6 +13,10 @@ package struct GatewayFaults: Sendable, Equatable {
     package var dropMode: DropMode = .accepted
     /// Delay before every answer, in milliseconds.
     package var delayMilliseconds = 0
+    /// Device tokens answered 410 Unregistered from now on, with the time (milliseconds since
+    /// 1970) the rule was made: an app uninstalled while a client runs (`--unregister`,
+    /// `PUT /api/faults` `unregister`). Checked after the registry, before the failure rates.
+    package var unregistered: [APNsDeviceToken: Int] = [:]
     /// SETTINGS_MAX_CONCURRENT_STREAMS announced to clients.
     package var maxConcurrentStreams: UInt32 = 1000
     /// Seed for the failure-rate draws, so a run can be repeated exactly.

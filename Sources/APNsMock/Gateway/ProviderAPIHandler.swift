@@ -68,12 +68,16 @@ package final class ProviderAPIHandler: Sendable {
         var ids = MessageIDGenerator()
         /// Tokens answered 410 since start, handed to the feedback service.
         var unregisteredSeen: [FeedbackTuple] = []
+        /// The faults in force: `settings.faults` at start, replaced at run time by
+        /// `replaceFaults` (`PUT /api/faults`). Read under this lock, which every request takes
+        /// anyway, so changing them costs a request nothing more.
+        var faults: GatewayFaults
+        /// The failure rates that are not zero, in draw order (worked out when the faults are
+        /// set: most runs have none, and then no request looks any up).
+        var failureDraws: [(status: Int, rate: Double)]
     }
 
     let books: Locked<Books>
-    /// The injected failure rates that are not zero, in draw order (worked out once: most
-    /// runs have none, and then no request looks any up).
-    private let failureDraws: [(status: Int, rate: Double)]
     /// Channel management and broadcasts (§8).
     private let broadcasts: BroadcastAPI
     /// Lint marks for accepted notifications (docs/lint.md); used only with a record or an inbox.
@@ -83,20 +87,17 @@ package final class ProviderAPIHandler: Sendable {
         self.settings = settings
         self.recorder = recorder
         self.log = log
-        books = Locked(Books(random: SplitMix64(seed: settings.faults.seed)))
+        books = Locked(Books(random: SplitMix64(seed: settings.faults.seed), faults: settings.faults, failureDraws: settings.faults.failureDraws))
         broadcasts = BroadcastAPI(store: ChannelStore(limit: settings.channelLimit, totalLimit: settings.channelTotalLimit))
-        failureDraws = GatewayFaults.injectableStatusesInOrder.compactMap { status in
-            settings.faults.failureRates[status].flatMap { $0 > 0 ? (status, $0) : nil }
-        }
     }
 
     /// The HTTP2Server loop handler: the provider API port, or with `management` the channel
     /// management port (§8), which answers only `/1/apps/...` (and the provider port never).
     package func handle(_ request: HTTP2Request, management: Bool = false) -> HTTP2Server.Reply {
-        let (response, verdict) = books.withLock { (decide(request, management: management, &$0), deviceJudge.takePending()) }
+        let (response, verdict, delay) = books.withLock { (decide(request, management: management, &$0), deviceJudge.takePending(), $0.faults.delayMilliseconds) }
         if let inbox = settings.inbox { report(request, response, verdict, lint: settings.lint, management: management, to: inbox) }
-        if settings.faults.delayMilliseconds > 0 {
-            return .after(seconds: Double(settings.faults.delayMilliseconds) / 1000, response)
+        if delay > 0 {
+            return .after(seconds: Double(delay) / 1000, response)
         }
         return .now(response)
     }
@@ -108,7 +109,7 @@ package final class ProviderAPIHandler: Sendable {
         state.requests += 1
         let now = Date()
         state.lastActivity = now
-        let faults = settings.faults
+        let faults = books.faults
         let apnsID = Self.echoedID(request) ?? books.ids.next()
 
         if faults.dropAfter > 0, state.requests == faults.dropAfter, faults.dropMode == .unprocessed {
@@ -117,29 +118,29 @@ package final class ProviderAPIHandler: Sendable {
             return response
         }
         if let route = BroadcastAPI.route(request.path) ?? (management ? .unknown : nil) {
-            return finish(state, broadcast(request, route, management: management, state, now: now, apnsID: apnsID, &books.random))
+            return finish(state, faults, broadcast(request, route, management: management, state, now: now, apnsID: apnsID, &books))
         }
         let validated: ValidatedRequest
         switch RequestValidator.validate(method: request.method, path: request.path, headers: request.headers, body: request.body) {
-        case .failure(let error): return finish(state, reject(error.reason, apnsID: apnsID))
+        case .failure(let error): return finish(state, faults, reject(error.reason, apnsID: apnsID))
         case .success(let value): validated = value
         }
         let topic: String
         switch authorize(validated, state, now: now) {
-        case .failure(let error): return finish(state, reject(error.reason, apnsID: apnsID))
+        case .failure(let error): return finish(state, faults, reject(error.reason, apnsID: apnsID))
         case .success(let resolved): topic = resolved
         }
         if let reason = checkDevice(validated.token, topic: topic, pushType: validated.pushType) {
-            var response = reject(reason, apnsID: apnsID)
             let device = settings.registry?.devices[validated.token]
             if let at = reason == .unregistered ? device?.unregisteredAt : (reason == .expiredToken ? device?.expiredAt : nil) {
-                // 410 carries the time APNs learned the token was no longer valid, in milliseconds.
-                response.body = JSONValue.object([("reason", .string(reason.rawValue)), ("timestamp", .int(at))]).serialized()
-                books.unregisteredSeen.append(FeedbackTuple(timestamp: UInt32(clamping: at / 1000), token: validated.token.bytes))
+                return finish(state, faults, gone(reason, since: at, validated.token, apnsID: apnsID, &books))
             }
-            return finish(state, response)
+            return finish(state, faults, reject(reason, apnsID: apnsID))
         }
-        if let reason = injectedFailure(&books.random) { return finish(state, reject(reason, apnsID: apnsID)) }
+        if !faults.unregistered.isEmpty, let at = faults.unregistered[validated.token] {
+            return finish(state, faults, gone(.unregistered, since: at, validated.token, apnsID: apnsID, &books))
+        }
+        if let reason = injectedFailure(&books) { return finish(state, faults, reject(reason, apnsID: apnsID)) }
         // Accepted: what a device would do with it, for the record and the inbox (lint never
         // changes the answer). Worked out here for the record, and for Live Activities (the
         // judge keeps their timestamps); the inbox lints the rest when it is read.
@@ -152,14 +153,13 @@ package final class ProviderAPIHandler: Sendable {
             ? [("apns-id", apnsID), ("apns-unique-id", books.ids.next()), Self.serverHeader]
             : [("apns-id", apnsID), Self.serverHeader])
         raiseStreamLimitOnFirstSuccess(state, &response)
-        if dropIfDue(request, state, &response) { return response }
-        return finish(state, response)
+        if dropIfDue(request, state, faults, &response) { return response }
+        return finish(state, faults, response)
     }
 
     /// `--drop-after N` (modes accepted and answered): the N-th request of a connection, once
     /// accepted (and recorded), ends the connection, unanswered or answered. True when it did.
-    private func dropIfDue(_ request: HTTP2Request, _ state: ConnectionState, _ response: inout HTTP2Response) -> Bool {
-        let faults = settings.faults
+    private func dropIfDue(_ request: HTTP2Request, _ state: ConnectionState, _ faults: GatewayFaults, _ response: inout HTTP2Response) -> Bool {
         guard faults.dropAfter > 0, state.requests == faults.dropAfter else { return false }
         response.afterward = faults.dropMode == .answered ? .close : .dropWithoutResponse
         log("connection #\(request.connectionID): dropping after request \(state.requests) (\(faults.dropMode.rawValue))")
@@ -176,7 +176,7 @@ package final class ProviderAPIHandler: Sendable {
     /// Channel management and broadcasts: the bundle id in the path stands for the topic the
     /// credentials must cover; the rest is `BroadcastAPI`'s.
     private func broadcast(_ request: HTTP2Request, _ route: BroadcastAPI.Route, management: Bool, _ state: ConnectionState,
-                           now: Date, apnsID: String, _ random: inout SplitMix64) -> HTTP2Response {
+                           now: Date, apnsID: String, _ books: inout Books) -> HTTP2Response {
         guard route.isManagement == management, let bundle = route.bundle else {
             return BroadcastAPI.reject(.badPath, [("apns-id", apnsID)])
         }
@@ -185,7 +185,7 @@ package final class ProviderAPIHandler: Sendable {
         }
         // Rate limits and outages hit broadcasts and channel calls too (once the credentials
         // pass), so clients' retries are tested on them as on device sends.
-        if let reason = injectedFailure(&random) { return BroadcastAPI.reject(reason, [("apns-id", apnsID)]) }
+        if let reason = injectedFailure(&books) { return BroadcastAPI.reject(reason, [("apns-id", apnsID)]) }
         var response = broadcasts.answer(request, route, apnsID: apnsID) { accepted in
             switch accepted {
             case .broadcast(let bundle, let channel, let bytes):
@@ -197,14 +197,14 @@ package final class ProviderAPIHandler: Sendable {
         response.headers.append(Self.serverHeader)
         if response.status < 300 {
             raiseStreamLimitOnFirstSuccess(state, &response)
-            _ = dropIfDue(request, state, &response)
+            _ = dropIfDue(request, state, books.faults, &response)
         }
         return response
     }
 
     /// A failure `faults.failureRates` draws for this request (429, 500 or 503), or nil.
-    private func injectedFailure(_ random: inout SplitMix64) -> APNsReason? {
-        for (status, rate) in failureDraws where Double.random(in: 0..<1, using: &random) < rate {
+    private func injectedFailure(_ books: inout Books) -> APNsReason? {
+        for (status, rate) in books.failureDraws where Double.random(in: 0..<1, using: &books.random) < rate {
             return status == 429 ? .tooManyRequests : (status == 500 ? .internalServerError : .serviceUnavailable)
         }
         return nil
@@ -224,9 +224,8 @@ package final class ProviderAPIHandler: Sendable {
     }
 
     /// Applies GOAWAY-after-N to any answer.
-    private func finish(_ state: ConnectionState, _ response: HTTP2Response) -> HTTP2Response {
+    private func finish(_ state: ConnectionState, _ faults: GatewayFaults, _ response: HTTP2Response) -> HTTP2Response {
         var response = response
-        let faults = settings.faults
         // A connection being dropped (`dropIfDue`) sends no GOAWAY first.
         if faults.goAwayAfter > 0, state.requests >= faults.goAwayAfter, !state.goneAway, response.afterward == .keepOpen {
             state.goneAway = true
@@ -351,6 +350,15 @@ package final class ProviderAPIHandler: Sendable {
         if device.unregisteredAt != nil { return .unregistered }
         if device.expiredAt != nil { return .expiredToken }
         return nil
+    }
+
+    /// 410 with the time APNs learned the token was no longer valid, in milliseconds; the
+    /// token is also handed to the feedback service.
+    private func gone(_ reason: APNsReason, since at: Int, _ token: APNsDeviceToken, apnsID: String, _ books: inout Books) -> HTTP2Response {
+        var response = reject(reason, apnsID: apnsID)
+        response.body = JSONValue.object([("reason", .string(reason.rawValue)), ("timestamp", .int(at))]).serialized()
+        books.unregisteredSeen.append(FeedbackTuple(timestamp: UInt32(clamping: at / 1000), token: token.bytes))
+        return response
     }
 
     private func reject(_ reason: APNsReason, apnsID: String) -> HTTP2Response {

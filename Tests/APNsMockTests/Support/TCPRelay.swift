@@ -12,8 +12,10 @@ final class TCPRelay: @unchecked Sendable {
         let client: Int32
         let upstream: Int32
         var silent = false
-        /// Pump threads finished; the second one closes both sockets.
+        /// Pump threads finished; the second one closes both sockets (under the relay's lock,
+        /// so `stop()` never shuts down a number that is no longer this pair's).
         var finished = 0
+        var closed: Bool { finished == 2 }
         init(client: Int32, upstream: Int32) {
             self.client = client
             self.upstream = upstream
@@ -73,17 +75,25 @@ final class TCPRelay: @unchecked Sendable {
         lock.withLock { for pair in pairs { pair.silent = true } }
     }
 
-    /// Stops accepting and ends every relayed connection. Call it when done.
+    /// Every relayed connection's two descriptors, and whether the relay has closed them.
+    var pairDescriptors: [(client: Int32, upstream: Int32, closed: Bool)] {
+        lock.withLock { pairs.map { ($0.client, $0.upstream, $0.closed) } }
+    }
+
+    /// Stops accepting and ends every relayed connection still open. Call it when done.
+    ///
+    /// Under the lock, and only for pairs not yet closed: a closed pair's numbers may belong to
+    /// another test's socket by now (tests share the process), and shutdown(2) on a listening
+    /// socket stops it listening, so connections to that server are refused from then on.
     func stop() {
-        let open: [Pair] = lock.withLock {
-            guard !stopped else { return [] }
+        lock.withLock {
+            guard !stopped else { return }
             stopped = true
-            return pairs
-        }
-        shutdown(listener, Int32(SHUT_RDWR))
-        for pair in open {
-            shutdown(pair.client, Int32(SHUT_RDWR))
-            shutdown(pair.upstream, Int32(SHUT_RDWR))
+            shutdown(listener, Int32(SHUT_RDWR))
+            for pair in pairs where !pair.closed {
+                shutdown(pair.client, Int32(SHUT_RDWR))
+                shutdown(pair.upstream, Int32(SHUT_RDWR))
+            }
         }
     }
 
@@ -130,13 +140,12 @@ final class TCPRelay: @unchecked Sendable {
         }
         if clientSide { lock.withLock { clientCloses += 1 } }
         if !lock.withLock({ pair.silent }) { shutdown(to, Int32(SHUT_WR)) }
-        let last: Bool = lock.withLock {
+        lock.withLock {
             pair.finished += 1
-            return pair.finished == 2
-        }
-        if last {
-            close(pair.client)
-            close(pair.upstream)
+            if pair.closed {
+                close(pair.client)
+                close(pair.upstream)
+            }
         }
     }
 
