@@ -41,7 +41,7 @@ enum ProtocolHarnesses {
             break
         case .invalid(let message), .badToken(let message):
             try Check.require(!message.isEmpty, "BatchLine.invalid with an empty message")
-        case .entry(_, let payload):
+        case .entry(_, let payload, _):
             if let payload { try Check.require(JSONSyntax.isObject(payload), "BatchLine accepted a payload that is not a JSON object") }
         }
     }

@@ -18,8 +18,8 @@ package struct InboxQuery: Sendable, Equatable {
     package var limit = InboxQuery.defaultLimit
 
     package static let defaultLimit = 200
-    /// The longest text filter (`q`, `token`, `topic`, `push-type`), in bytes. Device tokens are
-    /// 64 to 200 hex digits and topics at most 155 characters plus a push-type suffix, so 256
+    /// The longest text filter (`q`, `token`, `topic`, `push-type`), in bytes. Tokens of every kind are
+    /// 16 to 200 hex digits (apns-protocol.md §6) and topics at most 155 characters plus a push-type suffix, so 256
     /// finds anything an entry can hold; a longer needle only made each search slower (a
     /// 5,001-character `q` once kept a core busy for over ten minutes).
     package static let maxTextLength = 256

@@ -1,6 +1,8 @@
-/// A device token: the bytes APNs addresses a device by.
+/// A device token: the bytes APNs addresses a device by, or a Live Activity push token or
+/// push-to-start token, which the provider API takes in the same place (`/3/device/<hex>`).
 ///
-/// Apple says not to hard-code the size (32 bytes is typical; up to 100 are seen), and tokens
+/// Apple says not to hard-code the size (apns-protocol.md §6: device tokens are variable length,
+/// 32 bytes today, up to 100 announced; Live Activity tokens are longer, 80 bytes seen), and tokens
 /// arrive in several text forms: plain hex, hex in groups of 8 separated by spaces, and the
 /// old `NSData` description `<c9d4c07c fbbc26d6 ...>`. Those are normalised; anything else is
 /// refused with a reason, notably the iOS 13 `{length = 32, bytes = 0x... }` form, which is
@@ -8,14 +10,16 @@
 public struct APNsDeviceToken: Sendable, Hashable, CustomStringConvertible {
     public let bytes: [UInt8]
 
-    /// Apple's tokens are 32 bytes today; longer ones have been seen, up to 100.
+    /// The longest token of any kind taken (apns-protocol.md §6): the 100 bytes Apple announced
+    /// device tokens may grow to, which also holds the 80-byte Live Activity and push-to-start
+    /// tokens; one bound for every kind, because a token's kind is not in its bytes.
     public static let maximumLength = 100
     /// Shorter than this is certainly not a token (a typo, a test value cut short).
     public static let minimumLength = 8
 
     public init(bytes: [UInt8]) throws {
         guard bytes.count >= Self.minimumLength, bytes.count <= Self.maximumLength else {
-            throw APNsDeviceTokenError("is \(bytes.count) bytes; device tokens are \(Self.minimumLength) to \(Self.maximumLength) bytes (usually 32)")
+            throw APNsDeviceTokenError("is \(bytes.count) bytes; tokens of every kind (device, Live Activity, push-to-start) are \(Self.minimumLength) to \(Self.maximumLength) bytes (device tokens usually 32, Live Activity tokens 80)")
         }
         self.bytes = bytes
     }

@@ -72,6 +72,9 @@ extension APNsClient {
         /// `healthCheckTimeout` is replaced before a send needs it. `nil`: never pinged.
         public var healthCheckInterval: Duration? = .seconds(60)
         public var healthCheckTimeout: Duration = .seconds(10)
+        /// Opt-in: try BadDeviceToken notifications once against the other environment
+        /// (`TokenDiagnosis`; this DELIVERS them there where the token is valid). Nil: off.
+        public var tokenDiagnosis: TokenDiagnosis?
 
         public init(gateway: Gateway, authentication: Authentication) {
             self.gateway = gateway

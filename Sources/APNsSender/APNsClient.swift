@@ -35,6 +35,8 @@ public final class APNsClient: Sendable {
     public let bundleID: String?
     package let endpoint: Endpoint
     let sender: BatchSender
+    /// `Configuration.tokenDiagnosis`: the other environment's client, nil when off.
+    private let diagnoser: TokenDiagnoser?
 
     /// A client for `configuration`. `logger` gets the sender's logs (nothing is logged when
     /// nil: a library is quiet by default); `metricsFactory` its metrics (the bootstrapped
@@ -45,7 +47,8 @@ public final class APNsClient: Sendable {
                   connections: configuration.connections, eventLoops: configuration.eventLoops, concurrency: configuration.concurrency,
                   policy: configuration.retryPolicy, connectTimeout: configuration.connectTimeout.seconds,
                   requestTimeout: configuration.requestTimeout.seconds, healthCheck: configuration.transportHealthCheck, logger: logger,
-                  environment: configuration.environment, metricsFactory: metricsFactory)
+                  environment: configuration.environment, metricsFactory: metricsFactory,
+                  tokenDiagnosis: configuration.diagnosisTarget)
     }
 
     /// Everything, in the transport's terms (the CLI and tests). `eventLoops` spreads the
@@ -54,7 +57,8 @@ public final class APNsClient: Sendable {
     package init(endpoint: Endpoint, trust: TLSConfiguration.Trust, authentication: Authentication, bundleID: String? = nil,
                  connections: Int = 1, eventLoops: Int = 1, concurrency: Int = 100, policy: APNsRetryPolicy = APNsRetryPolicy(),
                  connectTimeout: Double = 10, requestTimeout: Double = 30, healthCheck: HTTP2HealthCheck = HTTP2HealthCheck(),
-                 logger: Logger? = nil, environment: APNsEnvironment? = nil, metricsFactory: MetricsFactory? = nil) {
+                 logger: Logger? = nil, environment: APNsEnvironment? = nil, metricsFactory: MetricsFactory? = nil,
+                 tokenDiagnosis: TokenDiagnoser.Target? = nil) {
         self.endpoint = endpoint
         switch authentication {
         case .certificate(let identity): self.bundleID = bundleID ?? identity.bundleID
@@ -62,9 +66,19 @@ public final class APNsClient: Sendable {
         }
         let connector = HTTP2ProviderConnector(endpoint: endpoint, trust: trust, authentication: authentication, connectTimeout: connectTimeout,
                                                requestTimeout: requestTimeout, healthCheck: healthCheck, eventLoops: eventLoops)
+        // The other environment's client: the same credentials, trust and timeouts, one
+        // connection (a diagnosis is rare), opened only when a token is first tried.
+        let defaultBundleID = self.bundleID
+        diagnoser = tokenDiagnosis.map { target in
+            TokenDiagnoser(client: target.endpoint.map {
+                APNsClient(endpoint: $0, trust: trust, authentication: authentication, bundleID: defaultBundleID, connections: 1, eventLoops: eventLoops,
+                           concurrency: concurrency, policy: policy, connectTimeout: connectTimeout, requestTimeout: requestTimeout,
+                           healthCheck: healthCheck, logger: logger, environment: target.environment, metricsFactory: metricsFactory)
+            }, environment: target.environment, limit: target.limit)
+        }
         sender = BatchSender(connector: connector, connections: connections, concurrency: concurrency, policy: policy, tokens: authentication.tokenCache(),
                              logger: logger, environment: environment?.rawValue ?? "custom", metricsFactory: metricsFactory,
-                             defaultBundleID: self.bundleID)
+                             defaultBundleID: self.bundleID, diagnoser: diagnoser)
     }
 
     /// Sends one notification once a slot of the `concurrency` window is free; never throws:
@@ -87,5 +101,17 @@ public final class APNsClient: Sendable {
     /// connection is opened again. What waits for a slot ends `.cancelled(written: false)`;
     /// what is in flight gets its answer, or with `cancellingInFlight` is given up at once.
     /// Returns when every result is out and every connection is gone. Safe to call twice.
-    public func close(cancellingInFlight: Bool = false) async { await sender.close(cancellingInFlight: cancellingInFlight) }
+    /// With token diagnosis, the other environment's client closes too: after the batches (their
+    /// diagnoses are part of their results), or at once beside them with `cancellingInFlight`.
+    public func close(cancellingInFlight: Bool = false) async {
+        guard let diagnoser else { return await sender.close(cancellingInFlight: cancellingInFlight) }
+        if cancellingInFlight {
+            async let other: Void = diagnoser.close(cancellingInFlight: true)
+            await sender.close(cancellingInFlight: true)
+            await other
+        } else {
+            await sender.close()
+            await diagnoser.close(cancellingInFlight: false)
+        }
+    }
 }

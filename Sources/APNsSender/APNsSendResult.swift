@@ -31,9 +31,13 @@ public struct APNsSendResult: Sendable, Equatable {
     /// The request was in flight on a connection that died, and was sent again: APNs may have
     /// delivered it twice.
     public let possiblyDuplicated: Bool
+    /// With `Configuration.tokenDiagnosis`, for a 400 BadDeviceToken: what the other
+    /// environment said of the token (its `attempt` may have DELIVERED the notification there).
+    /// Nil otherwise.
+    public let diagnosis: APNsTokenDiagnosis?
 
     public init(index: Int, token: APNsDeviceToken, apnsIDText: String, uniqueIDText: String? = nil, outcome: Outcome,
-                attempts: Int, possiblyDuplicated: Bool = false) {
+                attempts: Int, possiblyDuplicated: Bool = false, diagnosis: APNsTokenDiagnosis? = nil) {
         self.index = index
         self.token = token
         self.apnsIDText = apnsIDText
@@ -41,6 +45,13 @@ public struct APNsSendResult: Sendable, Equatable {
         self.outcome = outcome
         self.attempts = attempts
         self.possiblyDuplicated = possiblyDuplicated
+        self.diagnosis = diagnosis
+    }
+
+    /// This result with `diagnosis` attached.
+    func with(_ diagnosis: APNsTokenDiagnosis) -> APNsSendResult {
+        APNsSendResult(index: index, token: token, apnsIDText: apnsIDText, uniqueIDText: uniqueIDText, outcome: outcome,
+                       attempts: attempts, possiblyDuplicated: possiblyDuplicated, diagnosis: diagnosis)
     }
 
     /// The `apns-id` (nil only for legacy-protocol results, which have none).
@@ -50,12 +61,13 @@ public struct APNsSendResult: Sendable, Equatable {
 
     public var isDelivered: Bool { outcome == .delivered }
 
-    /// False only when APNs certainly does not have it: rejected, never written, or failed
-    /// before any attempt went out. A caller may resend exactly those without notifying twice.
+    /// False only when APNs certainly does not have it: rejected (and not delivered by the
+    /// token diagnosis in the other environment), never written, or failed before any attempt
+    /// went out. A caller may resend exactly those without notifying twice.
     public var mayHaveBeenDelivered: Bool {
         switch outcome {
         case .delivered: return true
-        case .rejected: return false
+        case .rejected: return diagnosis?.mayHaveBeenDelivered ?? false
         case .failed(let error): return error.mayHaveBeenDelivered
         case .cancelled(let written): return written
         }
@@ -67,8 +79,11 @@ public struct APNsSendResult: Sendable, Equatable {
         return nil
     }
 
-    /// True when the token should be removed from the provider's database.
-    public var invalidatesToken: Bool { reason?.invalidatesToken ?? false }
+    /// True when the token should be removed from the provider's database as far as this
+    /// result knows: APNs refused it for good, and the token diagnosis did not find it valid in
+    /// the other environment. `tokenRemoval(registeredAt:)` also weighs a 410's timestamp
+    /// against the app's last registration.
+    public var invalidatesToken: Bool { tokenRemoval().map { $0.safeToDelete != false } ?? false }
 
     /// The `status` word of a `--results` line (documented in docs/push.md).
     public var statusWord: String {
@@ -80,19 +95,15 @@ public struct APNsSendResult: Sendable, Equatable {
         }
     }
 
-    /// One JSON line for `--results` (fields documented in docs/push.md).
-    public func jsonLine() -> [UInt8] {
-        var fields: [(String, JSONValue)] = [
-            ("index", .int(index)), ("token", .string(token.hex)), ("apns_id", .string(apnsIDText)),
-            ("status", .string(statusWord)),
-        ]
+    /// An outcome's fields in a `--results` line (and in its `diagnosis` object).
+    static func appendOutcomeFields(_ outcome: Outcome, to fields: inout [(String, JSONValue)]) {
         switch outcome {
         case .delivered:
             fields.append(("http_status", .int(200)))
         case .rejected(let status, let reason, let timestamp):
             fields.append(("http_status", .int(status)))
             fields.append(("reason", .string(reason.rawValue)))
-            if let timestamp { fields.append(("timestamp_ms", .int(Int((timestamp.timeIntervalSince1970 * 1000).rounded())))) }
+            if let timestamp { fields.append(("timestamp_ms", .int(milliseconds(timestamp)))) }
         case .failed(let error):
             fields.append(("error", .string(error.description)))
             fields.append(("error_code", .string(error.code.description)))
@@ -100,9 +111,26 @@ public struct APNsSendResult: Sendable, Equatable {
         case .cancelled(let written):
             fields.append(("may_have_been_delivered", .bool(written)))
         }
+    }
+
+    /// Milliseconds since 1970, as APNs writes a 410's `timestamp`.
+    package static func milliseconds(_ date: Date) -> Int { Int((date.timeIntervalSince1970 * 1000).rounded()) }
+
+    /// One JSON line for `--results` (fields documented in docs/push.md).
+    public func jsonLine() -> [UInt8] {
+        var fields: [(String, JSONValue)] = [
+            ("index", .int(index)), ("token", .string(token.hex)), ("apns_id", .string(apnsIDText)),
+            ("status", .string(statusWord)),
+        ]
+        Self.appendOutcomeFields(outcome, to: &fields)
         if let uniqueIDText { fields.append(("apns_unique_id", .string(uniqueIDText))) }
         fields.append(("attempts", .int(attempts)))
         if possiblyDuplicated { fields.append(("possibly_duplicated", .bool(true))) }
+        if let diagnosis {
+            // Delivered in the other environment: a resend there would notify twice.
+            if diagnosis.mayHaveBeenDelivered { fields.append(("may_have_been_delivered", .bool(true))) }
+            fields.append(("diagnosis", diagnosis.json))
+        }
         var bytes = JSONValue.object(fields).serialized()
         bytes.append(0x0A)
         return bytes
@@ -123,6 +151,17 @@ public struct APNsBatchSummary: Sendable, Equatable {
     public var notSent = 0
     /// Notifications resent after a connection died with them in flight.
     public var possiblyDuplicated = 0
+    /// Token diagnosis (`Configuration.tokenDiagnosis`): BadDeviceToken notifications sent to
+    /// the other environment (repeats of a token and those past the limit are not counted).
+    public var diagnosed = 0
+    /// Of the rejected, those whose token the other environment knows (its verdict
+    /// `.otherEnvironment`).
+    public var otherEnvironmentTokens = 0
+    /// Of those, the notifications the other environment DELIVERED (the diagnosis' attempt
+    /// was answered 200).
+    public var deliveredInOtherEnvironment = 0
+    /// BadDeviceToken results not tried because the diagnosis limit was used up.
+    public var diagnosisLimitReached = 0
     public var retries = 0
     public var reconnects = 0
     /// Set when the gateway could not be reached at all: the `ConnectionFailure` sentence.
@@ -145,5 +184,14 @@ public struct APNsBatchSummary: Sendable, Equatable {
         }
         if result.possiblyDuplicated { possiblyDuplicated += 1 }
         retries += max(0, result.attempts - 1)
+    }
+
+    /// A rejected result's token diagnosis, counted apart from `record`: the result is counted
+    /// when its answer comes, its diagnosis when the other environment's does.
+    mutating func recordDiagnosis(_ diagnosis: APNsTokenDiagnosis) {
+        if diagnosis.attemptID != nil && !diagnosis.repeated { diagnosed += 1 }
+        if diagnosis.verdict == .otherEnvironment { otherEnvironmentTokens += 1 }
+        if diagnosis.deliveredInOtherEnvironment { deliveredInOtherEnvironment += 1 }
+        if diagnosis.verdict == .limitReached { diagnosisLimitReached += 1 }
     }
 }

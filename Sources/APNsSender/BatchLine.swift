@@ -1,11 +1,14 @@
 import APNsProtocol
+import Foundation
 
-/// One line of a `--tokens` file: a device token, optionally followed by white space and a
+/// One line of a `--tokens` file: a device token, optionally followed by white space and the
+/// time the app last registered it (ISO 8601, `2026-11-20T10:00:00Z`: a 410's timestamp older
+/// than it is no reason to delete the token, apns-protocol.md §12), optionally followed by a
 /// JSON payload for that token alone. Blank lines and lines starting with `#` are skipped.
 package enum BatchLine {
     package enum Parsed: Equatable {
         case skip
-        case entry(token: APNsDeviceToken, payload: [UInt8]?)
+        case entry(token: APNsDeviceToken, payload: [UInt8]?, registeredAt: Date? = nil)
         /// The token does not parse: it can never be delivered, so it belongs in the list of
         /// tokens to remove (`--invalid-tokens`).
         case badToken(String)
@@ -20,7 +23,21 @@ package enum BatchLine {
         if bytes[start] == UInt8(ascii: "#") { return .skip }
         // The token is everything up to the first '{' (tokens may contain spaces and <>).
         let brace = bytes[start...].firstIndex(of: UInt8(ascii: "{"))
-        let tokenBytes = bytes[start..<(brace ?? bytes.count)]
+        var tokenBytes = bytes[start..<(brace ?? bytes.count)]
+        var registeredAt: Date?
+        // A last word holding '-' or ':' (never in a token's text forms) after the token is its
+        // registration time.
+        var end = tokenBytes.endIndex
+        while end > tokenBytes.startIndex, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        if let space = tokenBytes[..<end].lastIndex(where: { $0 == 0x20 || $0 == 0x09 }),
+           tokenBytes[(space + 1)..<end].contains(where: { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ":") }) {
+            let text = String(decoding: tokenBytes[(space + 1)..<end], as: UTF8.self)
+            guard let date = RegistrationTime.parse(text) else {
+                return .invalid("The registration time '\(text.prefix(64))' after the token is not an ISO 8601 date and time such as 2026-11-20T10:00:00Z.")
+            }
+            registeredAt = date
+            tokenBytes = tokenBytes[..<space]
+        }
         let token: APNsDeviceToken
         do {
             token = try APNsDeviceToken(parsingUTF8: tokenBytes)
@@ -29,11 +46,30 @@ package enum BatchLine {
         } catch {
             return .badToken("The device token is not valid.")
         }
-        guard let brace else { return .entry(token: token, payload: nil) }
-        var end = bytes.count
-        while end > brace, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
-        let payload = Array(bytes[brace..<end])
+        guard let brace else { return .entry(token: token, payload: nil, registeredAt: registeredAt) }
+        var last = bytes.count
+        while last > brace, bytes[last - 1] == 0x20 || bytes[last - 1] == 0x09 { last -= 1 }
+        let payload = Array(bytes[brace..<last])
         guard JSONSyntax.isObject(payload) else { return .invalid("The payload after the token is not a JSON object.") }
-        return .entry(token: token, payload: payload)
+        return .entry(token: token, payload: payload, registeredAt: registeredAt)
+    }
+}
+
+/// When an app last registered a token, as a provider's database gives it: ISO 8601 with a
+/// time zone (`Z` or an offset), with or without fractional seconds.
+package enum RegistrationTime {
+    package static func parse(_ text: String) -> Date? {
+        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle()) { return date }
+        return try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
+    /// ISO 8601 in UTC with milliseconds (how a 410's millisecond timestamp is written back),
+    /// rounded to the millisecond: the formatter truncates, and 1700000000.123 is stored as
+    /// 1700000000.1229999 in a Double.
+    package static func text(_ date: Date) -> String {
+        let milliseconds = Int((date.timeIntervalSince1970 * 1000).rounded())
+        let (seconds, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        let whole = Date(timeIntervalSince1970: Double(fraction < 0 ? seconds - 1 : seconds)).formatted(Date.ISO8601FormatStyle())
+        return whole.dropLast() + "." + String(String((fraction + 1000) % 1000 + 1000).dropFirst()) + "Z"
     }
 }

@@ -122,6 +122,9 @@ final class BatchRun: Sendable {
     private let tokens: ProviderTokenCache?
     private let observer: SenderObserver
     private let defaultBundleID: String?
+    /// Token diagnosis: a BadDeviceToken result waits for the other environment's verdict
+    /// before it is emitted (it stays outstanding meanwhile, so the run ends after it).
+    private let diagnoser: TokenDiagnoser?
     private let window: Int
     /// True for batches: once the pool gives up on the gateway, the rest of the feed fails at
     /// once. False for the client's single sends, which outlive any outage.
@@ -182,10 +185,11 @@ final class BatchRun: Sendable {
     static let cancellationHoldLimit = 0.2
 
     init(source: BatchSource, poolSlots: [Int], window: Int, pool: ConnectionPool, policy: APNsRetryPolicy,
-         tokens: ProviderTokenCache?, observer: SenderObserver, defaultBundleID: String? = nil, resultsOnOwnThread: Bool = false,
-         onResult: @escaping @Sendable (APNsSendResult) -> Void) {
+         tokens: ProviderTokenCache?, observer: SenderObserver, defaultBundleID: String? = nil, diagnoser: TokenDiagnoser? = nil,
+         resultsOnOwnThread: Bool = false, onResult: @escaping @Sendable (APNsSendResult) -> Void) {
         self.observer = observer
         self.defaultBundleID = defaultBundleID
+        self.diagnoser = diagnoser
         self.source = source
         self.poolSlots = poolSlots.isEmpty ? [0] : poolSlots
         self.onResult = onResult
@@ -213,10 +217,10 @@ final class BatchRun: Sendable {
 
     /// A run over `feed`: read inline when it never blocks, else ahead on its own thread.
     convenience init(feed: any APNsNotificationFeed, poolSlots: [Int], window: Int, pool: ConnectionPool, policy: APNsRetryPolicy,
-                     tokens: ProviderTokenCache?, observer: SenderObserver, defaultBundleID: String? = nil, resultsOnOwnThread: Bool = false,
-                     onResult: @escaping @Sendable (APNsSendResult) -> Void) {
+                     tokens: ProviderTokenCache?, observer: SenderObserver, defaultBundleID: String? = nil, diagnoser: TokenDiagnoser? = nil,
+                     resultsOnOwnThread: Bool = false, onResult: @escaping @Sendable (APNsSendResult) -> Void) {
         self.init(source: feed.mayBlock ? .prefetched(FeedPrefetcher(feed: feed)) : .inline(feed), poolSlots: poolSlots, window: window,
-                  pool: pool, policy: policy, tokens: tokens, observer: observer, defaultBundleID: defaultBundleID,
+                  pool: pool, policy: policy, tokens: tokens, observer: observer, defaultBundleID: defaultBundleID, diagnoser: diagnoser,
                   resultsOnOwnThread: resultsOnOwnThread, onResult: onResult)
     }
 
@@ -599,7 +603,22 @@ final class BatchRun: Sendable {
 
     /// `recorded`: the caller already added it to the totals, under the lock it held anyway.
     private func emit(_ item: PendingNotification, _ result: APNsSendResult, recorded: Bool = false) {
-        if !recorded { state.withLock { $0.totals.record(result) } }
+        guard let diagnoser, diagnoser.wants(result) else { return deliver(item, result, recorded: recorded) }
+        // Off the loop thread: the other environment's answer is awaited, then the result
+        // goes out with its verdict; it stays outstanding until then.
+        Task { [self] in
+            deliver(item, result.with(await diagnoser.diagnose(item.notification)), recorded: recorded)
+            finishIfDone()
+        }
+    }
+
+    private func deliver(_ item: PendingNotification, _ result: APNsSendResult, recorded: Bool) {
+        if !recorded || result.diagnosis != nil {
+            state.withLock { state in
+                if !recorded { state.totals.record(result) }
+                if let diagnosis = result.diagnosis { state.totals.recordDiagnosis(diagnosis) }
+            }
+        }
         observer.finished(result, pushType: item.notification.pushType, startedNanos: item.startedNanos)
         if let dispatcher {
             dispatcher.submit(result)

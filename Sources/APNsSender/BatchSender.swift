@@ -19,6 +19,8 @@ package final class BatchSender: Sendable {
     private let tokens: ProviderTokenCache?
     private let observer: SenderObserver
     private let defaultBundleID: String?
+    /// Token diagnosis (`APNsClient.Configuration.tokenDiagnosis`), nil when off.
+    private let diagnoser: TokenDiagnoser?
     /// Single sends wait here for a slot of the window, and one long-lived run sends them.
     private let singles = SingleSendQueue()
     private let singleRun: BatchRun
@@ -44,8 +46,9 @@ package final class BatchSender: Sendable {
     package init(connector: any ProviderConnector, connections: Int = 1, concurrency: Int = 100,
                 policy: APNsRetryPolicy = APNsRetryPolicy(), tokens: ProviderTokenCache? = nil,
                 logger: Logger? = nil, environment: String = "custom", metricsFactory: MetricsFactory? = nil,
-                defaultBundleID: String? = nil) {
+                defaultBundleID: String? = nil, diagnoser: TokenDiagnoser? = nil) {
         self.defaultBundleID = defaultBundleID
+        self.diagnoser = diagnoser
         observer = SenderObserver(logger: logger, environment: environment, factory: metricsFactory)
         pool = ConnectionPool(connector: connector, size: connections, policy: policy, observer: observer)
         self.concurrency = max(1, concurrency)
@@ -53,7 +56,7 @@ package final class BatchSender: Sendable {
         self.tokens = tokens
         let singles = self.singles
         singleRun = BatchRun(source: .queue(singles), poolSlots: Array(0..<pool.size), window: self.concurrency, pool: pool, policy: policy,
-                             tokens: tokens, observer: observer, defaultBundleID: defaultBundleID, onResult: { singles.finish($0) })
+                             tokens: tokens, observer: observer, defaultBundleID: defaultBundleID, diagnoser: diagnoser, onResult: { singles.finish($0) })
         let lifecycle = self.lifecycle
         singleRun.start { _ in Self.update(lifecycle) { $0.singleRunFinished = true } }
     }
@@ -78,7 +81,7 @@ package final class BatchSender: Sendable {
     /// `.cancelled(written: false)`, what was in flight `.cancelled(written: true)`.
     package func send(_ feed: some APNsNotificationFeed, onResult: @escaping @Sendable (APNsSendResult) -> Void) async -> APNsBatchSummary {
         let run = BatchRun(feed: feed, poolSlots: Array(0..<pool.size), window: concurrency, pool: pool, policy: policy, tokens: tokens,
-                           observer: observer, defaultBundleID: defaultBundleID, resultsOnOwnThread: true, onResult: onResult)
+                           observer: observer, defaultBundleID: defaultBundleID, diagnoser: diagnoser, resultsOnOwnThread: true, onResult: onResult)
         let key = ObjectIdentifier(run)
         lifecycle.withLock { $0.batches[key] = run }
         defer { Self.update(lifecycle) { $0.batches[key] = nil } }

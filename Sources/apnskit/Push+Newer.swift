@@ -19,7 +19,7 @@ extension Push {
             if let pushType, pushType != .liveactivity { throw ValidationError("Broadcasts carry Live Activity updates only: --push-type must be liveactivity.") }
             if topic != nil || collapseID != nil { throw ValidationError("Broadcasts take no --topic or --collapse-id (the bundle id is in the path).") }
         }
-        if newer.printCurl && (results != nil || invalidTokens != nil) {
+        if newer.printCurl && (results != nil || invalidTokens != nil || triage.invalidTokensJSON != nil) {
             throw ValidationError("--print-curl sends nothing, so there are no --results or --invalid-tokens to write; drop them.")
         }
     }

@@ -21,7 +21,11 @@ struct Push: AsyncParsableCommand {
         (.voip, ...). --tokens reads one token per line, optionally followed by a JSON payload for \
         that token; '#' lines and blank lines are skipped. --results writes one JSON line per \
         notification, --invalid-tokens the tokens to remove: those APNs refused for good (Unregistered, \
-        ExpiredToken, BadDeviceToken) and lines whose token is malformed; both appear only when the batch is over. \
+        ExpiredToken, BadDeviceToken) and lines whose token is malformed, and --invalid-tokens-json says per token when it \
+        became invalid and whether it is safe to delete (a --tokens line may give, after the token, when the app last \
+        registered it: 2026-11-20T10:00:00Z); these files appear only when the batch is over. --diagnose-tokens sends a \
+        BadDeviceToken notification once more to the other environment to say whose token it is: where it is valid \
+        there, the notification is delivered there. \
         With --legacy a notification counts as delivered when no error response came before we \
         closed the connection after a quiet period: the legacy protocol has no success acks. \
         Exit codes: 0 all delivered, 1 some rejected or invalid, 2 usage, 3 unreadable input, \
@@ -68,7 +72,7 @@ struct Push: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write one JSON line per notification here.", valueName: "FILE")) var results: String?
     @Option(name: .customLong("invalid-tokens"), help: ArgumentHelp("Write the tokens to remove here, one per line.", valueName: "FILE"))
     var invalidTokens: String?
-    @Flag(help: "Replace --results/--invalid-tokens files that exist.") var force = false
+    @Flag(help: "Replace --results/--invalid-tokens/--invalid-tokens-json files that exist.") var force = false
     @Flag(name: .customLong("no-lint"), help: "Send without the payload lint (docs/lint.md): errors refuse the run, warnings print.")
     var noLint = false
 
@@ -77,6 +81,8 @@ struct Push: AsyncParsableCommand {
     var legacyFormat: LegacyFormat = .framed
 
     @OptionGroup var newer: BroadcastPushOptions
+
+    @OptionGroup var triage: TokenTriageOptions
 
     @OptionGroup var output: OutputOptions
 
@@ -87,6 +93,8 @@ struct Push: AsyncParsableCommand {
         try credentials.validate(for: service)
         try gateway.validate(for: service)
         try validateNewer()
+        try triage.validate(legacy: legacy, usesGateway: gateway.gateway != nil, deviceTokens: !newer.isBroadcast && !newer.printCurl,
+                            singleToken: token != nil)
         if credentials.authKey != nil && topic == nil && !newer.isBroadcast { throw ValidationError("Token auth needs --topic (the app's bundle id).") }
         if !newer.isBroadcast && (token == nil) == (tokens == nil) { throw ValidationError("Give exactly one of --token TOKEN or --tokens FILE.") }
         if let token {
@@ -109,10 +117,12 @@ struct Push: AsyncParsableCommand {
     func run() async throws {
         output.apply()
         // Outputs first: a run that cannot write its results must not send anything.
-        try SecureFileWriter.preflight([("--results", results), ("--invalid-tokens", invalidTokens)], force: force)
+        try SecureFileWriter.preflight([("--results", results), ("--invalid-tokens", invalidTokens),
+                                        ("--invalid-tokens-json", triage.invalidTokensJSON)], force: force)
         let resultsFile = try results.map { try AtomicFile(path: $0, sensitivity: .public, force: force) }
         let invalidFile = try invalidTokens.map { try AtomicFile(path: $0, sensitivity: .public, force: force) }
-        let sink = PushSink(results: resultsFile, invalidTokens: invalidFile, legacy: legacy)
+        let invalidJSONFile = try triage.invalidTokensJSON.map { try AtomicFile(path: $0, sensitivity: .public, force: force) }
+        let sink = PushSink(results: resultsFile, invalidTokens: invalidFile, invalidTokensJSON: invalidJSONFile, legacy: legacy)
         do {
             try await send(sink)
         } catch {
@@ -162,7 +172,7 @@ struct Push: AsyncParsableCommand {
             var single = template
             single.token = parsed
             if let problem = check(single) { throw ValidationError("Cannot send this notification: \(problem).") }
-            feed = PushFeed(token: parsed, template: template, check: check, onInvalid: onInvalid)
+            feed = PushFeed(token: parsed, registeredAt: triage.registrationTime, template: template, check: check, onInvalid: onInvalid)
         } else {
             let reader: LineReader
             do { reader = try LineReader(path: tokens!) } catch {
@@ -188,20 +198,21 @@ struct Push: AsyncParsableCommand {
                 Output.note("apnskit: stopped at once by a second signal after \(sink.counts.done) results; frames in flight have no result.\(unwritten.isEmpty ? "" : " Not written: \(unwritten.joined(separator: " "))")")
                 Foundation.exit(interruption.exitStatus ?? 130)
             }
-            summary = await legacySender.send(feed) { sink.record($0) }
+            summary = await legacySender.send(feed) { sink.record($0, registeredAt: feed.takeRegistration($0.index)) }
         } else {
             let client = APNsClient(endpoint: endpoint, trust: trust, authentication: authentication,
                                     connections: connections, eventLoops: eventLoops, concurrency: concurrency,
-                                    connectTimeout: timeout, requestTimeout: timeout)
+                                    connectTimeout: timeout, requestTimeout: timeout, tokenDiagnosis: triage.target(gateway))
             interruption.onSignal { _ in Task { await client.close() } }
             interruption.onSecondSignal { Task { await client.close(cancellingInFlight: true) } }
-            summary = await client.send(feed: feed) { sink.record($0) }
+            summary = await client.send(feed: feed) { sink.record($0, registeredAt: feed.takeRegistration($0.index)) }
             await client.close()
         }
         progress.stop()
         let unwritten = sink.commit()
 
-        let report = PushReport(summary: summary, invalid: sink.invalid, seconds: Date().timeIntervalSince(start), legacy: legacy)
+        let report = PushReport(summary: summary, invalid: sink.invalid, seconds: Date().timeIntervalSince(start), legacy: legacy,
+                                diagnosedAgainst: triage.diagnoseTokens ? gateway.environment.other : nil)
         let single = token != nil
         switch output.format {
         case .json:

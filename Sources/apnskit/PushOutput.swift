@@ -7,14 +7,16 @@ import Foundation
 import Synchronized
 
 /// Where `push` results go, from many sender tasks at once: the `--results` JSON lines, the
-/// `--invalid-tokens` list, and the counters behind progress and the summary. Both files are
-/// `AtomicFile`s: they appear, complete, only when the batch is over.
+/// `--invalid-tokens` list and its companion JSON (`--invalid-tokens-json`), and the counters
+/// behind progress and the summary. The files are `AtomicFile`s: they appear, complete, only
+/// when the batch is over.
 final class PushSink: Sendable {
     private let legacy: Bool
 
     private struct State {
         let results: AtomicFile?
         let invalidTokens: AtomicFile?
+        let invalidTokensJSON: AtomicFile?
         var done = 0
         var errors = 0
         var invalid = 0
@@ -36,8 +38,8 @@ final class PushSink: Sendable {
 
     private let state: Locked<State>
 
-    init(results: sending AtomicFile?, invalidTokens: sending AtomicFile?, legacy: Bool) {
-        state = Locked(State(results: results, invalidTokens: invalidTokens))
+    init(results: sending AtomicFile?, invalidTokens: sending AtomicFile?, invalidTokensJSON: sending AtomicFile? = nil, legacy: Bool) {
+        state = Locked(State(results: results, invalidTokens: invalidTokens, invalidTokensJSON: invalidTokensJSON))
         self.legacy = legacy
     }
 
@@ -48,13 +50,20 @@ final class PushSink: Sendable {
     var last: APNsSendResult? { state.withLock { $0.last } }
     var lastInvalid: (token: String, reason: String)? { state.withLock { $0.lastInvalid } }
 
-    func record(_ result: APNsSendResult) {
+    /// `registeredAt`: when the app last registered the token, if the input said (a 410 older
+    /// than that keeps the token off the list).
+    func record(_ result: APNsSendResult, registeredAt: Date? = nil) {
+        let removal = Self.removal(result, legacy: legacy, registeredAt: registeredAt)
         state.withLock { state in
             state.done += 1
             if !result.isDelivered { state.errors += 1 }
             state.last = result
             if state.results != nil { state.write(result.jsonLine(), to: state.results) }
-            if Self.invalidates(result, legacy: legacy) { state.write(Array((result.token.hex + "\n").utf8), to: state.invalidTokens) }
+            guard let removal else { return }
+            if removal.safeToDelete != false { state.write(Array((result.token.hex + "\n").utf8), to: state.invalidTokens) }
+            if state.invalidTokensJSON != nil {
+                state.write(TokenTriageText.jsonLine(result, removal: removal, registeredAt: registeredAt), to: state.invalidTokensJSON)
+            }
         }
     }
 
@@ -70,16 +79,22 @@ final class PushSink: Sendable {
             state.invalid += 1
             state.lastInvalid = (token, reason)
             state.write(line, to: state.results)
-            if removable, !token.isEmpty { state.write(Array((token + "\n").utf8), to: state.invalidTokens) }
+            if removable, !token.isEmpty {
+                state.write(Array((token + "\n").utf8), to: state.invalidTokens)
+                if state.invalidTokensJSON != nil {
+                    state.write(TokenTriageText.malformedLine(index: index, token: token, reason: reason), to: state.invalidTokensJSON)
+                }
+            }
         }
     }
 
     /// APNs says to stop sending to these: 410 Unregistered/ExpiredToken, BadDeviceToken; on the
-    /// legacy gateway, status 8 (invalid token).
-    static func invalidates(_ result: APNsSendResult, legacy: Bool) -> Bool {
-        if result.invalidatesToken { return true }
-        if legacy, case .rejected(let status, _, _) = result.outcome { return status == Int(LegacyStatus.invalidToken.rawValue) }
-        return false
+    /// legacy gateway, status 8 (invalid token). The decision weighs a 410's timestamp against
+    /// `registeredAt` and the token diagnosis (`APNsSendResult.tokenRemoval`); nil: keep sending.
+    static func removal(_ result: APNsSendResult, legacy: Bool, registeredAt: Date?) -> APNsTokenRemoval? {
+        if let removal = result.tokenRemoval(registeredAt: registeredAt) { return removal }
+        if legacy, case .rejected(let status, _, _) = result.outcome, status == Int(LegacyStatus.invalidToken.rawValue) { return .remove }
+        return nil
     }
 
     var counts: (done: Int, errors: Int) { state.withLock { ($0.done, $0.errors) } }
@@ -92,7 +107,7 @@ final class PushSink: Sendable {
     func commit() -> [String] {
         state.withLock { state in
             var problems = state.writeErrors
-            for file in [state.results, state.invalidTokens].compactMap({ $0 }) {
+            for file in [state.results, state.invalidTokens, state.invalidTokensJSON].compactMap({ $0 }) {
                 guard !state.failedFiles.contains(ObjectIdentifier(file)) else { file.discard(); continue }
                 do { try file.commit() } catch {
                     file.discard()
@@ -107,6 +122,7 @@ final class PushSink: Sendable {
         state.withLock { state in
             state.results?.discard()
             state.invalidTokens?.discard()
+            state.invalidTokensJSON?.discard()
         }
     }
 }
@@ -141,6 +157,8 @@ struct PushReport {
     var invalid: Int
     var seconds: Double
     var legacy: Bool
+    /// With `--diagnose-tokens`: the environment tokens were tried against.
+    var diagnosedAgainst: APNsEnvironment? = nil
 
     var rejected: Int { summary.rejected + invalid }
     var total: Int { summary.total + invalid }
@@ -164,6 +182,11 @@ struct PushReport {
         }
         line += ", \(summary.possiblyDuplicated) possibly duplicated, \(summary.retries) retries, \(summary.reconnects) reconnects"
         line += String(format: " in %.2f s (%.0f/s)", seconds, rate)
+        if let other = diagnosedAgainst {
+            line += "; token diagnosis against \(other.rawValue): \(summary.diagnosed) tried, \(summary.otherEnvironmentTokens) \(other.rawValue) tokens"
+            line += " (\(summary.deliveredInOtherEnvironment) delivered in \(other.rawValue))"
+            if summary.diagnosisLimitReached > 0 { line += ", \(summary.diagnosisLimitReached) not tried (--diagnose-limit)" }
+        }
         return line
     }
 
@@ -179,6 +202,12 @@ struct PushReport {
         ]
         if let failure = summary.connectionFailure { fields.append(("connection_failure", .string(failure))) }
         if summary.credentialsRejected { fields.append(("credentials_rejected", .bool(true))) }
+        if let other = diagnosedAgainst {
+            fields += [("diagnosis_environment", .string(other.rawValue)), ("diagnosed", .int(summary.diagnosed)),
+                       ("other_environment_tokens", .int(summary.otherEnvironmentTokens)),
+                       ("delivered_in_other_environment", .int(summary.deliveredInOtherEnvironment)),
+                       ("diagnosis_limit_reached", .int(summary.diagnosisLimitReached))]
+        }
         var text = String(decoding: JSONValue.object(fields).serialized(), as: UTF8.self)
         if let result {
             // The single notification's result line, as in --results.
@@ -202,6 +231,7 @@ struct PushReport {
         case .rejected(let status, let reason, let timestamp):
             var text = "rejected \(result.token.hex): \(status) \(reason)"
             if let timestamp { text += " (token invalid since \(ISO8601DateFormatter().string(from: timestamp)))" }
+            if let diagnosis = result.diagnosis { text += ". " + TokenTriageText.sentence(for: diagnosis) }
             return text
         case .failed(let error):
             return "failed \(result.token.hex): \(error)"

@@ -42,11 +42,11 @@ extension CLIFixture {
     }
 
     /// `mock serve` on free ports (provider only, plus `arguments`); its ports file as read.
-    func startMock(_ arguments: [String] = []) async throws -> (server: BackgroundProcess, ports: [String: Any]) {
+    func startMock(_ arguments: [String] = [], portsFile: String = "ports.json") async throws -> (server: BackgroundProcess, ports: [String: Any]) {
         let server = try BackgroundProcess(Binaries.apnskit, ["mock", "serve", "--ca", "mockca", "--port", "0", "--no-legacy", "--no-feedback",
-                                                              "--ports-file", "ports.json", "-q"] + arguments, directory: dir.path)
-        try #require(await server.waitForFile(dir.file("ports.json")), "\(server.stderr)")
-        let ports = try JSONSerialization.jsonObject(with: Data(try dir.read("ports.json"))) as? [String: Any]
+                                                              "--ports-file", portsFile, "-q"] + arguments, directory: dir.path)
+        try #require(await server.waitForFile(dir.file(portsFile)), "\(server.stderr)")
+        let ports = try JSONSerialization.jsonObject(with: Data(try dir.read(portsFile))) as? [String: Any]
         return (server, ports ?? [:])
     }
 }

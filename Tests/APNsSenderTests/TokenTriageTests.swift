@@ -1,0 +1,64 @@
+import APNsProtocol
+@testable import APNsSender
+import Foundation
+import Testing
+
+/// The triage rules without a network: a 410's timestamp against the app's registration time,
+/// the diagnosis' verdict per answer, and the `--tokens` line's registration column.
+@Suite("Token triage rules (apns-protocol.md §12)")
+struct TokenTriageTests {
+    static let token = try! APNsDeviceToken(parsing: String(repeating: "ab", count: 32))
+    static let unregistered = Date(timeIntervalSince1970: 1_700_000_000)
+
+    func rejected(_ status: Int, _ reason: APNsReason, _ timestamp: Date? = nil, diagnosis: APNsTokenDiagnosis? = nil) -> APNsSendResult {
+        APNsSendResult(index: 0, token: Self.token, apnsIDText: "x", outcome: .rejected(status: status, reason: reason, timestamp: timestamp),
+                       attempts: 1, diagnosis: diagnosis)
+    }
+
+    @Test("410 with a timestamp: delete only when the app did not register the token again after it")
+    func timestampRule() {
+        let gone = rejected(410, .unregistered, Self.unregistered)
+        #expect(gone.tokenRemoval() == .compareRegistration(unregisteredAt: Self.unregistered))
+        #expect(gone.tokenRemoval()?.safeToDelete == nil && gone.invalidatesToken)
+        let later = Self.unregistered.addingTimeInterval(1)
+        #expect(gone.tokenRemoval(registeredAt: later) == .keepReregistered(registeredAt: later, unregisteredAt: Self.unregistered))
+        #expect(gone.tokenRemoval(registeredAt: later)?.safeToDelete == false)
+        #expect(gone.tokenRemoval(registeredAt: Self.unregistered) == .remove, "registered at the very time: not after it")
+        #expect(rejected(410, .expiredToken).tokenRemoval(registeredAt: later) == .remove, "no timestamp: nothing to compare")
+        #expect(rejected(400, .badDeviceToken).tokenRemoval() == .remove)
+        #expect(rejected(400, .badTopic).tokenRemoval() == nil && rejected(429, .tooManyRequests).tokenRemoval() == nil)
+    }
+
+    @Test("Diagnosis verdicts: 200 or a refusal about the token is the other environment's; BadDeviceToken is neither; the rest tells nothing")
+    func verdicts() {
+        #expect(APNsTokenDiagnosis.verdict(for: .delivered) == .otherEnvironment)
+        #expect(APNsTokenDiagnosis.verdict(for: .rejected(status: 410, reason: .unregistered, timestamp: nil)) == .otherEnvironment)
+        #expect(APNsTokenDiagnosis.verdict(for: .rejected(status: 400, reason: .deviceTokenNotForTopic, timestamp: nil)) == .otherEnvironment)
+        #expect(APNsTokenDiagnosis.verdict(for: .rejected(status: 400, reason: .badDeviceToken, timestamp: nil)) == .neither)
+        #expect(APNsTokenDiagnosis.verdict(for: .rejected(status: 403, reason: .badCertificateEnvironment, timestamp: nil)) == .undetermined)
+        #expect(APNsTokenDiagnosis.verdict(for: .cancelled(written: true)) == .undetermined)
+        let delivered = APNsTokenDiagnosis(verdict: .otherEnvironment, environment: .production, attempt: .delivered, attemptID: "id")
+        #expect(rejected(400, .badDeviceToken, diagnosis: delivered).tokenRemoval() == .keepForOtherEnvironment(.production))
+        let gone = APNsTokenDiagnosis(verdict: .otherEnvironment, environment: .production,
+                                      attempt: .rejected(status: 410, reason: .unregistered, timestamp: Self.unregistered), attemptID: "id")
+        #expect(rejected(400, .badDeviceToken, diagnosis: gone).tokenRemoval() == .compareRegistration(unregisteredAt: Self.unregistered))
+        let line = String(decoding: rejected(400, .badDeviceToken, diagnosis: delivered).jsonLine(), as: UTF8.self)
+        #expect(line.contains(#""may_have_been_delivered":true,"diagnosis":{"verdict":"other_environment","environment":"production","delivered":true,"http_status":200,"apns_id":"id"}"#), "\(line)")
+    }
+
+    @Test("A --tokens line may carry the registration time between the token and the payload")
+    func registrationColumn() throws {
+        let hex = String(repeating: "ab", count: 32)
+        let at = try #require(RegistrationTime.parse("2026-11-20T10:00:00Z"))
+        #expect(BatchLine.parse(Array("\(hex) 2026-11-20T10:00:00Z".utf8)) == .entry(token: Self.token, payload: nil, registeredAt: at))
+        #expect(BatchLine.parse(Array("\(hex)  2026-11-20T10:00:00.000Z {\"aps\":{}}".utf8))
+                == .entry(token: Self.token, payload: Array("{\"aps\":{}}".utf8), registeredAt: at))
+        #expect(RegistrationTime.parse("2026-11-20T11:00:00+01:00") == at)
+        // Grouped hex is still a token, not a date.
+        let grouped = stride(from: 0, to: 64, by: 8).map { String(hex.dropFirst($0).prefix(8)) }.joined(separator: " ")
+        #expect(BatchLine.parse(Array(grouped.utf8)) == .entry(token: Self.token, payload: nil))
+        guard case .invalid(let why) = BatchLine.parse(Array("\(hex) 2026-13-45T00:00:00Z".utf8)) else { Issue.record("bad date accepted"); return }
+        #expect(why.contains("'2026-13-45T00:00:00Z'") && why.contains("ISO 8601"))
+        #expect(RegistrationTime.text(Date(timeIntervalSince1970: 1_700_000_000.123)) == "2023-11-14T22:13:20.123Z")
+    }
+}
