@@ -167,6 +167,15 @@ final class BatchRun: Sendable {
         /// Where the next `pumpAll` starts.
         var nextFirstSlot = 0
         var totals = APNsBatchSummary()
+        /// Results counted in `totals` and not yet through `onResult` (with a dispatcher): the
+        /// dispatcher's backlog, kept here so that taking work does not take its lock too.
+        var undelivered = 0
+
+        /// A result's one count: in the totals, and (`handedOver`) as waiting for `onResult`.
+        mutating func record(_ result: APNsSendResult, handedOver: Bool) {
+            totals.record(result)
+            if handedOver { undelivered += 1 }
+        }
         /// `apns-id`s for notifications without one, made under this lock, which `takeItem`
         /// holds anyway (the shared generator's lock was one more per notification, and one
         /// more for the loops of `--event-loops` to contend for).
@@ -206,6 +215,7 @@ final class BatchRun: Sendable {
     private func delivered(_ count: Int) {
         let resume = state.withLock { state in
             state.outstanding -= count
+            state.undelivered -= count
             defer { state.waitingForConsumer = false }
             return state.waitingForConsumer
         }
@@ -328,22 +338,31 @@ final class BatchRun: Sendable {
     private enum Step {
         case idle
         case connect
-        case send(PendingNotification, any ProviderConnection)
+        /// Taken, counted in flight and registered with its cancellation handle; `more`: the
+        /// slot's window had room for another after it.
+        case send(PendingNotification, any ProviderConnection, RequestCancellation, more: Bool)
         case fail(PendingNotification, APNsSendError)
     }
 
-    /// Sends from `slot` until its window is full, its connection is missing, or there is no work.
-    private func pump(_ slot: Int) {
+    /// Sends from `slot` until its window is full, its connection is missing, or there is no
+    /// work. `first`: a step already taken under the lock by the caller (a completion takes
+    /// the next notification in the same lock that settles the last one).
+    private func pump(_ slot: Int, first: Step? = nil) {
+        var taken = first
         while true {
-            switch state.withLock({ nextStep(slot, &$0) }) {
+            let step = taken ?? state.withLock { nextStep(slot, &$0) }
+            taken = nil
+            switch step {
             case .idle:
                 finishIfDone()
                 return
             case .connect:
                 connect(slot)
                 return
-            case .send(let item, let connection):
-                send(item, on: connection, slot: slot)
+            case .send(let item, let connection, let cancellation, let more):
+                send(item, on: connection, slot: slot, cancellation: cancellation)
+                // A full window: the next completion takes the next notification.
+                if !more { return }
             case .fail(let item, let error):
                 emit(item, item.result(.failed(error)))
             }
@@ -384,12 +403,13 @@ final class BatchRun: Sendable {
             return .connect
         }
         guard state.slots[slot].inFlight < window, let item = takeItem(&state) else { return .idle }
-        if let problem = item.notification.localProblem() {
-            return .fail(item, APNsSendError(.invalidNotification, "Not sent: \(problem)."))
-        }
+        // In flight from here: `cancel()` and `cancel(index:)` find it with its handle, and a
+        // handle cancelled before `send` submits keeps the request from ever being written.
         state.slots[slot].inFlight += 1
         state.active[item.index] = item
-        return .send(item, connection)
+        let cancellation = RequestCancellation()
+        state.inFlightRequests[item.index] = cancellation
+        return .send(item, connection, cancellation, more: state.slots[slot].inFlight < window)
     }
 
     /// Under the lock: a retry waiting to go, else the source's next notification.
@@ -397,7 +417,7 @@ final class BatchRun: Sendable {
         if let item = state.ready.popLast() { return item }
         guard !state.sourceEnded else { return nil }
         // A consumer slower than the gateway: wait for it (its next delivery pumps again).
-        if let dispatcher, dispatcher.backlog >= ResultDispatcher.capacity {
+        if dispatcher != nil, state.undelivered >= ResultDispatcher.capacity {
             state.waitingForConsumer = true
             return nil
         }
@@ -478,8 +498,14 @@ final class BatchRun: Sendable {
 
     // MARK: sending
 
-    private func send(_ item: PendingNotification, on connection: any ProviderConnection, slot: Int) {
+    /// Checks, signs and submits a notification `nextStep` took (outside the run's lock: the
+    /// payload check and the provider token are the caller's work, not the lock's).
+    private func send(_ item: PendingNotification, on connection: any ProviderConnection, slot: Int, cancellation: RequestCancellation) {
         var item = item
+        if let problem = item.notification.localProblem() {
+            giveBack(item, slot: slot, APNsSendError(.invalidNotification, "Not sent: \(problem)."))
+            return
+        }
         item.attempts += 1
         var request = item.request
         var bearer: String?
@@ -489,24 +515,24 @@ final class BatchRun: Sendable {
                 bearer = token
                 request.authorization = header
             } catch {
-                let mine = state.withLock { state in
-                    state.slots[slot].inFlight -= 1
-                    return state.active.removeValue(forKey: item.index) != nil
-                }
-                if mine { emit(item, item.result(.failed(APNsSendError(.tokenSigningFailed, "Cannot sign a provider token: \(error)")))) }
+                giveBack(item, slot: slot, APNsSendError(.tokenSigningFailed, "Cannot sign a provider token: \(error)"))
                 return
             }
         }
-        let cancellation = RequestCancellation()
-        let runCancelled = state.withLock { state in
-            if !state.cancelled, state.active[item.index] != nil { state.inFlightRequests[item.index] = cancellation }
-            return state.cancelled || state.active[item.index] == nil
-        }
-        // Cancelled between taking and here: the request is never written.
-        if runCancelled { cancellation.cancel() }
         connection.submit(request, cancellation: cancellation) { [self, item, bearer] result in
             complete(item, bearer: bearer, slot: slot, connection: connection, result: result)
         }
+    }
+
+    /// A taken notification that fails before it is submitted: out of flight, and its result
+    /// unless a cancel gave it one meanwhile.
+    private func giveBack(_ item: PendingNotification, slot: Int, _ error: APNsSendError) {
+        let mine = state.withLock { state in
+            state.slots[slot].inFlight -= 1
+            state.inFlightRequests.removeValue(forKey: item.index)
+            return state.active.removeValue(forKey: item.index) != nil
+        }
+        if mine { emit(item, item.result(.failed(error))) }
     }
 
     /// What becomes of a notification after one attempt.
@@ -540,24 +566,26 @@ final class BatchRun: Sendable {
         let final: APNsSendResult?
         if case .final(let outcome, let uniqueID) = decision { final = item.result(outcome, uniqueID: uniqueID) } else { final = nil }
         let retried = item
-        let (mine, endedByStop): (Bool, Bool) = state.withLock { state in
+        // The slot's next notification is taken in the same lock: a completion frees one place
+        // in the window, and refilling it needs no second trip through the lock.
+        let (mine, endedByStop, next): (Bool, Bool, Step) = state.withLock { state in
             state.inFlightRequests.removeValue(forKey: retried.index)
             state.slots[slot].inFlight -= 1
             // A run cancelled meanwhile (or this send's task) has already given it its result;
             // its stream was reset on purpose and the connection is fine.
-            guard state.active.removeValue(forKey: retried.index) != nil else { return (false, false) }
+            guard state.active.removeValue(forKey: retried.index) != nil else { return (false, false, nextStep(slot, &state)) }
             if connectionFailed {
                 if let current = state.slots[slot].connection, current === connection { state.slots[slot].connection = nil }
                 if !state.slots[slot].stale.contains(where: { $0 === connection }) { state.slots[slot].stale.append(connection) }
             }
             if let final {
-                state.totals.record(final)
-                return (true, false)
+                state.record(final, handedOver: dispatcher != nil)
+                return (true, false, nextStep(slot, &state))
             }
             // A stopped run sends nothing more: the retry ends here.
-            if state.stopped { return (true, true) }
+            if state.stopped { return (true, true, .idle) }
             if case .again = decision { state.ready.append(retried) } else { state.active[retried.index] = retried }
-            return (true, false)
+            return (true, false, nextStep(slot, &state))
         }
         if mine, let final { emit(item, final, recorded: true) }
         if endedByStop { emit(item, item.unsentResult) }
@@ -571,7 +599,7 @@ final class BatchRun: Sendable {
                 pumpAll()
             }
         }
-        pump(slot)
+        pump(slot, first: next)
     }
 
     /// APNs' answer: final, or worth another attempt (apns-protocol.md §1: retry 429 and 5xx with
@@ -615,7 +643,7 @@ final class BatchRun: Sendable {
     private func deliver(_ item: PendingNotification, _ result: APNsSendResult, recorded: Bool) {
         if !recorded || result.diagnosis != nil {
             state.withLock { state in
-                if !recorded { state.totals.record(result) }
+                if !recorded { state.record(result, handedOver: dispatcher != nil) }
                 if let diagnosis = result.diagnosis { state.totals.recordDiagnosis(diagnosis) }
             }
         }

@@ -5,9 +5,10 @@ import Synchronized
 /// write, a file on a slow disk) never runs on the event loop thread that completes requests
 /// for every connection.
 ///
-/// Results wait in a queue; `backlog` lets the run stop taking new notifications while more
-/// than `capacity` wait, so a consumer slower than the gateway slows the batch down instead of
-/// growing memory. After each delivered stretch, `delivered(count)` tells the run.
+/// Results wait in a queue; the run counts what it handed over and was not yet delivered, and
+/// stops taking new notifications while more than `capacity` wait, so a consumer slower than
+/// the gateway slows the batch down instead of growing memory. After each delivered stretch,
+/// `delivered(count)` tells the run.
 final class ResultDispatcher: Sendable {
     /// Results waiting for `onResult` at most, before the run stops taking new work.
     static let capacity = 1024
@@ -19,7 +20,6 @@ final class ResultDispatcher: Sendable {
 
     private struct State {
         var queue: [APNsSendResult] = []
-        var inDelivery = 0
         /// The thread waits for a first result or lingers for more: `submit` wakes it.
         var idle = false
         var closed = false
@@ -49,11 +49,6 @@ final class ResultDispatcher: Sendable {
         }
     }
 
-    /// Results queued or being delivered.
-    var backlog: Int {
-        state.withLock { $0.queue.count + $0.inDelivery }
-    }
-
     /// Ends the thread once the queue is empty.
     func close() {
         state.withLock { state in
@@ -80,12 +75,10 @@ final class ResultDispatcher: Sendable {
                 }
                 let batch = state.queue
                 state.queue.removeAll(keepingCapacity: true)
-                state.inDelivery = batch.count
                 return (batch, state.deliver, state.delivered)
             }
             guard let work else { return }
             for result in work.batch { work.deliver?(result) }
-            state.withLock { $0.inDelivery = 0 }
             work.delivered?(work.batch.count)
         }
     }
