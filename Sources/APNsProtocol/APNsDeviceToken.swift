@@ -152,7 +152,12 @@ public struct APNsDeviceTokenError: Error, Sendable, Equatable, CustomStringConv
 
 /// Lower-case hex encoding without Foundation.
 package enum Hex {
-    private static let digits = Array("0123456789abcdef".utf8)
+    /// The lower-case hex digit for `nibble` (0-15), by arithmetic: a table in a static array
+    /// cost a lazy-global check and a bounds check per digit, on a path and an id per request.
+    @inline(__always)
+    static func digit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? nibble &+ UInt8(ascii: "0") : nibble &+ (UInt8(ascii: "a") &- 10)
+    }
 
     package static func encode(_ bytes: [UInt8]) -> String { encode(bytes, after: "") }
 
@@ -167,8 +172,8 @@ package enum Hex {
                 for (offset, byte) in text.enumerated() { buffer[offset] = byte }
             }
             for byte in bytes {
-                buffer[position] = digits[Int(byte >> 4)]
-                buffer[position + 1] = digits[Int(byte & 0x0F)]
+                buffer[position] = digit(byte >> 4)
+                buffer[position + 1] = digit(byte & 0x0F)
                 position += 2
             }
             return position

@@ -21,7 +21,6 @@ package struct MessageIDGenerator: Sendable {
         let a = (nextWord() & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
         let b = (nextWord() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
         // Written straight into the String's storage: one allocation per id.
-        let digits = Self.digits
         return String(unsafeUninitializedCapacity: 36) { out in
             var position = 0
             for index in 0..<16 {
@@ -30,16 +29,14 @@ package struct MessageIDGenerator: Sendable {
                     position += 1
                 }
                 let word = index < 8 ? a : b
-                let byte = Int(truncatingIfNeeded: word >> UInt64(56 - 8 * (index % 8)))
-                out[position] = digits[byte >> 4 & 0xF]
-                out[position + 1] = digits[byte & 0xF]
+                let byte = UInt8(truncatingIfNeeded: word >> UInt64(56 - 8 * (index % 8)))
+                out[position] = Hex.digit(byte >> 4)
+                out[position + 1] = Hex.digit(byte & 0xF)
                 position += 2
             }
             return 36
         }
     }
-
-    private static let digits = Array("0123456789abcdef".utf8)
 
     private mutating func nextWord() -> UInt64 {
         let result = rotate(state.1 &* 5, 7) &* 9
