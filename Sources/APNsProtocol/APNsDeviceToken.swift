@@ -48,20 +48,17 @@ public struct APNsDeviceToken: Sendable, Hashable, CustomStringConvertible {
         // Written straight into the array's storage: appending checked capacity per byte.
         let bytes = [UInt8](unsafeUninitializedCapacity: text.count / 2) { storage, count in
             count = 0
+            let table = Self.nibbles
             for byte in text {
-                // A digit, then a letter of either case (| 0x20 lowers it), then separators.
-                var nibble = byte &- UInt8(ascii: "0")
-                if nibble >= 10 {
-                    let letter = (byte | 0x20) &- UInt8(ascii: "a")
-                    if letter < 6 {
-                        nibble = letter + 10
-                    } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">")
-                                || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
+                // A hex digit (the one table `init(hexDigits:)` reads too), else a separator.
+                let nibble = table[Int(byte)]
+                if nibble == 0x10 {
+                    if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">")
+                        || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
                         continue
-                    } else {
-                        invalid = byte
-                        return
                     }
+                    invalid = byte
+                    return
                 }
                 if digitCount & 1 == 0 {
                     high = nibble
