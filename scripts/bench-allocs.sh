@@ -21,13 +21,7 @@ OUT=bench-out/allocs; rm -rf "$OUT"; mkdir -p "$OUT"; cd "$OUT"
 PIDS=(); trap 'for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done' EXIT
 MC=$(malloc_count_library .) || { echo "bench-allocs: gcc could not build scripts/malloc-count.c" >&2; exit 1; }
 
-"$BIN" mock ca -o ca >/dev/null
-"$BIN" mock issue --auth-key --ca ca --team-id TEAM123456 --key-id BENCH00001 -o . >/dev/null
-JWT=$(bench_jwt AuthKey_BENCH00001.p8 TEAM123456 BENCH00001)
-TOKEN=$(printf 'ab%.0s' $(seq 1 32))
-printf '{"aps":{"alert":"benchmark"}}' > payload.json
-HEADERS=(-H "apns-id: 6f1c1b1e-5c2d-4c1a-9a3e-2f7d0c8b4a10" -H "apns-push-type: alert" -H "apns-topic: com.example.app"
-         -H "authorization: bearer $JWT")
+bench_fixtures "$BIN"
 for n in $SMALL $N; do token_lines "$n" > "tokens-$n.txt"; token_lines "$n" "$TOKEN" > "tokens-one-$n.txt"; done
 
 # Both servers count their allocations from start; rows read them before and after each run.
@@ -35,7 +29,6 @@ LD_PRELOAD=$MC MALLOC_COUNT_OUT=$PWD/counts-mock "$BIN" mock serve --ca ca --por
   --ports-file ports.json -q >/dev/null 2>mock.log &
 PIDS+=($!); wait_for_file ports.json 10 "$!"
 MOCK_PORT=$(json_field ports.json provider)
-mkdir -p htdocs/3/device && : > "htdocs/3/device/$TOKEN"
 NG_PORT=$(free_port)
 LD_PRELOAD=$MC MALLOC_COUNT_OUT=$PWD/counts-nghttpd nghttpd -d htdocs "$NG_PORT" ca/server-key.pem ca/server.pem >/dev/null 2>&1 &
 PIDS+=($!)

@@ -18,18 +18,13 @@ PIDS=(); trap 'for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
 # valgrind 3.19 cannot read Swift's DWARF 5 and crashes in Swift's async main without the
 # sigsuspend shim: the same two work-arounds as scripts/leakcheck.sh.
 cc "$ROOT/scripts/valgrind-sigsuspend.c" -shared -fPIC -O2 -o sigsuspend.so
-"$BIN" mock ca -o ca >/dev/null
-"$BIN" mock issue --auth-key --ca ca --team-id TEAM123456 --key-id BENCH00001 -o . >/dev/null
-TOKEN=$(printf 'ab%.0s' $(seq 1 32))
-printf '{"aps":{"alert":"benchmark"}}' > payload.json
-mkdir -p htdocs/3/device && : > "htdocs/3/device/$TOKEN"
+bench_fixtures "$BIN"
 token_lines "$N" "$TOKEN" > tokens-big.txt
 token_lines "$SMALL" "$TOKEN" > tokens-small.txt
 PORT=$(free_port)
 nghttpd -d htdocs "$PORT" ca/server-key.pem ca/server.pem >/dev/null 2>&1 &
 PIDS+=($!)
 sleep 0.5
-JWT=$(bench_jwt AuthKey_BENCH00001.p8 TEAM123456 BENCH00001)
 
 # instructions NAME COUNT COMMAND...: runs COMMAND under callgrind; prints its instruction total.
 instructions() {
@@ -54,8 +49,7 @@ push_per() {
 }
 h2load_total() {
   local count=$1
-  local total; total=$(instructions h2load "$count" h2load -n "$count" -c 1 -m 100 -H "apns-id: 6f1c1b1e-5c2d-4c1a-9a3e-2f7d0c8b4a10" \
-    -H "apns-push-type: alert" -H "apns-topic: com.example.app" -H "authorization: bearer $JWT" -d payload.json \
+  local total; total=$(instructions h2load "$count" h2load -n "$count" -c 1 -m 100 "${HEADERS[@]}" -d payload.json \
     "https://127.0.0.1:$PORT/3/device/$TOKEN")
   grep -q "status codes: $count 2xx" "out-h2load-$count.txt" || { echo "bench-instructions: h2load did not get $count 2xx" >&2; exit 1; }
   echo "$total"

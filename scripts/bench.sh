@@ -121,13 +121,8 @@ REPS=3; [ $QUICK = 1 ] && REPS=1
 # ---- 2. the mock gateway vs nghttpd under h2load: 1 connection with 100 streams, and 500
 #         connections with 1 stream each (the event loop's cost per ready socket) -----------
 N=200000; [ $QUICK = 1 ] && N=50000
-TOKEN=$(printf 'ab%.0s' $(seq 1 32))
-printf '{"aps":{"alert":"benchmark"}}' > payload.json
-JWT=$(bench_jwt AuthKey_BENCH00001.p8 TEAM123456 BENCH00001)
-# The header set apnskit push sends (apns-id, apns-push-type, apns-topic, authorization), for
-# h2load. The one difference: push makes a new apns-id per notification, h2load repeats this one.
-HEADERS=(-H "apns-id: 6f1c1b1e-5c2d-4c1a-9a3e-2f7d0c8b4a10" -H "apns-push-type: alert" -H "apns-topic: com.example.app"
-         -H "authorization: bearer $JWT")
+# TOKEN, payload.json, htdocs/ and HEADERS, the header set push sends, for h2load (lib.sh).
+bench_fixtures "$BIN"
 # --max-connections-per-peer: h2load's 500 connections all come from 127.0.0.1.
 "${RT[@]}" "$BIN" mock serve --ca ca --port 0 --no-legacy --no-feedback --max-connections-per-peer 600 --ports-file ports.json -q \
   >/dev/null 2>mock.log &
@@ -142,8 +137,7 @@ if [ -n "${BEFORE_APNSKIT:-}" ]; then
   wait_for_file ports-before.json 10 "$OLD_PID"
   OLD_PORT=$(json_field ports-before.json provider)
 fi
-# nghttpd answers 200 (an empty body) to a path whose file exists, 404 otherwise.
-mkdir -p htdocs/3/device && : > "htdocs/3/device/$TOKEN"
+# nghttpd answers 200 (an empty body) to a path whose file exists (htdocs/), 404 otherwise.
 NG_PORT=$(free_port)
 "${RT[@]}" nghttpd -d htdocs "$NG_PORT" ca/server-key.pem ca/server.pem >/dev/null 2>&1 &
 NG_PID=$!; PIDS+=("$NG_PID")

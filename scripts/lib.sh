@@ -103,6 +103,24 @@ print(head + "." + claims + "." + signature)
 PY
 }
 
+# bench_fixtures BIN: in the current folder, what both sides of the HTTP/2 benchmarks share: a
+# mock CA (ca/, made unless there), a .p8 key (AuthKey_BENCH00001.p8, team TEAM123456), one
+# device token (TOKEN), payload.json, nghttpd's document root answering 200 on that token's path
+# (htdocs/), and the header set `apnskit push` sends, for h2load (HEADERS, with a JWT signed by
+# that key). The one difference left: push makes a new apns-id per notification, h2load repeats
+# this one.
+bench_fixtures() {
+  local bin="$1"
+  [ -d ca ] || "$bin" mock ca -o ca >/dev/null
+  [ -f AuthKey_BENCH00001.p8 ] || "$bin" mock issue --auth-key --ca ca --team-id TEAM123456 --key-id BENCH00001 -o . >/dev/null
+  TOKEN=$(printf 'ab%.0s' $(seq 1 32))
+  printf '{"aps":{"alert":"benchmark"}}' > payload.json
+  mkdir -p htdocs/3/device && : > "htdocs/3/device/$TOKEN"
+  local jwt; jwt=$(bench_jwt AuthKey_BENCH00001.p8 TEAM123456 BENCH00001)
+  HEADERS=(-H "apns-id: 6f1c1b1e-5c2d-4c1a-9a3e-2f7d0c8b4a10" -H "apns-push-type: alert" -H "apns-topic: com.example.app"
+           -H "authorization: bearer $jwt")
+}
+
 # malloc_count_library DIR: builds the counting malloc interposer (scripts/malloc-count.c) into
 # DIR and prints the absolute path of the shared library, for LD_PRELOAD.
 APNSKIT_SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
