@@ -68,9 +68,18 @@ trap stop_memory_lane EXIT
 
 # swift-argument-parser's man page generator is built with the rest, for the install.sh test
 # (which must not build from inside `swift test`).
-build() { swift build --build-tests && swift build --product generate-manual; }
+# The build's output is kept: a warning in our own targets fails the run (dependencies' warnings
+# aside), so that a new one is seen the day it appears. A fresh clone compiles every file, so CI
+# sees them all; an incremental local build shows only the files it recompiled.
+build_log=.build/build-output.txt
+build() { swift build --build-tests 2>&1 | tee "$build_log" && swift build --product generate-manual; }
 stage "build" build
 touch "$built_marker"
+own_warnings=$(grep -E "^$PWD/(Sources|Tests)/[^:]+:[0-9]+:[0-9]+: warning:" "$build_log" | sort -u || true)
+if [ -n "$own_warnings" ]; then
+  echo "$own_warnings"
+  failures+=("compiler warnings in Sources/ or Tests/ ($(echo "$own_warnings" | wc -l); listed above and in $build_log)")
+fi
 
 # The test lane: one `swift test`, every suite in parallel. The fuzz pass (FuzzPassTests) runs
 # here only when the ASan pass is off: that pass feeds the same harnesses the same inputs under

@@ -1,5 +1,5 @@
 import OpenSSLCore
-package import COpenSSL
+internal import COpenSSL
 
 extension Certificate {
     /// SHA-256 of the certificate's SubjectPublicKeyInfo (DER), lower-case hex: what

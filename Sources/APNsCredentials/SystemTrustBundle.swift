@@ -1,5 +1,5 @@
 import OpenSSLCore
-package import COpenSSL
+internal import COpenSSL
 import Foundation
 
 /// Where OpenSSL (and so every program linked with it, curl and apnskit included) finds the

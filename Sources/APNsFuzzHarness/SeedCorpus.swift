@@ -2,7 +2,7 @@ import APNsCredentials
 import OpenSSLCore
 import APNsMock
 import APNsProtocol
-package import COpenSSL
+internal import COpenSSL
 import Foundation
 
 /// Valid inputs for every target, made in-process from fresh throwaway keys (never a real

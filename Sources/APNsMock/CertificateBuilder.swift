@@ -1,7 +1,7 @@
 import APNsCredentials
 import OpenSSLCore
-package import CShims
-package import COpenSSL
+internal import CShims
+internal import COpenSSL
 import Foundation
 
 /// Builds and signs one X.509 v3 certificate: owns the `X509` under construction and frees it.

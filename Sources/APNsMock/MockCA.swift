@@ -1,7 +1,7 @@
 import APNsCredentials
 import OpenSSLCore
 import APNsProtocol
-package import COpenSSL
+internal import COpenSSL
 import Foundation
 
 /// A test certificate authority shaped like Apple's: a root, an intermediate named like

@@ -1,7 +1,7 @@
 import APNsCredentials
 import OpenSSLCore
 import SecureIO
-package import COpenSSL
+internal import COpenSSL
 import Foundation
 
 /// What the portal (or Xcode) is asked for when it makes a provisioning profile.

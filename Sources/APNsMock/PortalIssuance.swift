@@ -1,7 +1,7 @@
 import APNsCredentials
 import OpenSSLCore
 import APNsProtocol
-package import COpenSSL
+internal import COpenSSL
 import Foundation
 
 /// What the developer portal is asked for: which app, which kind of push certificate, and

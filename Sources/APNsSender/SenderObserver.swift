@@ -93,10 +93,10 @@ final class SenderObserver: Sendable {
         counter.increment()
         timer.recordNanoseconds(Int64(clamping: DispatchTime.now().uptimeNanoseconds &- startedNanos))
         if case .delivered = result.outcome {
-            logger.trace("delivered", metadata: ["apns-id": "\(result.apnsID)", "attempts": "\(result.attempts)"])
+            logger.trace("delivered", metadata: ["apns-id": "\(result.apnsIDText)", "attempts": "\(result.attempts)"])
         } else if logger.logLevel <= .debug {
             logger.debug("notification not delivered", metadata: [
-                "apns-id": "\(result.apnsID)", "outcome": "\(outcome)", "detail": "\(Self.detail(result.outcome))",
+                "apns-id": "\(result.apnsIDText)", "outcome": "\(outcome)", "detail": "\(Self.detail(result.outcome))",
                 "attempts": "\(result.attempts)",
             ])
         }

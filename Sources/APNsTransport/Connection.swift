@@ -1,6 +1,6 @@
 import OpenSSLCore
-package import CShims
-package import COpenSSL
+internal import CShims
+internal import COpenSSL
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-package import CNGHTTP2
+internal import CNGHTTP2
 
 /// An `nghttp2_nv` array and the bytes it points into, refilled for every message.
 ///

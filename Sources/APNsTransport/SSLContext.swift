@@ -1,6 +1,6 @@
 import OpenSSLCore
-package import CShims
-package import COpenSSL
+internal import CShims
+internal import COpenSSL
 
 /// Owns one `SSL_CTX*`: the configuration shared by all connections of one role.
 ///

@@ -1,4 +1,4 @@
-package import COpenSSL
+internal import COpenSSL
 
 /// Why a client does not trust the server it reached: the chain does not verify against the
 /// trust store, or the leaf is for another host name. Built from the same handshake facts

@@ -1,6 +1,6 @@
 import OpenSSLCore
-package import CShims
-package import COpenSSL
+internal import CShims
+internal import COpenSSL
 import Foundation
 
 /// What a finished TLS handshake established, as the CLI's `verify` reports it.

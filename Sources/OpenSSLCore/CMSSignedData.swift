@@ -1,5 +1,5 @@
-package import CShims
-package import COpenSSL
+internal import CShims
+internal import COpenSSL
 import Foundation
 
 /// A CMS SignedData with its content embedded (PKCS#7 `signedData`, RFC 5652): the envelope

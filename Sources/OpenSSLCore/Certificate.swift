@@ -1,5 +1,5 @@
-package import COpenSSL
-package import CShims
+internal import COpenSSL
+internal import CShims
 import Foundation
 
 /// An X.509 certificate: owns one `X509` and frees it. Immutable after construction (so safe

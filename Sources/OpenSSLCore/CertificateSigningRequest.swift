@@ -1,4 +1,4 @@
-package import COpenSSL
+internal import COpenSSL
 
 /// A PKCS#10 certificate signing request: owns one `X509_REQ` and frees it.
 /// `@unchecked Sendable`: the request is built and signed in `init` and only read after.

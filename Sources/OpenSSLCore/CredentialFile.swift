@@ -1,4 +1,4 @@
-package import COpenSSL
+internal import COpenSSL
 import Foundation
 
 /// Everything found in one credential file, whatever its encoding.

@@ -1,4 +1,4 @@
-package import COpenSSL
+internal import COpenSSL
 
 /// An X.509 name as an ordered list of attributes, in the order the certificate holds them
 /// (Apple's push certificates put UID first: `UID, CN, OU, O, C`).

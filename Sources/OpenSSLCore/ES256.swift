@@ -1,4 +1,4 @@
-package import COpenSSL
+internal import COpenSSL
 
 /// ECDSA P-256 with SHA-256 in JWS form (RFC 7518 §3.4): the signature is the raw 64-byte
 /// r||s, not the DER `ECDSA-Sig-Value` OpenSSL produces, so both directions convert.

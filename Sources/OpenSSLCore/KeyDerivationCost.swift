@@ -1,4 +1,4 @@
-package import CShims
+internal import CShims
 
 /// Caps on the work a password-protected file may ask for before apnskit derives a key from
 /// a passphrase.

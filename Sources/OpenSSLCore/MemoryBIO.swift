@@ -1,5 +1,5 @@
-package import COpenSSL
-package import CShims
+internal import COpenSSL
+internal import CShims
 import Foundation
 
 /// Owns one OpenSSL memory BIO: the bridge between Swift bytes and OpenSSL's readers/writers.

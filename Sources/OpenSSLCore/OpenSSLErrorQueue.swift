@@ -1,4 +1,4 @@
-package import COpenSSL
+internal import COpenSSL
 
 /// OpenSSL reports failures through a thread-local queue. We clear it before an operation
 /// and drain it after one, so an error never leaks into an unrelated later call.

@@ -1,5 +1,5 @@
 package import COpenSSL
-package import CShims
+internal import CShims
 import Foundation
 
 /// Frees memory OpenSSL allocated for us (OPENSSL_free is a macro Swift cannot call).

@@ -1,4 +1,4 @@
-package import COpenSSL
+internal import COpenSSL
 
 /// OpenSSL 3 keeps RC2-40 and friends in the "legacy" provider, which is not loaded by
 /// default: that is why `openssl pkcs12` needs `-legacy` for a Keychain export. Loading

@@ -1,5 +1,5 @@
-package import COpenSSL
-package import CShims
+internal import COpenSSL
+internal import CShims
 
 /// Owns one `PKCS12` structure and frees it.
 final class PKCS12Object {

@@ -1,5 +1,5 @@
-package import COpenSSL
-package import CShims
+internal import COpenSSL
+internal import CShims
 
 extension PrivateKey {
     /// Decodes one private key from a PEM block or DER bytes, in any of the encodings people

@@ -1,5 +1,5 @@
-package import COpenSSL
-package import CShims
+internal import COpenSSL
+internal import CShims
 
 /// A private key: owns one `EVP_PKEY` and frees it.
 ///

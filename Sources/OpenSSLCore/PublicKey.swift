@@ -1,4 +1,4 @@
-package import COpenSSL
+internal import COpenSSL
 
 /// A public key: owns one `EVP_PKEY` holding only public material. The mock gateway keeps one
 /// per registered `.p8` key id to check provider-token signatures.

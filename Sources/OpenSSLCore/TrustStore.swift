@@ -1,5 +1,5 @@
-package import CShims
-package import COpenSSL
+internal import CShims
+internal import COpenSSL
 
 /// A set of trusted CA certificates (`--ca-file`): owns one `X509_STORE` and frees it.
 /// `@unchecked Sendable`: the store is filled in `init` and only read after (each check makes

@@ -1,5 +1,5 @@
 import OpenSSLCore
-package import CShims
+internal import CShims
 import Foundation
 
 /// How sensitive a file is, which decides its permissions.

@@ -1,5 +1,5 @@
 import OpenSSLCore
-package import CShims
+internal import CShims
 import Foundation
 
 /// Reads a line from the controlling terminal with echo off, the way `openssl` and `ssh` ask

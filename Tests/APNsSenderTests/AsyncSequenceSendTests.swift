@@ -53,7 +53,7 @@ struct AsyncSequenceSendTests {
         let sender = BatchSender(connector: FakeGateway(), policy: fast)
         let input = CountingInput()
         let results = sender.send(contentsOf: input.stream(100_000))
-        var iterator = results.makeAsyncIterator()
+        let iterator = results.makeAsyncIterator()
         for _ in 0..<10 { _ = try await iterator.next() }
         // Wait until the pipeline is full and the input stops being pulled.
         var last = -1

@@ -57,6 +57,10 @@ struct ObservabilityTests {
         #expect(messages.contains { $0.level == .debug && $0.message == "connect failed" && $0.metadata.contains("connection refused (scripted)") })
         #expect(messages.contains { $0.level == .warning && $0.message.hasPrefix("gateway unreachable") })
         #expect(messages.contains { $0.level == .debug && $0.message == "notification not delivered" })
+        // The apns-id in the log is the one the result carries: lowercase, never `Optional(...)`.
+        let notDelivered = try #require(messages.first { $0.message == "notification not delivered" })
+        #expect(notDelivered.metadata.contains(failed.apnsIDText))
+        #expect(!notDelivered.metadata.contains("Optional("))
         await sender.close()
     }
 }
@@ -87,7 +91,7 @@ struct CapturingLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-        records.add(.init(level: level, message: message.description, metadata: "\(metadata ?? [:])"))
+    func log(event: LogEvent) {
+        records.add(.init(level: event.level, message: event.message.description, metadata: "\(event.metadata ?? [:])"))
     }
 }

@@ -139,7 +139,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder + "/nested", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let ca = try MockCA.load(from: f.ca)
-        let key = try await PrivateKey.generate(.ec256)
+        let key = try PrivateKey.generate(.ec256)
         for index in 0..<1000 {
             let certificate = try ca.issue(forKey: key, PortalRequest(bundleID: "com.example.app\(index)", type: .universal))
             let sub = index % 2 == 0 ? "" : "/nested"

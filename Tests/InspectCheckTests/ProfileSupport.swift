@@ -71,7 +71,7 @@ struct ProfileFixtures: Sendable {
         // Push credentials from the mock CA, and a .p8 from openssl.
         let ca = try MockCA.create()
         try ca.write(to: f.path("ca"), force: false)
-        let key = try await PrivateKey.generate(.ec256)
+        let key = try PrivateKey.generate(.ec256)
         func issue(_ name: String, _ request: PortalRequest) throws { try write(ca.issue(forKey: key, request).der, f.path(name)) }
         try issue("dev.cer", PortalRequest(bundleID: "com.example.app", type: .development, teamID: team))
         try issue("prod.cer", PortalRequest(bundleID: "com.example.app", type: .production, teamID: team))

@@ -43,7 +43,7 @@ struct Fixtures: Sendable {
         let ca = try MockCA.create()
         try ca.write(to: folder + "/ca", force: false)
         let other = try MockCA.create()
-        let key = try await PrivateKey.generate(.rsa2048)
+        let key = try PrivateKey.generate(.rsa2048)
         let now = Date()
         let day: TimeInterval = 86_400
         func issue(_ name: String, _ request: PortalRequest, by authority: MockCA = ca) throws {

@@ -25,7 +25,7 @@ struct ChannelBoundsCLITests {
         try await f.prepareMock()
         let (server, ports) = try await f.startMock(["--channels-port", "0", "--record", "record.jsonl"])
         let port = try #require(ports["channels"] as? Int)
-        let jwt = await try f.providerToken()
+        let jwt = try await f.providerToken()
         for bundle in [String(repeating: "a", count: 10_000), "com.ex%2Fample", "com..example", "com.example%20app", String(repeating: "b", count: 156)] {
             let answer = try create(f, port: port, bundle: bundle, token: jwt)
             #expect(answer.status == "400" && answer.reason == "BadTopic", "\(bundle.prefix(40)): \(answer)")
@@ -42,7 +42,7 @@ struct ChannelBoundsCLITests {
         try await f.prepareMock()
         let (server, ports) = try await f.startMock(["--channels-port", "0", "--max-channels", "2", "--max-channels-total", "5"])
         let port = try #require(ports["channels"] as? Int)
-        let jwt = await try f.providerToken()
+        let jwt = try await f.providerToken()
         var statuses: [String] = []
         for bundle in ["com.a.app", "com.a.app", "com.b.app", "com.b.app", "com.c.app"] {
             statuses.append(try create(f, port: port, bundle: bundle, token: jwt).status)
@@ -65,7 +65,7 @@ struct ChannelBoundsCLITests {
         try await f.prepareMock()
         let (server, ports) = try await f.startMock(["--channels-port", "0"])
         let port = try #require(ports["channels"] as? Int)
-        let jwt = await try f.providerToken()
+        let jwt = try await f.providerToken()
         for policy in ["true", "1.0", "false", "0.0", "\"1\"", "2"] {
             let answer = try create(f, port: port, bundle: "com.example.app", token: jwt,
                                     body: #"{"message-storage-policy": \#(policy), "push-type": "LiveActivity"}"#)

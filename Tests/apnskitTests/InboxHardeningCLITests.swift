@@ -38,7 +38,7 @@ struct InboxHardeningCLITests {
     @Test("q longer than 256 bytes is 400 with a sentence; 256 is searched")
     func longQueryRefused() async throws {
         let f = try await CLIFixture()
-        let (server, ui) = await try inbox(f)
+        let (server, ui) = try await inbox(f)
         let url = "http://127.0.0.1:\(ui)/api/notifications?q="
         let long = try curl(["--write-out", "\n%{http_code}", url + String(repeating: "x", count: 257)])
         #expect(long.stdout.hasSuffix("400"), "\(long)")
@@ -57,12 +57,12 @@ struct InboxHardeningCLITests {
     @Test("Five worst-case searches over a full ring of 1,000 4 KB entries are answered; a match ignores ASCII case")
     func searchOverFullRingIsBounded() async throws {
         let f = try await CLIFixture()
-        let (server, ui) = await try inbox(f, extra: ["--inbox-limit", "1000"], fill: 1000)
+        let (server, ui) = try await inbox(f, extra: ["--inbox-limit", "1000"], fill: 1000)
         let needle = String(repeating: "a", count: 255) + "b"
         let url = "http://127.0.0.1:\(ui)/api/notifications?q=\(needle)"
         // All five within 30 s (timeout(1) ends curl otherwise): milliseconds each now; the old
         // search took about 13 s per request here.
-        let searches = await try ProcessRunner.run("/usr/bin/timeout", ["30", "/usr/bin/curl", "--silent", "--show-error", "--write-out", "%{http_code}\n"]
+        let searches = try await ProcessRunner.run("/usr/bin/timeout", ["30", "/usr/bin/curl", "--silent", "--show-error", "--write-out", "%{http_code}\n"]
             + Array(repeating: url, count: 5))
         #expect(searches.status == 0, "\(searches)")
         #expect(searches.stdout.components(separatedBy: #""count":0"#).count - 1 == 5, "\(searches.stdout.prefix(500))")
@@ -75,7 +75,7 @@ struct InboxHardeningCLITests {
     @Test("SIGTERM ends a mock whose inbox is busy (searches, a live feed, idle connections): exit 143 and its summary")
     func sigtermWhileBusy() async throws {
         let f = try await CLIFixture()
-        let (server, ui) = await try inbox(f, extra: ["--inbox-limit", "1000"], fill: 1000)
+        let (server, ui) = try await inbox(f, extra: ["--inbox-limit", "1000"], fill: 1000)
         let needle = String(repeating: "a", count: 255) + "b"
         let url = "http://127.0.0.1:\(ui)/api/notifications?q=\(needle)"
         let searching = try BackgroundProcess("/usr/bin/curl", ["--silent", "--max-time", "120", "-o", "/dev/null"] + Array(repeating: url, count: 200))
@@ -103,7 +103,7 @@ struct InboxHardeningCLITests {
     @Test("A foreign Host is 403 (GET and DELETE); DELETE from another Origin is 403; the inbox's own names and origin are served")
     func hostAndOriginChecked() async throws {
         let f = try await CLIFixture()
-        let (server, ui) = await try inbox(f, fill: 1)
+        let (server, ui) = try await inbox(f, fill: 1)
         let api = "http://127.0.0.1:\(ui)/api/notifications"
         let foreign = try curl(["--write-out", "\n%{http_code}", "-H", "Host: evil.attacker.com", api])
         #expect(foreign.stdout.hasSuffix("403") && (json(foreign)["error"] as? String)?.contains("Host 'evil.attacker.com' is not this inbox's address") == true, "\(foreign)")
@@ -127,12 +127,12 @@ struct InboxHardeningCLITests {
     @Test("64 idle TCP connections from one address do not stop an API request from another; an idle connection is closed by the server")
     func idleConnectionsDoNotLockTheInbox() async throws {
         let f = try await CLIFixture()
-        let (server, ui) = await try inbox(f)
+        let (server, ui) = try await inbox(f)
         let idle = (0..<64).compactMap { _ in connectIdle(from: "127.0.0.2", to: ui) }
         defer { idle.forEach { close($0) } }
         #expect(idle.count == 64)
         // Well under the 10 s idle timeout: the per-address cap, not the timeout, makes room.
-        let answer = await try ProcessRunner.run("/usr/bin/curl", ["--silent", "--show-error", "--max-time", "8", "--write-out", "\n%{http_code}",
+        let answer = try await ProcessRunner.run("/usr/bin/curl", ["--silent", "--show-error", "--max-time", "8", "--write-out", "\n%{http_code}",
                                                              "http://127.0.0.1:\(ui)/api/notifications"])
         #expect(answer.status == 0 && answer.stdout.hasSuffix("200"), "\(answer)")
         // One that never sends a request is closed by the server (read sees end of file).
@@ -152,8 +152,8 @@ struct InboxHardeningCLITests {
         let (server, ports) = try await f.startMock(["--ui-port", "0"])
         let ui = try #require(ports["ui"] as? Int)
         let provider = try #require(ports["provider"] as? Int)
-        let jwt = await try f.providerToken()
-        let sent = await try ProcessRunner.run("/usr/bin/curl", ["--http2", "--silent", "--max-time", "30", "--cacert", "mockca/ca-bundle.pem",
+        let jwt = try await f.providerToken()
+        let sent = try await ProcessRunner.run("/usr/bin/curl", ["--http2", "--silent", "--max-time", "30", "--cacert", "mockca/ca-bundle.pem",
                                                            "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: com.example.app",
                                                            "-H", "apns-id: not-a-uuid", "--data", #"{"aps":{"alert":"x"}}"#,
                                                            "https://127.0.0.1:\(provider)/3/device/\(String(repeating: "ab", count: 32))"],

@@ -57,7 +57,7 @@ struct InputPathTests {
         #expect(json.stdout.contains(#"u\\xff\\xfe.pem"#), "the JSON names it escaped too: \(json.stdout)")
 
         // Named on the command line by its bytes (sh's printf makes them; Process takes Strings only).
-        let direct = await try ProcessRunner.run("/bin/sh", ["-c", #"exec "$0" check "$(printf 'certs/u\377\376.pem')""#, Binaries.apnskit],
+        let direct = try await ProcessRunner.run("/bin/sh", ["-c", #"exec "$0" check "$(printf 'certs/u\377\376.pem')""#, Binaries.apnskit],
                                            directory: f.dir.path)
         #expect(direct.status == 0 && direct.stdout.contains("check passed: 1 file, 0 OK, 1 WARN, 0 FAIL, 0 UNREADABLE"), "\(direct)")
         #expect(direct.stdout.contains(#"certs/u\xff\xfe.pem"#), "\(direct)")

@@ -18,7 +18,7 @@ struct PeerLimitCLITests {
         // verify is refused, as a first one may slip in before that accept.
         var refused: ProcessResult?
         for _ in 0..<20 {
-            let verify = await try f.run(["verify", "apns.pem", "--gateway", "127.0.0.1:\(provider)", "--ca-file", "mockca/ca-bundle.pem"])
+            let verify = try await f.run(["verify", "apns.pem", "--gateway", "127.0.0.1:\(provider)", "--ca-file", "mockca/ca-bundle.pem"])
             if verify.status == 4 { refused = verify; break }
             try? await Task.sleep(nanoseconds: 100_000_000)
         }

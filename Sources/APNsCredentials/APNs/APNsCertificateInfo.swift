@@ -1,6 +1,6 @@
 import OpenSSLCore
 import APNsProtocol
-package import COpenSSL
+internal import COpenSSL
 import Foundation
 
 /// An APNs reading of one certificate: who it is for (bundle id, team), what it may do

@@ -1,5 +1,5 @@
 import OpenSSLCore
-package import COpenSSL
+internal import COpenSSL
 
 extension Certificate {
     /// The OCSP responders named in Authority Information Access (`OCSP;URI:...`).

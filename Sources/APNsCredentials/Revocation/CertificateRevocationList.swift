@@ -1,5 +1,5 @@
 import OpenSSLCore
-package import COpenSSL
+internal import COpenSSL
 import Foundation
 
 /// Owns one `X509_CRL`: a CA's signed list of revoked serial numbers.

@@ -1,5 +1,5 @@
 import OpenSSLCore
-package import COpenSSL
+internal import COpenSSL
 
 /// Owns one `OCSP_CERTID`: which certificate (issuer name and key hash, serial) a request and
 /// a response are about.

@@ -1,5 +1,5 @@
 import OpenSSLCore
-package import COpenSSL
+internal import COpenSSL
 import Foundation
 
 /// Asks a certificate's issuer whether it was revoked: OCSP at the responder its Authority

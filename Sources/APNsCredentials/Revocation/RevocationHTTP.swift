@@ -1,5 +1,5 @@
 import OpenSSLCore
-package import COpenSSL
+internal import COpenSSL
 import Foundation
 
 /// The HTTP exchanges of a revocation check, through OpenSSL's own HTTP client

@@ -1,6 +1,6 @@
 import APNsCredentials
 import OpenSSLCore
-package import COpenSSL
+internal import COpenSSL
 import Foundation
 
 /// The mock CA's OCSP responder and CRL: the answers `apnskit mock serve` gives at the URLs
@@ -59,7 +59,7 @@ package struct MockRevocation: Sendable {
     /// `malformedRequest`, as RFC 6960 says.
     package func respond(to requestDER: [UInt8], now: Date = Date()) throws -> [UInt8] {
         guard let request = try? OCSPRequest(der: requestDER) else {
-            return try OCSPResponse(taking: try created(OCSP_response_create(OCSP_RESPONSE_STATUS_MALFORMEDREQUEST, nil))).der
+            return OCSPResponse(taking: try created(OCSP_response_create(OCSP_RESPONSE_STATUS_MALFORMEDREQUEST, nil))).der
         }
         let basic = OCSPBasicResponse(taking: try created(OCSP_BASICRESP_new()))
         let (thisUpdate, nextUpdate) = window(now)

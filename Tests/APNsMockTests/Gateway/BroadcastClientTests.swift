@@ -223,7 +223,7 @@ struct BroadcastClientTests {
             #expect(read["push-type"] as? String == ours.pushType)
         }
         // Made by curl, read by our client; deleted by curl, gone for our client.
-        let made = await try ProcessRunner.run("curl", ["--http2", "--silent", "--show-error", "--cacert", f.caBundle, "-H", bearer, "-X", "POST",
+        let made = try await ProcessRunner.run("curl", ["--http2", "--silent", "--show-error", "--cacert", f.caBundle, "-H", bearer, "-X", "POST",
                                                   "--data", #"{"message-storage-policy": 0, "push-type": "LiveActivity"}"#,
                                                   "--output", "/dev/null", "--write-out", "%{http_code} %header{apns-channel-id}", "\(base)/channels"])
         let parts = made.stdout.split(separator: " ").map(String.init)
@@ -231,7 +231,7 @@ struct BroadcastClientTests {
         let curlMade = APNsChannel.ID(parts.last ?? "")
         #expect(try await client.channel(curlMade).storagePolicy == .noMessageStored)
         #expect(try await client.channels() == [first.id, second.id, curlMade])
-        let removed = await try ProcessRunner.run("curl", ["--http2", "--silent", "--show-error", "--cacert", f.caBundle, "-H", bearer, "-X", "DELETE",
+        let removed = try await ProcessRunner.run("curl", ["--http2", "--silent", "--show-error", "--cacert", f.caBundle, "-H", bearer, "-X", "DELETE",
                                                      "-H", "apns-channel-id: \(curlMade.rawValue)", "--write-out", "%{http_code}", "\(base)/channels"])
         #expect(removed.stdout == "204", "\(removed)")
         #expect(try await client.channels() == [first.id, second.id])

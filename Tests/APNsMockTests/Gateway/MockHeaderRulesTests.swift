@@ -17,7 +17,7 @@ struct MockHeaderRulesTests {
         try gateway.caCertificatesPEM.write(toFile: caFile, atomically: true, encoding: .utf8)
         let script = try HPACKIndexingPeer.script(in: directory.path)
         // GET: the mock answers 405 MethodNotAllowed, with an apns-id and a JSON body.
-        let result = await try ProcessRunner.run(HPACKIndexingPeer.python, [script, "get", String(gateway.port), caFile, gateway.host,
+        let result = try await ProcessRunner.run(HPACKIndexingPeer.python, [script, "get", String(gateway.port), caFile, gateway.host,
                                                                 "/3/device/" + String(repeating: "ab", count: 32), "2"])
         #expect(result.status == 0, "\(result)")
         let fields = HPACKIndexingPeer.fields(in: result.stdout)
