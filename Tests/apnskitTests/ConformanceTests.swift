@@ -2,27 +2,79 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The mock judged by clients nobody here wrote (scripts/conformance/mock_conformance.py):
-/// PyPI aioapns and httpx[http2] and Debian curl --http2, over a table of requests (curl
-/// also manages a broadcast channel and broadcasts to it), each checked for status, reason
-/// and what the client itself reports.
+/// The mock judged by clients nobody here wrote (scripts/conformance/mock_conformance.py): PyPI
+/// aioapns, httpx[http2], kalyke-apns, apns2-up and mopyapns, Debian curl --http2 and nghttp,
+/// Python's h2 driven by hand, and async-http-client (the AHCConformance test executable), over
+/// a table of requests each checked for status, reason and what the client itself reports;
+/// curl also manages a broadcast channel and broadcasts to it.
 @Suite("Conformance: third-party clients against the mock gateway")
 struct ConformanceTests {
     static let script = Binaries.packageRoot + "/scripts/conformance/mock_conformance.py"
+    static let flood = Binaries.packageRoot + "/scripts/conformance/rapid_reset_flood.py"
+    /// The async-http-client program, built beside apnskit.
+    static var ahc: String { URL(fileURLWithPath: Binaries.apnskit).deletingLastPathComponent().appendingPathComponent("AHCConformance").path }
+    static let clients = ["aioapns", "httpx", "curl", "nghttp", "h2", "ahc", "kalyke", "apns2-up", "mopyapns"]
 
-    @Test("aioapns, httpx and curl get Apple's status and reason for every request in the table")
+    @Test("Nine independent clients get Apple's status and reason for every request in the table, and the mock marks the unusual tokens it serves")
     func thirdPartyClients() async throws {
         let f = try await CLIFixture()
         try await f.prepareMock(certificates: true)
-        let (server, ports) = try await f.startMock(["--channels-port", "0"])
+        let (server, ports) = try await f.startMock(["--channels-port", "0", "--record", "record.jsonl"])
         let port = try #require(ports["provider"] as? Int)
         let channels = try #require(ports["channels"] as? Int)
-        let run = try await ProcessRunner.run("python3", [Self.script, f.dir.path, String(port), String(channels)])
+        let run = try await ProcessRunner.run("python3", [Self.script, f.dir.path, String(port), String(channels), f.dir.file("record.jsonl")],
+                                              environment: ["AHC_CONFORMANCE": Self.ahc])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("conformance: all cases answered as Apple does"), "\(run.stdout)")
-        for client in ["aioapns", "httpx", "curl"] {
-            #expect(run.stdout.split(separator: "\n").contains { $0.hasPrefix("ok   \(client)") }, "no \(client) case ran: \(run.stdout)")
+        for client in Self.clients {
+            #expect(run.stdout.split(separator: "\n").contains { $0.hasPrefix("ok   \(client) ") }, "no \(client) case ran: \(run.stdout)")
         }
+        #expect(!run.stdout.contains("FAIL"), "\(run.stdout)")
         #expect(await server.stop() == 143)
+    }
+
+    /// async-http-client resets streams it has read the answer of (RST_STREAM CANCEL): free, so
+    /// 20,000 requests share one connection; a flood of resets of unanswered streams is still
+    /// ended; `GET /api/stats` counts the connections closed by reason.
+    @Test("20,000 async-http-client requests on one connection, no GOAWAY; a rapid-reset flood is ended with GOAWAY ENHANCE_YOUR_CALM", .timeLimit(.minutes(8)))
+    func resetsOfAnsweredStreamsAreFreeAndFloodsAreEnded() async throws {
+        let f = try await CLIFixture()
+        try await f.prepareMock(certificates: true)
+        let (server, ports) = try await f.startMock(["--record", "record.jsonl", "--ui-port", "0", "--no-lint"])
+        let port = try #require(ports["provider"] as? Int)
+        let ui = try #require(ports["ui"] as? Int)
+        let ca = f.dir.file("mockca/ca-bundle.pem")
+        let token = try await f.providerToken()
+        let request = #"{"path": "/3/device/\#(String(repeating: "ab", count: 32))", "headers": {"authorization": "bearer \#(token)", "apns-topic": "com.example.app", "apns-push-type": "alert"}, "body": "{\"aps\":{\"alert\":\"hi\"}}"}"#
+        let run = try await ProcessRunner.run(Self.ahc, ["repeat", String(port), ca, "20000", "10"], stdin: Data(request.utf8))
+        #expect(run.status == 0, "\(run)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run)")
+        #expect(summary["answered"] as? Int == 20000 && summary["ok"] as? Int == 20000 && summary["failed"] as? Int == 0, "\(summary)")
+        // Every request recorded, all on one connection.
+        let lines = try f.dir.read("record.jsonl").split(separator: 0x0A)
+        #expect(lines.count == 20000)
+        let connections = Set(lines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])?["connection"] as? Int })
+        #expect(connections.count == 1, "\(connections)")
+
+        let flood = try await ProcessRunner.run("python3", [Self.flood, String(port), ca, f.dir.file("apns.pem"), "20000"])
+        let ended = try #require(try JSONSerialization.jsonObject(with: Data(flood.stdout.utf8)) as? [String: Any], "\(flood)")
+        #expect(ended["goaway"] as? Bool == true && ended["goaway_code"] as? String == "ENHANCE_YOUR_CALM", "\(ended)")
+        #expect((ended["streams_reset"] as? Int ?? 0) < 20000, "\(ended)")
+
+        // The stats name why each connection closed: the client's plain close, the flood's GOAWAY.
+        // Polled with a deadline (the counts change when the mock sees the connections end).
+        var closed: [String: Any] = [:]
+        var counted = false
+        let deadline = Date().addingTimeInterval(20)
+        while !counted, Date() < deadline {
+            let stats = try await ProcessRunner.run("curl", ["-s", "http://127.0.0.1:\(ui)/api/stats"])
+            closed = ((try? JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])?["connections_closed"] as? [String: Any]) ?? [:]
+            counted = closed["goaway-sent:ENHANCE_YOUR_CALM"] as? Int == 1 && closed["peer-closed"] as? Int == 1
+            if !counted { try await Task.sleep(nanoseconds: 100_000_000) }
+        }
+        #expect(counted, "\(closed)")
+        #expect(closed.keys.allSatisfy { $0 == "peer-closed" || $0 == "goaway-sent:ENHANCE_YOUR_CALM" }, "\(closed)")
+        #expect(await server.stop() == 143)
+        #expect(server.stderr.contains("closed: goaway-sent:ENHANCE_YOUR_CALM"), "\(server.stderr)")
     }
 }
