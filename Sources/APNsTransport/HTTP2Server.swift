@@ -94,7 +94,7 @@ package final class HTTP2Server: Sendable {
                 if let closed {
                     let resets = role.resetCounts
                     closed(ClosedConnection(connectionID: connectionID, reason: session?.closeReason ?? "peer-closed",
-                                            detail: error?.message ?? session?.state.goAway.map(HTTP2Session.describe),
+                                            detail: session?.state.goAway.map { "the client sent GOAWAY \(HTTP2Session.describe($0))" } ?? error?.message,
                                             requests: role.requestCount, resetsOfOpenStreams: resets.counted, resetsOfAnsweredStreams: resets.free))
                 } else if let error, error.kind == .protocolError {
                     log("connection #\(connectionID): \(error.message)")

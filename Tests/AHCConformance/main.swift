@@ -11,6 +11,7 @@
 //       it N times, CONCURRENCY at a time, on one client; prints {"sent", "answered", "ok",
 //       "failed", "errors"} (the first few error descriptions).
 // Only 127.0.0.1 is contacted.
+#if canImport(AsyncHTTPClient)
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -112,3 +113,8 @@ default:
     fail("unknown mode \(arguments[1]); use cases or repeat")
 }
 try? await client.shutdown()
+#else
+// Built without the CommandLineTool trait: async-http-client is not resolved.
+print("AHCConformance: built without the CommandLineTool trait; async-http-client is not available.")
+exit(2)
+#endif

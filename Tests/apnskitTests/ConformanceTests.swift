@@ -19,9 +19,10 @@ struct ConformanceTests {
     func thirdPartyClients() async throws {
         let f = try await CLIFixture()
         try await f.prepareMock(certificates: true)
-        let (server, ports) = try await f.startMock(["--channels-port", "0", "--record", "record.jsonl"])
+        let (server, ports) = try await f.startMock(["--channels-port", "0", "--record", "record.jsonl", "--ui-port", "0"])
         let port = try #require(ports["provider"] as? Int)
         let channels = try #require(ports["channels"] as? Int)
+        let ui = try #require(ports["ui"] as? Int)
         let run = try await ProcessRunner.run("python3", [Self.script, f.dir.path, String(port), String(channels), f.dir.file("record.jsonl")],
                                               environment: ["AHC_CONFORMANCE": Self.ahc])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
@@ -30,6 +31,11 @@ struct ConformanceTests {
             #expect(run.stdout.split(separator: "\n").contains { $0.hasPrefix("ok   \(client) ") }, "no \(client) case ran: \(run.stdout)")
         }
         #expect(!run.stdout.contains("FAIL"), "\(run.stdout)")
+        // The inbox shows the same marks as the record (the script checked the record's).
+        let inbox = try await ProcessRunner.run("curl", ["-s", "http://127.0.0.1:\(ui)/api/notifications?status=accepted&limit=1000"])
+        let entries = (try JSONSerialization.jsonObject(with: Data(inbox.stdout.utf8)) as? [String: Any])?["notifications"] as? [[String: Any]] ?? []
+        let marked = entries.filter { (($0["token_marks"] as? [[String: Any]]) ?? []).contains { $0["mark"] as? String == "jwt-iat-string" } }
+        #expect(marked.count >= 11, "APNSwift-style (10 push types) and kalyke-apns sends marked in the inbox: \(marked.count)")
         #expect(await server.stop() == 143)
     }
 
