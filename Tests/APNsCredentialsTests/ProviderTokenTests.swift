@@ -76,7 +76,7 @@ struct ProviderTokenShapeTests {
     }
 
     func verify(_ token: String) throws -> Result<ProviderTokenClaims, ProviderTokenVerifier.Failure> {
-        ProviderTokenVerifier.verify(token, keys: ["ABC123DEFG": try PublicKey(of: key)], now: now)
+        ProviderTokenVerifier.verify(token, keys: ["ABC123DEFG": try PublicKey(of: key)], now: Self.now)
     }
 
     @Test("iat as a digit string, with a fraction, extra claims and header fields: accepted, each marked", arguments: [

@@ -509,7 +509,7 @@ def check_marks(served):
         return
     for _ in range(50):  # the record line is written before the answer; read until all are there
         lines = [json.loads(l) for l in open(RECORD) if l.strip()]
-        by_id = {line["apns_id"]: line for line in lines}
+        by_id = {line.get("apns_id"): line for line in lines}
         if all(apns_id in by_id for _, apns_id in served):
             break
         time.sleep(0.1)
