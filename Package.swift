@@ -33,6 +33,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         // Graceful shutdown in a server's ServiceGroup: APNsClient is a Service (the APNs target).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Only for the conformance suite's AHCConformance (APNSwift's transport as a third-party
+        // client of the mock); Hummingbird's own tests resolve it already. Behind the
+        // CommandLineTool trait: a library user with `traits: []` resolves none of it.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
     ],
     targets: [
         // System libraries: module maps over the Debian -dev packages (scripts/setup.sh installs them).
@@ -124,6 +129,15 @@ let package = Package(
         // The same fuzz pass as a plain executable: scripts/test.sh builds only this product
         // under AddressSanitizer (the libraries, not the CLI or the test bundle).
         .executableTarget(name: "APNsFuzzPass", dependencies: ["APNsFuzzHarness"]),
+        // async-http-client against the mock for scripts/conformance/mock_conformance.py: a test
+        // executable that no product depends on (ConformanceTests runs it).
+        .executableTarget(
+            name: "AHCConformance",
+            dependencies: [.product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["CommandLineTool"])),
+                           .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CommandLineTool"])),
+                           .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["CommandLineTool"]))],
+            path: "Tests/AHCConformance"
+        ),
         // Shared test helpers: child processes (openssl, apnskit), temporary folders, fixtures.
         .target(name: "TestSupport", dependencies: ["CTestSpawn"], path: "Tests/TestSupport"),
         // glibc's GNU posix_spawn extensions for TestSupport's SpawnedProcess.

@@ -36,7 +36,15 @@ python_packages=(
   aioapns==4.0
   httpx==0.28.1
   h2==4.4.1
+  kalyke-apns==1.5.0           # MIT; on httpx2 (brings httpx2, httpcore2, anyio, truststore)
+  apns2-up==0.9.0              # MIT; PyAPNs2's maintained fork, on hyper-up's HTTP/2
+  hyper-up==0.9.0
 )
+# mopyapns (MIT, a PyAPNs2 fork on httpx) installs a module named `apns2`, as apns2-up does: it
+# goes into a folder of its own, without dependencies (cryptography, httpx[http2] and PyJWT are
+# above), and the conformance suite imports it from there.
+mopyapns_spec=mopyapns==0.8.0
+mopyapns_dir=/opt/apnskit-conformance/mopyapns
 ensure_python_packages() {
   local spec name version
   for spec in "${python_packages[@]}"; do
@@ -46,6 +54,13 @@ ensure_python_packages() {
     python3 -m pip install --quiet --disable-pip-version-check "$spec" 2>/dev/null \
       || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "$spec"
   done
+  if [ ! -d "$mopyapns_dir/mopyapns-${mopyapns_spec#*==}.dist-info" ]; then
+    echo "setup: installing Python $mopyapns_spec into $mopyapns_dir"
+    rm -rf "$mopyapns_dir"
+    mkdir -p "$mopyapns_dir"
+    python3 -m pip install --quiet --disable-pip-version-check --no-deps --target "$mopyapns_dir" "$mopyapns_spec" 2>/dev/null \
+      || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages --no-deps --target "$mopyapns_dir" "$mopyapns_spec"
+  fi
 }
 
 missing=()

@@ -7,11 +7,15 @@ package struct ProviderTokenClaims: Sendable, Equatable {
     package let teamID: String
     /// UNIX seconds.
     package let issuedAt: Int
+    /// What the token carries that Apple's documentation does not show but APNs serves
+    /// (`ProviderTokenQuirk`): the mock marks every request the token authenticates.
+    package let quirks: [ProviderTokenQuirk]
 
-    package init(keyID: String, teamID: String, issuedAt: Int) {
+    package init(keyID: String, teamID: String, issuedAt: Int, quirks: [ProviderTokenQuirk] = []) {
         self.keyID = keyID
         self.teamID = teamID
         self.issuedAt = issuedAt
+        self.quirks = quirks
     }
 }
 
@@ -83,10 +87,12 @@ public struct APNsTokenSigner: Sendable {
     }
 }
 
-/// Checks provider tokens as APNs does (used by the mock gateway).
+/// Checks provider tokens as APNs does (used by the mock gateway): the shapes APNs serves are
+/// accepted and reported in `ProviderTokenClaims.quirks` (docs/apns-protocol.md §1).
 package enum ProviderTokenVerifier {
     package enum Failure: Error, Sendable, Equatable {
-        /// Not three base64url parts of JSON, or not ES256 -> InvalidProviderToken.
+        /// Not three base64url parts of JSON objects, not ES256, no `kid`, no `iss`, or an
+        /// `iat` that is neither a number nor a string of digits -> InvalidProviderToken.
         case malformed
         /// `kid` not registered -> InvalidProviderToken.
         case unknownKey(String)
@@ -94,33 +100,33 @@ package enum ProviderTokenVerifier {
         case badSignature
         /// `iat` older than the maximum age -> ExpiredProviderToken.
         case expired
-        /// `iat` in the future beyond clock skew -> InvalidProviderToken.
+        /// `iat` in the future beyond `futureTolerance` -> InvalidProviderToken.
         case issuedInFuture
     }
 
+    /// How far ahead of the gateway's clock `iat` may be. Apple publishes no figure; 5 minutes
+    /// (docs/apns-protocol.md §1, "Provider token shapes"): a provider's clock kept by NTP is
+    /// within a second, so only a broken clock goes past it, and a mock refusing what Apple
+    /// might serve would fail users' tests for nothing.
+    package static let futureTolerance: Double = 300
+
     /// The `kid` of a token's header, without checking anything else.
     package static func keyID(of token: String) -> String? {
-        guard let first = token.split(separator: ".", omittingEmptySubsequences: false).first,
-              let bytes = Base64URL.decode(first),
-              let header = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { return nil }
-        return header["kid"] as? String
+        guard case .success(let parts) = ProviderTokenParts.parse(token) else { return nil }
+        return parts.keyID
     }
 
     package static func verify(_ token: String, keys: [String: PublicKey], now: Date = Date(), maximumAge: TimeInterval = 3600) -> Result<ProviderTokenClaims, Failure> {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]), let claimBytes = Base64URL.decode(parts[1]),
-              let signature = Base64URL.decode(parts[2]),
-              let header = try? JSONSerialization.jsonObject(with: Data(headerBytes)) as? [String: Any],
-              let claims = try? JSONSerialization.jsonObject(with: Data(claimBytes)) as? [String: Any],
-              header["alg"] as? String == "ES256", let keyID = header["kid"] as? String,
-              let teamID = claims["iss"] as? String, let issuedAt = (claims["iat"] as? NSNumber)?.intValue else {
+        guard case .success(let parts) = ProviderTokenParts.parse(token), let signature = parts.signature,
+              parts.algorithm == "ES256", let keyID = parts.keyID, let teamID = parts.teamID,
+              case .seconds(let issuedAt, _) = parts.issuedAt else {
             return .failure(.malformed)
         }
         guard let key = keys[keyID] else { return .failure(.unknownKey(keyID)) }
-        guard ES256.verify(signature, over: Array("\(parts[0]).\(parts[1])".utf8), with: key) else { return .failure(.badSignature) }
+        guard ES256.verify(signature, over: parts.signingInput, with: key) else { return .failure(.badSignature) }
         let age = now.timeIntervalSince1970 - TimeInterval(issuedAt)
         if age > maximumAge { return .failure(.expired) }
-        if age < -300 { return .failure(.issuedInFuture) }
-        return .success(ProviderTokenClaims(keyID: keyID, teamID: teamID, issuedAt: issuedAt))
+        if age < -futureTolerance { return .failure(.issuedInFuture) }
+        return .success(ProviderTokenClaims(keyID: keyID, teamID: teamID, issuedAt: issuedAt, quirks: parts.quirks))
     }
 }

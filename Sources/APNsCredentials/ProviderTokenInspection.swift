@@ -7,7 +7,8 @@ import Foundation
 /// failure as APNs does, this looks at everything so a user fixes all of it at once.
 package struct ProviderTokenInspection: Sendable, Equatable {
     /// One check: its name (`structure`, `alg`, `kid`, `iss`, `iat`, `age`, `signature`,
-    /// `key`), whether it passed, and a sentence saying what was found.
+    /// `key`, and a `ProviderTokenQuirk` id for each shape APNs serves that its documentation
+    /// does not show), whether it passed, and a sentence saying what was found.
     package struct Check: Sendable, Equatable, Encodable {
         package let check: String
         package let ok: Bool
@@ -30,35 +31,35 @@ package struct ProviderTokenInspection: Sendable, Equatable {
     package init(_ token: String, key: PublicKey? = nil, keyFileID: String? = nil, expectedTeamID: String? = nil, now: Date = Date()) {
         var text = token.trimmingCharacters(in: .whitespacesAndNewlines)
         if text.lowercased().hasPrefix("bearer ") { text = String(text.dropFirst("bearer ".count)) }
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 else {
-            add("structure", false, "A JWT has three base64url parts separated by dots (header.claims.signature); this has \(parts.count).")
+        let parts: ProviderTokenParts
+        switch ProviderTokenParts.parse(text) {
+        case .failure(.partCount(let count)):
+            add("structure", false, "A JWT has three base64url parts separated by dots (header.claims.signature); this has \(count).")
             return
-        }
-        guard let headerBytes = Base64URL.decode(parts[0]),
-              let header = try? JSONSerialization.jsonObject(with: Data(headerBytes)) as? [String: Any] else {
+        case .failure(.header):
             add("structure", false, "The first part is not a base64url-encoded JSON object (the header).")
             return
-        }
-        guard let claimBytes = Base64URL.decode(parts[1]),
-              let claims = try? JSONSerialization.jsonObject(with: Data(claimBytes)) as? [String: Any] else {
+        case .failure(.claims):
             add("structure", false, "The second part is not a base64url-encoded JSON object (the claims).")
             return
+        case .success(let value): parts = value
         }
         add("structure", true, "Three parts; header and claims are JSON.")
-        checkHeader(header, keyFileID: keyFileID)
-        checkClaims(claims, expectedTeamID: expectedTeamID, now: now)
-        checkSignature(Base64URL.decode(parts[2]), signingInput: Array("\(parts[0]).\(parts[1])".utf8), key: key)
+        checkHeader(parts, keyFileID: keyFileID)
+        checkClaims(parts, expectedTeamID: expectedTeamID, now: now)
+        checkSignature(parts.signature, signingInput: parts.signingInput, key: key)
+        // Shapes APNs serves though its documentation does not show them: passed, and said.
+        for quirk in parts.quirks { add(quirk.rawValue, true, quirk.sentence) }
     }
 
     private mutating func add(_ check: String, _ ok: Bool, _ message: String) {
         checks.append(Check(check: check, ok: ok, message: message))
     }
 
-    private mutating func checkHeader(_ header: [String: Any], keyFileID: String?) {
-        let alg = header["alg"] as? String
+    private mutating func checkHeader(_ parts: ProviderTokenParts, keyFileID: String?) {
+        let alg = parts.algorithm
         add("alg", alg == "ES256", alg == "ES256" ? "alg is ES256." : "alg is \(alg.map { "'\($0)'" } ?? "missing"); APNs accepts only ES256 (P-256 ECDSA with SHA-256).")
-        guard let kid = header["kid"] as? String else {
+        guard let kid = parts.keyID else {
             add("kid", false, "The header has no kid; put the 10-character key id of the .p8 (AuthKey_<KEYID>.p8) there.")
             return
         }
@@ -72,8 +73,8 @@ package struct ProviderTokenInspection: Sendable, Equatable {
         }
     }
 
-    private mutating func checkClaims(_ claims: [String: Any], expectedTeamID: String?, now: Date) {
-        if let iss = claims["iss"] as? String {
+    private mutating func checkClaims(_ parts: ProviderTokenParts, expectedTeamID: String?, now: Date) {
+        if let iss = parts.teamID {
             teamID = iss
             if !APNsTokenSigner.isAppleIdentifier(iss) {
                 add("iss", false, "iss '\(iss)' is not a 10-character Apple team id.")
@@ -85,11 +86,10 @@ package struct ProviderTokenInspection: Sendable, Equatable {
         } else {
             add("iss", false, "The claims have no iss; put your 10-character team id there.")
         }
-        guard let number = claims["iat"] as? NSNumber, Double(number.intValue) == number.doubleValue else {
-            add("iat", false, "iat must be an integer number of UNIX seconds (not milliseconds, not a string).")
+        guard case .seconds(let iat, _) = parts.issuedAt else {
+            add("iat", false, "iat must be UNIX seconds: a number, or (as APNs also takes) a JSON string of digits; not milliseconds, not a date.")
             return
         }
-        let iat = number.intValue
         issuedAt = iat
         let age = Int(now.timeIntervalSince1970) - iat
         ageSeconds = age
@@ -100,7 +100,7 @@ package struct ProviderTokenInspection: Sendable, Equatable {
         add("iat", true, "iat is \(iat).")
         if age > 3600 {
             add("age", false, "Issued \(age / 60) minutes ago: APNs refuses tokens older than an hour (403 ExpiredProviderToken); make a new one.")
-        } else if age < -300 {
+        } else if age < -Int(ProviderTokenVerifier.futureTolerance) {
             add("age", false, "Issued \(-age) seconds in the future: check the clock of the machine that made it (APNs answers InvalidProviderToken).")
         } else {
             add("age", true, "Issued \(max(age, 0) / 60) minutes ago; valid for about \(max(0, 3600 - age) / 60) more (reuse one token for 20-60 minutes).")

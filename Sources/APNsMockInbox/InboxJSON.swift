@@ -1,3 +1,4 @@
+import APNsCredentials
 import APNsMock
 import APNsProtocol
 import Foundation
@@ -34,6 +35,8 @@ extension InboxStore.Entry {
             ("apns_id", text(event.apnsID)),
             ("apns_unique_id", text(event.uniqueID)),
             ("identity", text(event.sender)),
+            // Token auth: the token's shapes APNs serves though Apple's documentation does not show them.
+            ("token_marks", ProviderTokenQuirk.json(event.tokenQuirks)),
             ("connection", .int(event.connection)),
             ("identifier", event.identifier.map { .int(Int($0)) } ?? .null),
             ("feedback_tuples", event.feedbackTuples.map(JSONValue.int) ?? .null),

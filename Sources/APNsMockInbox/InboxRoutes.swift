@@ -28,11 +28,14 @@ struct InboxRoutes: Sendable {
         }
     }
 
-    /// What the inbox kept and saw, and the webhook's counts (null without `--webhook`).
+    /// What the inbox kept and saw, the webhook's counts (null without `--webhook`), and the
+    /// gateway's connections closed by reason.
     private func stats() -> Response {
         let (kept, seen) = store.counts
+        let closed = (faults?.closedConnections.byReason ?? []).map { ($0.reason, JSONValue.int($0.count)) }
         return Self.json(.ok, .object([("seen", .int(seen)), ("kept", .int(kept)), ("limit", .int(store.limit)),
-                                       ("webhook", webhook.map { $0.stats.json(for: $0.configuration) } ?? .null)]))
+                                       ("webhook", webhook.map { $0.stats.json(for: $0.configuration) } ?? .null),
+                                       ("connections_closed", .object(closed))]))
     }
 
     /// Largest `PUT /api/faults` body: every field with room to spare.

@@ -68,3 +68,22 @@ package enum JSONValue: Sendable, Equatable {
         out.append(UInt8(ascii: "\""))
     }
 }
+
+extension JSONValue {
+    /// `bytes` as a JSON object (members in the order written), or nil when they are not one.
+    /// Checked by `JSONSyntax` first, so nesting is bounded before the tree is built.
+    package static func parseObject(_ bytes: [UInt8]) -> JSONValue? {
+        JSONSyntax.isObject(bytes) ? JSONTreeParser.parse(bytes) : nil
+    }
+
+    /// The members of an object; nil for any other value.
+    package var members: [(String, JSONValue)]? {
+        if case .object(let members) = self { return members }
+        return nil
+    }
+
+    /// The value of member `name` of an object (the first, if written twice).
+    package subscript(member name: String) -> JSONValue? {
+        members?.first { $0.0 == name }?.1
+    }
+}

@@ -29,10 +29,15 @@ package final class ConnectionLimit: Sendable {
         var openByPeer: [String: Int] = [:]
         /// The refusal log's rate limit.
         var refusedSinceLine = 0
+        /// Connections refused since start (`GET /api/stats`' `connection-limit`).
+        var refused = 0
         var lastLine: UInt64 = 0
     }
 
     private let state = Locked(State())
+
+    /// Connections refused at the limit since start.
+    package var refused: Int { state.withLock { $0.refused } }
 
     package init(maximum: Int, perPeer: Int? = nil, hint: String = "", perPeerHint: String = "", log: @escaping @Sendable (String) -> Void) {
         self.maximum = maximum
@@ -80,6 +85,7 @@ package final class ConnectionLimit: Sendable {
         // The line is written outside the lock; `others` is what this line stands for.
         let others: Int? = state.withLock { state in
             state.refusedSinceLine += 1
+            state.refused += 1
             guard state.lastLine == 0 || now - state.lastLine >= 1000 else { return nil }
             defer {
                 state.refusedSinceLine = 0

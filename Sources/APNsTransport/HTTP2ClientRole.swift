@@ -216,6 +216,8 @@ final class HTTP2ClientRole: HTTP2SessionRole {
 
     func goAwayReceived(in session: HTTP2Session) { onGoAway?() }
 
+    func receiveProcessed(in session: HTTP2Session) {}
+
     func sessionClosed(_ failure: TransportError, in session: HTTP2Session) {
         let open = streams
         streams.removeAll()

@@ -64,10 +64,12 @@ package final class HTTP2Server: Sendable {
 
     /// Listens on `host:port`; `loopHandler` decides on the loop thread. `limit` caps the
     /// connections open at once; `log` hears of refused connections, accept() failures
-    /// (out of file descriptors) and clients closed for breaking HTTP/2 or our limits.
+    /// (out of file descriptors) and, without `closed`, clients closed for breaking HTTP/2 or
+    /// our limits. `closed` hears of every connection that ends, with its reason.
     package static func start(host: String = "127.0.0.1", port: Int = 0, tls: TLSConfiguration,
                              settings: HTTP2Settings = HTTP2Settings(), loop: EventLoop = .shared,
                              limit: ConnectionLimit? = nil, log: @escaping @Sendable (String) -> Void = { _ in },
+                             closed: (@Sendable (ClosedConnection) -> Void)? = nil,
                              loopHandler handler: @escaping LoopHandler) throws -> HTTP2Server {
         guard tls.identity != nil else {
             throw TransportError(.configuration, "A TLS server needs a certificate and key.")
@@ -86,10 +88,17 @@ package final class HTTP2Server: Sendable {
             role.connectionID = connectionID
             state.nextConnectionID += 1
             state.byConnectionID[connectionID] = session
-            session.onClose = { error in
+            session.onClose = { [weak session] error in
                 state.sessions[key] = nil
                 state.byConnectionID[connectionID] = nil
-                if let error, error.kind == .protocolError { log("connection #\(connectionID): \(error.message)") }
+                if let closed {
+                    let resets = role.resetCounts
+                    closed(ClosedConnection(connectionID: connectionID, reason: session?.closeReason ?? "peer-closed",
+                                            detail: session?.state.goAway.map { "the client sent GOAWAY \(HTTP2Session.describe($0))" } ?? error?.message,
+                                            requests: role.requestCount, resetsOfOpenStreams: resets.counted, resetsOfAnsweredStreams: resets.free))
+                } else if let error, error.kind == .protocolError {
+                    log("connection #\(connectionID): \(error.message)")
+                }
             }
             role.onRequest = { stream, request in
                 switch handler(request) {
@@ -152,4 +161,29 @@ package final class HTTP2Server: Sendable {
     }
 
     deinit { stop() }
+}
+
+/// A connection an `HTTP2Server` saw end, and why: `reason` is one word a log and stats count
+/// by (`goaway-sent:CODE`, `goaway-received:CODE`, `idle-timeout`, `tls-failure`,
+/// `protocol-error`, `peer-reset`, `peer-closed`, `dropped`, `server-stopped`).
+package struct ClosedConnection: Sendable {
+    package let connectionID: Int
+    package let reason: String
+    /// The error's sentence, or the GOAWAY the peer sent; nil for a plain close.
+    package let detail: String?
+    package let requests: Int
+    /// Resets the client sent: of open, unanswered streams (the rapid-reset budget's), and of
+    /// streams already answered or closed (free).
+    package let resetsOfOpenStreams: Int
+    package let resetsOfAnsweredStreams: Int
+
+    /// "connection #3 closed: goaway-sent:ENHANCE_YOUR_CALM (1,001 resets ...): sentence".
+    package var logLine: String {
+        var line = "connection #\(connectionID) closed: \(reason) after \(requests) request\(requests == 1 ? "" : "s")"
+        if resetsOfOpenStreams + resetsOfAnsweredStreams > 0 {
+            line += ", \(resetsOfAnsweredStreams) reset\(resetsOfAnsweredStreams == 1 ? "" : "s") of answered streams (free), \(resetsOfOpenStreams) of open ones"
+        }
+        if let detail { line += ": \(detail)" }
+        return line
+    }
 }

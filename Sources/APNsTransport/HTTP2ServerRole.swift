@@ -17,8 +17,17 @@ final class HTTP2ServerRole: HTTP2SessionRole {
     /// Stamped on every request (`HTTP2Request.connectionID`).
     var connectionID = 0
     /// Streams answered before the client finished sending (a body over `maxBodySize`): reset
-    /// with NO_ERROR once the answer is out, so the client stops sending (RFC 9113 section 8.1).
+    /// with NO_ERROR once the answer is out if the request is still arriving then, so the
+    /// client stops sending (RFC 9113 section 8.1).
     private var resetAfterAnswer: Set<Int32> = []
+    /// Streams answered early with an empty body during a read: whether to reset them is
+    /// decided once the read is processed (`receiveProcessed`), when END_STREAM is known.
+    private var resetCheckDue: [Int32] = []
+    /// Resets of open streams drawn against the rapid-reset budget; others free.
+    private var resetBudget = StreamResetBudget(now: EventLoop.nowMillis())
+
+    /// Resets the client sent: of open, unanswered streams, and of answered or closed ones.
+    var resetCounts: (counted: Int, free: Int) { (resetBudget.counted, resetBudget.free) }
 
     init(settings: HTTP2Settings) {
         streams = HTTP2ServerStreams(maxHeaderListSize: Int(settings.maxHeaderListSize), maxBodySize: settings.maxBodySize,
@@ -42,6 +51,10 @@ final class HTTP2ServerRole: HTTP2SessionRole {
         // Closed streams are not kept. nghttp2 keeps them only to maintain RFC 7540 priority
         // trees, which RFC 9113 deprecated; keeping them cost about 0.5 us per request.
         nghttp2_option_set_no_closed_streams(option, 1)
+        // nghttp2's rapid-reset limiter counts every RST_STREAM, those of streams already
+        // answered too; `StreamResetBudget` counts only open streams' instead (§10), so
+        // nghttp2's is given a bucket that never empties.
+        nghttp2_option_set_stream_reset_rate_limit(option, .max, .max)
         return nghttp2_session_server_new2(&created, callbacks, user, option)
     }
 
@@ -102,6 +115,16 @@ final class HTTP2ServerRole: HTTP2SessionRole {
             if endStream, let request = streams.dataEnded(header.stream_id) {
                 deliver(request, on: header.stream_id, in: session)
             }
+        case NGHTTP2_RST_STREAM.rawValue:
+            // Called before nghttp2 forgets the stream: still there and not yet answered to
+            // the end means open. Only those resets cost (CVE-2023-44487).
+            guard session.isOpenAndUnanswered(header.stream_id) else {
+                resetBudget.freeReset()
+                return
+            }
+            if !resetBudget.spend(now: session.state.lastInput) {
+                session.refuse(TransportError(.protocolError, "The client \(session.peer) reset \(resetBudget.counted) streams before they were answered, more than \(StreamResetBudget.burst) at once or \(StreamResetBudget.perSecond) a second (a rapid-reset flood, CVE-2023-44487); the connection was closed with GOAWAY ENHANCE_YOUR_CALM."))
+            }
         default:
             break
         }
@@ -110,8 +133,12 @@ final class HTTP2ServerRole: HTTP2SessionRole {
     /// Not registered: a server drops nothing it is about to send.
     func beforeFrameSend(_ frame: UnsafePointer<nghttp2_frame>, in session: HTTP2Session) -> Int32 { 0 }
 
+    /// Requests handed to `onRequest` on this connection.
+    private(set) var requestCount = 0
+
     /// Hands the request over, then takes it back for its arrays (`HTTP2ServerStreams.recycle`).
     private func deliver(_ request: consuming HTTP2Request, on id: Int32, in session: HTTP2Session) {
+        requestCount += 1
         onRequest?(HTTP2ServerStream(session: session, role: self, id: id), request)
         streams.recycle(request)
     }
@@ -123,8 +150,16 @@ final class HTTP2ServerRole: HTTP2SessionRole {
 
     func readBody(_ id: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>, end: inout Bool, in session: HTTP2Session) -> Int {
         let count = streams.readBody(id, into: buffer, end: &end)
+        // Asked while sending, after the read that brought the request was processed: whether
+        // the client ended its stream is known by now.
         if end, !resetAfterAnswer.isEmpty { resetIfAnsweredEarly(id, in: session) }
         return count
+    }
+
+    func receiveProcessed(in session: HTTP2Session) {
+        guard !resetCheckDue.isEmpty else { return }
+        for id in resetCheckDue { resetIfAnsweredEarly(id, in: session) }
+        resetCheckDue.removeAll()
     }
 
     func remoteSettingsReceived(in session: HTTP2Session) {}
@@ -156,8 +191,8 @@ final class HTTP2ServerRole: HTTP2SessionRole {
         session.state.activity(at: session.receiving ? session.state.lastInput : EventLoop.nowMillis())
         if rc != 0 {
             session.resetStream(id, NGHTTP2_INTERNAL_ERROR.rawValue)
-        } else if response.body.isEmpty, !resetAfterAnswer.isEmpty {
-            resetIfAnsweredEarly(id, in: session)
+        } else if response.body.isEmpty, !resetAfterAnswer.isEmpty, resetAfterAnswer.contains(id) {
+            if session.receiving { resetCheckDue.append(id) } else { resetIfAnsweredEarly(id, in: session) }
         }
         session.produceUnlessReceiving()
     }
@@ -175,18 +210,23 @@ final class HTTP2ServerRole: HTTP2SessionRole {
             respond(id, response, in: session)
             session.goAway(code: code, debug: debug)
         case .close:
+            session.closeReason = "dropped"
             respond(id, response, in: session)
             session.produce()
             session.connection.close(error: nil)
         case .dropWithoutResponse:
+            session.closeReason = "dropped"
             session.connection.close(error: nil)
         }
     }
 
     /// A stream answered before its request ended: RST_STREAM(NO_ERROR) after the answer
-    /// (queued behind its HEADERS and last DATA), telling the client to stop sending.
+    /// (queued behind its HEADERS and last DATA), telling the client to stop sending. Only
+    /// while the request is still arriving (RFC 9113 §8.1): a client whose request ended,
+    /// even in the very frame that went over the limit, gets the answer and nothing after it
+    /// (a frame on a closed stream is an error to strict clients such as Python's h2).
     private func resetIfAnsweredEarly(_ id: Int32, in session: HTTP2Session) {
-        guard resetAfterAnswer.remove(id) != nil else { return }
+        guard resetAfterAnswer.remove(id) != nil, session.isStillReceiving(id) else { return }
         session.resetStream(id, NGHTTP2_NO_ERROR.rawValue)
     }
 }

@@ -47,6 +47,13 @@ final class HTTP2Session: ConnectionDelegate {
     /// session is being terminated, and this is why, for the server's log and the client's
     /// callers, instead of a bare "connection closed".
     private(set) var violation: TransportError?
+    /// The code of the first GOAWAY we queued, if any (`closeReason`).
+    private(set) var goAwaySent: UInt32?
+    /// Set by the owner or the role when it ends the connection for a reason of its own
+    /// ("idle-timeout", "dropped", "server-stopped"); else `closeReason` works it out.
+    var closeReason: String?
+    /// The TLS handshake completed (a close before it is a TLS failure).
+    private var handshakeDone = false
 
     init(connection: Connection, settings: HTTP2Settings, role: any HTTP2SessionRole) {
         assert(connection.loop.inLoop, "An HTTP/2 session is made on its connection's loop thread.")
@@ -70,6 +77,7 @@ final class HTTP2Session: ConnectionDelegate {
 
     func connectionDidHandshake(_ connection: Connection) {
         guard let info = connection.handshakeInfo else { return }
+        handshakeDone = true
         if let refusal = role.handshakeCompleted(info, in: self) {
             connection.fail(refusal)
             return
@@ -96,11 +104,13 @@ final class HTTP2Session: ConnectionDelegate {
             receiving = true
             let consumed = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self) + offset, count)
             receiving = false
+            role.receiveProcessed(in: self)
             if consumed < 0 {
                 connection.fail(violation ?? receiveError(Int32(consumed)))
                 return
             }
             if let violation {
+                if goAwaySent == nil { goAwaySent = NGHTTP2_ENHANCE_YOUR_CALM.rawValue }
                 if nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue) != 0 {
                     connection.fail(violation)
                     return
@@ -116,6 +126,7 @@ final class HTTP2Session: ConnectionDelegate {
     func connectionCanWrite(_ connection: Connection) { produce() }
 
     func connection(_ connection: Connection, didCloseWith error: TransportError?) {
+        closeReason = closeReason ?? reasonForClose(error)
         state.connectionClosed()
         var failure = error ?? violation ?? TransportError(.connectionClosed, "The connection to \(peer) was closed.")
         if error == nil, violation == nil, let goAway = state.goAway {
@@ -135,6 +146,23 @@ final class HTTP2Session: ConnectionDelegate {
         let close = onClose
         onClose = nil
         close?(error ?? violation ?? (state.goAway != nil ? failure : nil))
+    }
+
+    /// Why the connection ended, as a server's log and stats count it: the owner's or role's
+    /// own reason, else the GOAWAY we sent or received, a TLS failure, an HTTP/2 error, the
+    /// peer's reset (a read or write error) or its plain close.
+    private func reasonForClose(_ error: TransportError?) -> String {
+        if let goAwaySent { return "goaway-sent:\(Self.errorName(goAwaySent))" }
+        if let goAway = state.goAway { return "goaway-received:\(Self.errorName(goAway.code))" }
+        if !handshakeDone { return "tls-failure" }
+        if let error { return error.kind == .protocolError ? "protocol-error" : "peer-reset" }
+        return "peer-closed"
+    }
+
+    /// The peer broke one of our limits outside a header block (a rapid-reset flood): `didRead`
+    /// ends the session with GOAWAY ENHANCE_YOUR_CALM once nghttp2 returns, `error` the reason.
+    func refuse(_ error: TransportError) {
+        if violation == nil { violation = error }
     }
 
     // MARK: session
@@ -317,6 +345,20 @@ final class HTTP2Session: ConnectionDelegate {
         return nghttp2_session_find_stream(session, id) != nil
     }
 
+    /// Stream `id` is open and our answer has not ended it yet (nothing, or not all of it,
+    /// sent): what a reset makes us throw away. Closed streams are not kept, so an answered
+    /// stream whose request had ended is simply gone.
+    func isOpenAndUnanswered(_ id: Int32) -> Bool {
+        guard let session, nghttp2_session_find_stream(session, id) != nil else { return false }
+        return nghttp2_session_get_stream_local_close(session, id) == 0
+    }
+
+    /// The peer has not ended stream `id` yet: its request is still arriving.
+    func isStillReceiving(_ id: Int32) -> Bool {
+        guard let session else { return false }
+        return nghttp2_session_get_stream_remote_close(session, id) == 0
+    }
+
     /// The session's reused header buffer, emptied, for one request or response.
     func withHeaderScratch<Result>(_ body: (inout NameValueBuffer) -> Result) -> Result {
         var headers = NameValueBuffer()
@@ -408,6 +450,7 @@ final class HTTP2Session: ConnectionDelegate {
 
     /// Sends GOAWAY(NO_ERROR) and closes once in-flight streams finish.
     func shutdown() {
+        closeReason = closeReason ?? "server-stopped"
         guard let session, !closed else { connection.close(error: nil); return }
         guard nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue) == 0 else { connection.close(error: nil); return }
         produce()
@@ -418,6 +461,7 @@ final class HTTP2Session: ConnectionDelegate {
     func goAway(code: UInt32, debug: String) {
         guard let session, !closed else { return }
         let bytes = Array(debug.utf8)
+        if goAwaySent == nil { goAwaySent = code }
         guard nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session), code, bytes, bytes.count) == 0 else {
             // Cannot say goodbye properly: close rather than keep a connection we meant to end.
             connection.close(error: nil)
@@ -433,7 +477,9 @@ final class HTTP2Session: ConnectionDelegate {
     func closeIfIdle(now: UInt64, timeout: Double, debug: String) {
         switch state.idleCheck(now: now, timeout: timeout) {
         case .nothing: break
-        case .sendGoAway: goAway(code: NGHTTP2_NO_ERROR.rawValue, debug: debug)
+        case .sendGoAway:
+            closeReason = closeReason ?? "idle-timeout"
+            goAway(code: NGHTTP2_NO_ERROR.rawValue, debug: debug)
         case .close: connection.close(error: nil)
         }
     }

@@ -41,6 +41,8 @@ protocol HTTP2SessionRole: AnyObject {
     func remoteSettingsReceived(in session: HTTP2Session)
     /// The peer's GOAWAY arrived (`session.state.goAway`).
     func goAwayReceived(in session: HTTP2Session)
+    /// nghttp2 has processed one slice of received bytes (its frames' callbacks are done).
+    func receiveProcessed(in session: HTTP2Session)
     /// The connection is gone; `failure` says why, for whatever still waits.
     func sessionClosed(_ failure: TransportError, in session: HTTP2Session)
 }

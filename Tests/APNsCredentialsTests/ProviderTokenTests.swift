@@ -58,3 +58,52 @@ struct ProviderTokenTests {
         #expect(APNsTokenSigner.keyIDFromFileName("key.p8") == nil)
     }
 }
+
+/// Issue 30: the token shapes APNs serves though Apple's documentation does not show them are
+/// accepted with a mark; what Apple refuses still is (docs/apns-protocol.md §1). The tokens are
+/// signed here from hand-written JSON, as other clients write it; PyJWT-made ones are checked by
+/// the conformance suite.
+@Suite("Provider token shapes in the wild")
+struct ProviderTokenShapeTests {
+    let key: PrivateKey
+    static let now = Date(timeIntervalSince1970: 1_764_300_000)
+
+    init() throws { key = try PrivateKey.generate(.ec256) }
+
+    func token(header: String = #"{"alg":"ES256","kid":"ABC123DEFG"}"#, claims: String) throws -> String {
+        let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8))
+        return input + "." + Base64URL.encode(try ES256.sign(Array(input.utf8), with: key))
+    }
+
+    func verify(_ token: String) throws -> Result<ProviderTokenClaims, ProviderTokenVerifier.Failure> {
+        ProviderTokenVerifier.verify(token, keys: ["ABC123DEFG": try PublicKey(of: key)], now: Self.now)
+    }
+
+    @Test("iat as a digit string, with a fraction, extra claims and header fields: accepted, each marked", arguments: [
+        (#"{"alg":"ES256","kid":"ABC123DEFG"}"#, #"{"iss":"TEAM123456","iat":"1764300000"}"#, [ProviderTokenQuirk.iatString]),
+        (#"{"alg":"ES256","kid":"ABC123DEFG"}"#, #"{"iss":"TEAM123456","iat":1764299999.75}"#, [.iatFraction]),
+        (#"{"alg":"ES256","kid":"ABC123DEFG","typ":"JWT"}"#, #"{"iss":"TEAM123456","iat":"1764300000","kid":"ABC123DEFG"}"#,
+         [.iatString, .extraClaims, .extraHeader]),
+        (#"{"alg":"ES256","kid":"ABC123DEFG"}"#, #"{"iss":"TEAM123456","iat":1764300000}"#, []),
+    ])
+    func accepted(header: String, claims: String, quirks: [ProviderTokenQuirk]) throws {
+        let claimsRead = try verify(try token(header: header, claims: claims)).get()
+        #expect(claimsRead.quirks == quirks)
+        #expect(claimsRead.issuedAt == 1_764_299_999 || claimsRead.issuedAt == 1_764_300_000)
+        let inspection = ProviderTokenInspection(try token(header: header, claims: claims), key: try PublicKey(of: key), now: Self.now)
+        #expect(inspection.isValid, "\(inspection.checks)")
+        #expect(inspection.checks.filter { $0.check.hasPrefix("jwt-") }.map(\.check) == quirks.map(\.rawValue))
+    }
+
+    @Test("Still refused: wrong alg, no iss, iat neither a number nor digits, over an hour old, over 5 minutes ahead")
+    func refused() throws {
+        #expect(try verify(try token(header: #"{"alg":"HS256","kid":"ABC123DEFG"}"#, claims: #"{"iss":"TEAM123456","iat":1764300000}"#)) == .failure(.malformed))
+        #expect(try verify(try token(claims: #"{"iat":1764300000}"#)) == .failure(.malformed))
+        for iat in [#""soon""#, #""1.5e9""#, "true", #""""#, #""1764300000000""#, "null", "1e300"] {
+            #expect(try verify(try token(claims: #"{"iss":"TEAM123456","iat":\#(iat)}"#)) == .failure(.malformed), "iat \(iat)")
+        }
+        #expect(try verify(try token(claims: #"{"iss":"TEAM123456","iat":"1764296399"}"#)) == .failure(.expired))
+        #expect(try verify(try token(claims: #"{"iss":"TEAM123456","iat":"1764300301"}"#)) == .failure(.issuedInFuture))
+        #expect(try verify(try token(claims: #"{"iss":"TEAM123456","iat":"1764300300"}"#)).get().issuedAt == 1_764_300_300)
+    }
+}

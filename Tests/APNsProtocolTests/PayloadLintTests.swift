@@ -54,6 +54,8 @@ import Testing
              clean: request(#"{"aps": {"content-available": 1}, "sync": 1}"#, .background, priority: 5)),
         Case(rule: APNsLintRules.backgroundPriority, trips: request(#"{"aps": {"content-available": 1}}"#, .background, priority: 10),
              clean: request(#"{"aps": {"content-available": 1}}"#, .background, priority: 5)),
+        Case(rule: APNsLintRules.backgroundPushTypeMissing, trips: request(#"{"aps": {"content-available": 1}}"#, nil, priority: 5),
+             clean: request(#"{"aps": {"content-available": 1}}"#, .background, priority: 5)),
         Case(rule: APNsLintRules.flagNotOne, trips: request(#"{"aps": {"alert": "hi", "mutable-content": true}}"#),
              clean: request(#"{"aps": {"alert": "hi", "mutable-content": 1}}"#)),
         Case(rule: APNsLintRules.mutableContentWithoutAlert, trips: request(#"{"aps": {"mutable-content": 1, "badge": 1}}"#),

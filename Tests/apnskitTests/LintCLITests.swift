@@ -9,6 +9,29 @@ struct LintCLITests {
     static let token = String(repeating: "cd", count: 32)
     static let start = #"{"aps": {"timestamp": 1764000000, "event": "start", "content-state": {"score": 0}, "attributes-type": "MatchAttributes", "attributes": {"homeTeam": "A"}}}"#
 
+    /// Issue 30: a background push without apns-push-type gets its own mark, from the mock (curl
+    /// sends it) and from `apnskit lint` alike.
+    @Test("A background push without apns-push-type: the mock's record and apnskit lint both name background-push-type-missing")
+    func backgroundWithoutPushType() async throws {
+        let f = try await CLIFixture()
+        try await f.prepareMock(certificates: true)
+        let (server, ports) = try await f.startMock(["--record", "record.jsonl"])
+        let port = try #require(ports["provider"] as? Int)
+        let body = #"{"aps":{"content-available":1}}"#
+        let sent = try await ProcessRunner.run("curl", ["-s", "--http2", "--cacert", f.dir.file("mockca/ca-bundle.pem"), "--cert", f.dir.file("apns.pem"),
+                                                        "-H", "apns-topic: com.example.app", "-H", "apns-priority: 5", "-d", body, "-w", "%{http_code}",
+                                                        "https://127.0.0.1:\(port)/3/device/\(Self.token)"])
+        #expect(sent.stdout.hasSuffix("200"), "\(sent)")
+        #expect(await server.stop() == 143)
+        let record = try String(decoding: f.dir.read("record.jsonl"), as: UTF8.self)
+        #expect(record.contains(#""lint":["background-push-type-missing"]"#), "\(record)")
+        _ = try f.dir.write("background.json", text: body)
+        let lint = try await f.run("lint", "background.json", "--priority", "5")
+        #expect(lint.status == 0 && lint.stdout.contains("warning: apns-push-type: A background push without apns-push-type") && lint.stdout.contains("[background-push-type-missing]"), "\(lint)")
+        let given = try await f.run("lint", "background.json", "--priority", "5", "--push-type", "background")
+        #expect(!given.stdout.contains("background-push-type-missing"), "\(given)")
+    }
+
     @Test("lint: exit 0 clean, 0 with warnings (1 with --strict), 1 on an error, 2 usage, 3 unreadable; one line per finding")
     func exitCodes() async throws {
         let f = try await CLIFixture()

@@ -1,3 +1,4 @@
+import APNsCredentials
 import Foundation
 
 /// One request the gateway answered, as the inbox shows it: accepted or not, on any of its
@@ -32,6 +33,9 @@ package struct InboxEvent: Sendable {
     package var identity: String?
     /// Token auth: the provider token's key id and team id.
     package var providerKey: (keyID: String, teamID: String)?
+    /// Token auth: the shapes of the provider token APNs serves though its documentation does
+    /// not show them (apns-protocol.md §1), shown as marks.
+    package var tokenQuirks: [ProviderTokenQuirk] = []
     /// The body as received (the provider API keeps at most 5,121 bytes of it, a legacy frame
     /// at most its item's length).
     package var payload: [UInt8]

@@ -100,11 +100,22 @@ package final class MockGateway: Sendable {
             http2Settings.idleGoAwayDebug = #"{"reason":"IdleTimeout"}"#
         }
         http2Settings.maxConcurrentStreamsWithoutClientCertificate = min(settings.tokenConnectionInitialStreams, settings.faults.maxConcurrentStreams)
+        // Every connection that ends is logged with its reason and counted (`GET /api/stats`);
+        // one broken by the client (a flood, an HTTP/2 error) is also a warning.
+        let closes = handler.closedConnections
+        closes.countRefusals(of: limit)
+        let closed: @Sendable (String) -> @Sendable (ClosedConnection) -> Void = { port in
+            { connection in
+                closes.count(connection)
+                let line = "\(port)\(connection.logLine)"
+                if connection.reason == "protocol-error" || connection.reason.hasSuffix("ENHANCE_YOUR_CALM") { warn(line) } else { log(line) }
+            }
+        }
         let http2 = try HTTP2Server.start(host: configuration.host, port: configuration.port, tls: tls, settings: http2Settings,
-                                          limit: limit, log: warn, loopHandler: { handler.handle($0) })
+                                          limit: limit, log: warn, closed: closed(""), loopHandler: { handler.handle($0) })
         let channels = try configuration.channelsPort.map { port in
             try HTTP2Server.start(host: configuration.host, port: port, tls: tls, settings: http2Settings, limit: limit, log: warn,
-                                  loopHandler: { handler.handle($0, management: true) })
+                                  closed: closed("channel management "), loopHandler: { handler.handle($0, management: true) })
         }
         channelsServer = channels
         channelsPort = channels?.port

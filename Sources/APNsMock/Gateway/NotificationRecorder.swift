@@ -17,7 +17,9 @@ import Synchronized
 /// Fields (broadcasts: see `recordBroadcast`; channel calls: `recordChannelCall`): `apns_id`, `token`, `topic`, `push_type`, `payload_bytes`, `connection`, `protocol`
 /// ("h2", "legacy"), and for legacy frames `identifier` (the client's, which need not be
 /// unique; `apns_id` is, `legacy-<connection>-<n>` for the connection's n-th notification);
-/// h2 notifications add `lint` (rule ids) and `device` (what a device would do, or null).
+/// h2 notifications add `lint` (rule ids) and `device` (what a device would do, or null), and
+/// when their provider token has a shape Apple's documentation does not show, `token_marks`
+/// (`[{"mark": id, "note": sentence}]`, `ProviderTokenQuirk`).
 package final class NotificationRecorder: Sendable {
     /// The file and the lines written to it; one lock, so lines from several connections never
     /// interleave.
@@ -51,7 +53,8 @@ package final class NotificationRecorder: Sendable {
     deinit { close() }
 
     package func record(apnsID: String, token: APNsDeviceToken, topic: String?, pushType: String?, payloadBytes: Int,
-                       connection: Int, protocolName: String, identifier: UInt32? = nil, device: DeviceVerdict? = nil) {
+                       connection: Int, protocolName: String, identifier: UInt32? = nil, device: DeviceVerdict? = nil,
+                       tokenQuirks: [ProviderTokenQuirk] = []) {
         var fields: [(String, JSONValue)] = [
             ("apns_id", .string(apnsID)), ("token", .string(token.hex)),
             ("topic", topic.map(JSONValue.string) ?? .null), ("push_type", pushType.map(JSONValue.string) ?? .null),
@@ -63,6 +66,9 @@ package final class NotificationRecorder: Sendable {
             fields.append(("lint", .array(device.rules.map(JSONValue.string))))
             fields.append(("device", device.mark.map(JSONValue.string) ?? .null))
         }
+        // Token auth: shapes of the provider token APNs serves though its documentation does
+        // not show them (apns-protocol.md §1): accepted, and said.
+        if !tokenQuirks.isEmpty { fields.append(("token_marks", ProviderTokenQuirk.json(tokenQuirks))) }
         write(fields)
     }
 
@@ -119,4 +125,11 @@ package struct ChannelCall: Sendable, Equatable {
     package let requestID: String?
     package var messageStoragePolicy: Int?
     package var channelCount: Int?
+}
+
+extension ProviderTokenQuirk {
+    /// `[{"mark": id, "note": sentence}]`, as the record and the inbox show them.
+    package static func json(_ quirks: [ProviderTokenQuirk]) -> JSONValue {
+        .array(quirks.map { .object([("mark", .string($0.rawValue)), ("note", .string($0.sentence))]) })
+    }
 }

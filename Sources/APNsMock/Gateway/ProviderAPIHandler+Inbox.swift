@@ -48,6 +48,7 @@ extension ProviderAPIHandler {
                 if event.topic == nil, protocolName == "h2" { event.topic = info.bundleID }
             } else if let claims = state.token?.claims {
                 event.providerKey = (claims.keyID, claims.teamID)
+                event.tokenQuirks = claims.quirks
             }
         }
         inbox.gatewayAnswered(event)

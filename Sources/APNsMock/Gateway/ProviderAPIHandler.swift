@@ -97,6 +97,9 @@ package final class ProviderAPIHandler: Sendable {
     private let broadcasts: BroadcastAPI
     /// Lint marks for accepted notifications (docs/lint.md); used only with a record or an inbox.
     let deviceJudge = DeviceJudge()
+    /// Provider and channel connections the gateway saw end, counted by reason
+    /// (`GET /api/stats`' `connections_closed`); the gateway fills it.
+    package let closedConnections = ClosedConnectionCounts()
     /// Whether `deviceJudge` can have a verdict to hand over (lint on, and a record or an
     /// inbox to show it): without either, a request does not touch the judge's lock.
     private let judges: Bool
@@ -172,7 +175,8 @@ package final class ProviderAPIHandler: Sendable {
             : deviceJudge.judge(payload: request.body, token: validated.token, topic: topic, pushType: validated.pushType,
                                 priority: validated.priority.rawValue, collapseID: validated.collapseID)
         recorder?.record(apnsID: apnsID, token: validated.token, topic: topic, pushType: validated.pushType?.rawValue,
-                         payloadBytes: validated.payloadSize, connection: request.connectionID, protocolName: "h2", device: verdict)
+                         payloadBytes: validated.payloadSize, connection: request.connectionID, protocolName: "h2", device: verdict,
+                         tokenQuirks: state.token?.claims.quirks ?? [])
         var response = HTTP2Response(status: 200, headers: settings.environment == .sandbox
             ? [("apns-id", apnsID), ("apns-unique-id", books.ids.next()), Self.serverHeader]
             : [("apns-id", apnsID), Self.serverHeader])

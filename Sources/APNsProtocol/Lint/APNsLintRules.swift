@@ -19,6 +19,7 @@ public enum APNsLintRules {
     public static let backgroundWithAlert = rule("background-with-alert", .error, device: "may be delayed or dropped", "§11.1")
     public static let backgroundWithoutContentAvailable = rule("background-without-content-available", .error, device: "app not woken", "§11.1")
     public static let backgroundPriority = rule("background-priority", .error, answer: "200 (Apple calls it an error)", device: "may be delayed or dropped", "§11.1")
+    public static let backgroundPushTypeMissing = rule("background-push-type-missing", .warning, device: "not delivered on watchOS; may be delayed elsewhere", "§11.1")
     public static let flagNotOne = rule("flag-not-one", .warning, device: "flag may be ignored", "§11.1")
     public static let mutableContentWithoutAlert = rule("mutable-content-without-alert", .warning, device: "service extension not run", "§11.1")
     public static let alertShape = rule("alert-shape", .warning, device: "may show no text", "§11.1")
@@ -66,7 +67,7 @@ public enum APNsLintRules {
     /// Every rule, in the order docs/lint.md lists them.
     public static let all: [APNsLintRule] = [
         payloadNotObject, payloadTooLarge, apsNotObject, apsUnknownKey, topicSuffix, topicOtherSuffix,
-        alertNothingToShow, alertOnlyContentAvailable, backgroundWithAlert, backgroundWithoutContentAvailable, backgroundPriority,
+        alertNothingToShow, alertOnlyContentAvailable, backgroundWithAlert, backgroundWithoutContentAvailable, backgroundPriority, backgroundPushTypeMissing,
         flagNotOne, mutableContentWithoutAlert, alertShape, badgeNotInteger, soundShape, interruptionLevel, relevanceScore, locShape,
         pushToTalkPriority, widgetsContentChanged,
         laPushType, laEvent, laTimestampMissing, laTimestampMilliseconds, laTimestampFuture, laTimestampStale,

@@ -24,6 +24,9 @@ extension LintPass {
         if let priority = request.priority, priority == 10 {
             add(APNsLintRules.backgroundPriority, "apns-priority", "A background push goes at priority 5; Apple calls priority 10 an error for it (and background pushes are throttled). Send it with apns-priority 5.")
         }
+        if request.pushType == nil {
+            add(APNsLintRules.backgroundPushTypeMissing, "apns-push-type", "A background push without apns-push-type: APNs takes it, but Apple requires the header on watchOS and recommends it everywhere. Send it with apns-push-type background.")
+        }
     }
 
     mutating func checkWidgets() {
