@@ -33,6 +33,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         // Graceful shutdown in a server's ServiceGroup: APNsClient is a Service (the APNs target).
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Hummingbird's HTTP parts (NIOHTTPTypes): the inbox's and responder's connection slots
+        // see where a request ends. Hummingbird depends on it already, so it costs no extra build.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
     ],
     targets: [
         // System libraries: module maps over the Debian -dev packages (scripts/setup.sh installs them).
@@ -82,7 +85,8 @@ let package = Package(
         .target(name: "APNsMockInbox", dependencies: ["Synchronized", "APNsMock", "APNsProtocol", "APNsTransport",
                                                       .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["CommandLineTool"])),
                                                       .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["CommandLineTool"])),
-                                                      .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["CommandLineTool"]))]),
+                                                      .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["CommandLineTool"])),
+                                                      .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(traits: ["CommandLineTool"]))]),
         .executableTarget(
             name: "apnskit",
             dependencies: [
