@@ -18,6 +18,10 @@ struct InboxClient {
     /// spends about 200 bytes per value, so 31 MiB of `{},` once took `mock expect` 2 GB
     /// (issue 31). Within this bound parsing stays a small multiple of the answer's size.
     static let maxValuesPerEntry = 128
+    /// And in all, whatever was asked for: 512 Ki values parse in about 100 MB (measured: 500,000
+    /// `{}` took a peak of 124 MB), a small multiple of `maxAnswer`; an inbox entry has about
+    /// 56, so this is some 9,000 entries.
+    static let maxValues = 512 * 1024
     /// The seconds a request may take beyond the server's own wait (a long poll's timeout):
     /// connecting, sending and the whole answer.
     static let answerMargin = 10.0
@@ -72,7 +76,7 @@ struct InboxClient {
         }
         // An entry's JSON is over 256 bytes: no answer of `maxAnswer` bytes holds more.
         let entries = min(max(entries, 1), Self.maxAnswer / 256)
-        let limit = (entries + 1) * Self.maxValuesPerEntry
+        let limit = min((entries + 1) * Self.maxValuesPerEntry, Self.maxValues)
         guard JSONValueCount.atMost(limit, in: answer.body) else {
             throw Failure(description: "The answer from \(display) holds more JSON values than \(entries) inbox entr\(entries == 1 ? "y" : "ies") can (\(limit)); is that the inbox's port (ports file key \"ui\")?")
         }
