@@ -164,15 +164,18 @@ import TestSupport
         let result = try await run(["apnskit", "check", "--revocation=require", "--revocation-timeout", "5", "--ca-file", authority.bundle, authority.path("good.cer")])
         #expect(result.status == 0 && result.out.hasPrefix("OK ") && result.out.contains("not revoked (OCSP"), "\(result.out)")
         // Each slow one is closed: for the new connection, or at the 10 s deadline (bound: 3 times that).
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        let deadline = Date().addingTimeInterval(30)
         var buffer = [UInt8](repeating: 0, count: 1024)
         let closed = slow.filter { fd in
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            while true {
+            while deadline.timeIntervalSinceNow > 0 {
+                var timeout = timeval(tv_sec: max(1, Int(deadline.timeIntervalSinceNow)), tv_usec: 0)
+                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
                 let count = read(fd, &buffer, buffer.count)
                 if count > 0 { continue }
+                if count < 0, errno == EAGAIN || errno == EINTR { continue }
                 return count == 0 || errno == ECONNRESET
             }
+            return false
         }.count
         #expect(closed == 64, "\(closed) of 64 slow connections closed")
     }
