@@ -38,6 +38,9 @@ let package = Package(
         // CommandLineTool trait: a library user with `traits: []` resolves none of it.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
+        // Hummingbird's HTTP parts (NIOHTTPTypes): the inbox's and responder's connection slots
+        // see where a request ends. Hummingbird depends on it already, so it costs no extra build.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
     ],
     targets: [
         // System libraries: module maps over the Debian -dev packages (scripts/setup.sh installs them).
@@ -87,7 +90,8 @@ let package = Package(
         .target(name: "APNsMockInbox", dependencies: ["Synchronized", "APNsMock", "APNsProtocol", "APNsTransport",
                                                       .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["CommandLineTool"])),
                                                       .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["CommandLineTool"])),
-                                                      .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["CommandLineTool"]))]),
+                                                      .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["CommandLineTool"])),
+                                                      .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(traits: ["CommandLineTool"]))]),
         .executableTarget(
             name: "apnskit",
             dependencies: [

@@ -10,6 +10,7 @@ packages=(
   nghttp2-client nghttp2-server nghttp2-proxy   # nghttp, nghttpd, nghttpx, h2load: real HTTP/2 peers for tests
   pkg-config                   # SwiftPM finds OpenSSL and nghttp2 through it
   valgrind                     # leak checks
+  time                         # /usr/bin/time -v: peak memory of a command in the bounds tests (mock expect's 32 MiB read)
   gcc libc6-dev                 # builds scripts/malloc-count.c, the benchmarks' counting malloc interposer
   man-db                       # `man -l` reads the installed man page in the install.sh test
   libxml2-utils                # xmllint validates check's JUnit XML against the JUnit schema

@@ -14,16 +14,22 @@ package final class InboxServer: Sendable {
     private let ticker: Task<Void, Never>
     private let store: InboxStore
 
-    /// Connections open at once (page loads, API calls, live feeds); more wait in the backlog.
+    /// Connections open at once (page loads, API calls, live feeds). One more takes the slot
+    /// of a connection still waiting for its request after a second (`ConnectionSlots`), else
+    /// it is closed at once.
     package static let maxConnections = 128
-    /// Of those, at most this many from one address; more are closed at once. Above
+    /// Of those, at most this many from one address, with the same rule. Above
     /// `InboxStore.maxSubscribers` (32 live feeds) so a browser's tabs get their 503 from the
     /// store, with a reason, not a closed connection.
     package static let maxConnectionsPerPeer = 48
-    /// A connection with no request in progress for this long is closed: one that never
-    /// finishes its request head, and a kept-alive one gone quiet. Live feeds have a request in
-    /// progress (and a heartbeat every `heartbeatSeconds`), so they stay.
-    package static let idleTimeoutSeconds: Int64 = 10
+    /// A request's head and body must be in within this many seconds of the connection being
+    /// ready for it (opened, or its last answer sent), else the connection is closed: this ends
+    /// one that never finishes its request (a body sent a byte at a time), and a kept-alive
+    /// one gone quiet. Live feeds and long polls have their request in, so they stay.
+    package static let requestDeadlineSeconds: Int64 = 10
+    /// Hummingbird's own limit, above ours so that a connection past ours reaches
+    /// `ConnectionSlots` (which may make room for it) instead of waiting in the backlog.
+    static let acceptLimit = maxConnections + 32
     /// How long `stop` waits for requests in progress before it returns anyway: a request
     /// never holds up the mock's exit on SIGINT/SIGTERM.
     static let stopGraceSeconds: UInt64 = 2
@@ -43,11 +49,11 @@ package final class InboxServer: Sendable {
         let router = Router(context: InboxRequestContext.self)
         router.add(middleware: InboxAccessPolicy(boundHost: host, token: token))
         InboxRoutes(store: store, faults: faults, webhook: webhook).add(to: router)
-        let peers = PeerConnectionCounter(limit: maxConnectionsPerPeer)
-        let http = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [PeerConnectionLimitHandler(counter: peers)],
-                                                                idleTimeout: .seconds(idleTimeoutSeconds)))
+        let slots = ConnectionSlots(total: maxConnections, perPeer: maxConnectionsPerPeer, requestSeconds: requestDeadlineSeconds)
+        let http = HTTPServerBuilder.http1(configuration: .init(additionalChannelHandlers: [ConnectionSlotHandler(slots: slots)],
+                                                                idleTimeout: .seconds(requestDeadlineSeconds)))
         let service = try await HTTPService.start(router: router, server: http, host: host, port: port, name: "apnskit-mock-inbox",
-                                                  maxConnections: maxConnections)
+                                                  maxConnections: acceptLimit)
         let ticker = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: heartbeatSeconds * 1_000_000_000)

@@ -57,14 +57,20 @@ struct InboxWait: Sendable, Equatable {
     }
 
     /// Waits (polling the store; no thread is held) until `count` entries match, the timeout
-    /// passes, the client goes away or the server stops.
+    /// passes, the client goes away (`ClientPresence`: its connection then closes at once, not
+    /// after the timeout) or the server stops.
     func answer(_ store: InboxStore, channel: any Channel) async -> Response {
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(timeout * 1000)))
         let since = self.since
         while true {
             let (entries, _, seen) = store.newest(query.limit, where: { $0.id > since && query.matches($0) }, abandoned: { !channel.isActive })
             let satisfied = entries.count >= count
-            if satisfied || ContinuousClock.now >= deadline || !channel.isActive || Task.isCancelled {
+            if !satisfied, await ClientPresence.isGone(channel) {
+                // Nobody reads an answer: close the connection (no CLOSE-WAIT for the rest of the wait).
+                channel.close(promise: nil)
+                return Response(status: .noContent)
+            }
+            if satisfied || ContinuousClock.now >= deadline || Task.isCancelled {
                 return InboxRoutes.json(.ok, .object([
                     ("satisfied", .bool(satisfied)), ("count", .int(entries.count)), ("wanted", .int(count)), ("seen", .int(seen)),
                     ("notifications", .array(entries.map(\.json))),

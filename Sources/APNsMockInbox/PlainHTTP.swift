@@ -1,11 +1,16 @@
 import Foundation
 
-/// One HTTP/1.1 exchange over a plain, blocking socket, one request per connection: the mock's
-/// own small clients (`mock expect` and `mock faults` asking the inbox's API, the webhook
-/// posting to a receiver). Plain HTTP on an address the user gave, no TLS, no redirects, no
-/// proxies, so the system's HTTP stack (libcurl behind FoundationNetworking) would only add a
-/// dependency. It blocks the calling thread for at most the timeouts given: only for a
-/// command's main thread or a thread of one's own (the webhook's), never an event loop.
+/// One HTTP/1.1 exchange over a plain socket, one request per connection: the mock's own small
+/// clients (`mock expect` and `mock faults` asking the inbox's API, the webhook posting to a
+/// receiver). Plain HTTP on an address the user gave, no TLS, no redirects, no proxies, so the
+/// system's HTTP stack (libcurl behind FoundationNetworking) would only add a dependency.
+///
+/// One deadline bounds the whole exchange (connecting, sending, and the whole answer), however
+/// the peer paces its bytes: a receiver that trickles its answer a byte every few seconds once
+/// held a webhook POST for 19 s and `mock expect --timeout 2` for 23 s (issue 31). It blocks the
+/// calling thread (polling the socket at least every `pollSlice` seconds, so a caller's
+/// `abandoned` is seen at once): only a command's main thread or a thread of one's own (the
+/// webhook's), never an event loop.
 package struct PlainHTTP: Sendable {
     package let host: String
     package let port: Int
@@ -26,27 +31,48 @@ package struct PlainHTTP: Sendable {
         case unresolvable
         /// No socket could be made; the errno.
         case noSocket(Int32)
-        /// connect() failed (refused, timed out, unreachable); the errno.
+        /// connect() failed (refused, unreachable); the errno. ETIMEDOUT: not within the deadline.
         case unreachable(Int32)
-        /// The peer closed before the request was sent.
+        /// The peer closed before the whole request was sent.
         case closedBeforeRequest
-        /// No complete answer within the time given; the errno of the failed read (0: the
-        /// deadline passed between reads).
-        case noAnswer(seconds: Double, errno: Int32)
+        /// The request was sent and the peer closed (errno 0) or reset (the errno) the
+        /// connection without a byte of answer: a server past its connection limit does this.
+        case closedWithoutAnswer(errno: Int32)
+        /// The peer closed after `received` bytes, before its answer was complete.
+        case cutShort(received: Int)
+        /// The deadline passed: no complete answer within `seconds`; `received` bytes had come.
+        case noAnswer(seconds: Double, received: Int)
+        /// The caller gave up (`abandoned` turned true); whether the whole request was sent.
+        case abandoned(requestSent: Bool)
         /// The answer grew past the limit given.
         case tooLarge(limit: Int)
-        /// What came back is not an HTTP/1.x answer.
-        case notHTTP
+        /// What came back is not an HTTP/1.x answer; its first bytes.
+        case notHTTP(opening: [UInt8])
+
+        /// Whether the peer may have taken the request: it was sent whole, and no answer said
+        /// what became of it.
+        package var requestMayHaveArrived: Bool {
+            switch self {
+            case .closedWithoutAnswer, .cutShort, .noAnswer, .abandoned(requestSent: true), .tooLarge, .notHTTP: return true
+            case .unresolvable, .noSocket, .unreachable, .closedBeforeRequest, .abandoned(requestSent: false): return false
+            }
+        }
     }
+
+    /// How often a blocked exchange looks at `abandoned`.
+    static let pollSlice = 0.1
 
     /// `host:port` as it goes in a URL and a `Host` header (an IPv6 literal in brackets).
     package var authority: String { "\(host.contains(":") ? "[\(host)]" : host):\(port)" }
 
-    /// Sends `method target` with `headers` and `body`, and reads the answer: connecting takes
-    /// at most `connectTimeout` seconds, the whole answer at most `answerTimeout`, and an
-    /// answer larger than `maxAnswer` bytes is refused.
+    /// Sends `method target` with `headers` and `body`, and reads the answer, all within
+    /// `timeout` seconds; an answer larger than `maxAnswer` bytes is refused. `keepBody` false
+    /// throws the body away as it arrives (the webhook only wants the status). `abandoned` is
+    /// asked every `pollSlice` seconds: true ends the exchange (`.abandoned`).
     package func exchange(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
-                          connectTimeout: Double = 10, answerTimeout: Double, maxAnswer: Int) throws(Failure) -> Answer {
+                          timeout: Double, maxAnswer: Int, keepBody: Bool = true,
+                          abandoned: () -> Bool = { false }) throws(Failure) -> Answer {
+        let deadline = Date().addingTimeInterval(timeout)
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
@@ -55,30 +81,85 @@ package struct PlainHTTP: Sendable {
         let descriptor = socket(first.pointee.ai_family, first.pointee.ai_socktype, first.pointee.ai_protocol)
         guard descriptor >= 0 else { throw .noSocket(errno) }
         defer { close(descriptor) }
-        // SO_SNDTIMEO bounds connect() too on Linux; SO_RCVTIMEO each read, and the loop below
-        // the whole answer.
-        Self.setTimeout(descriptor, SO_SNDTIMEO, seconds: connectTimeout)
-        Self.setTimeout(descriptor, SO_RCVTIMEO, seconds: answerTimeout)
-        guard connect(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else { throw .unreachable(errno) }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        func ready(for events: Int32) -> Readiness { Self.wait(descriptor, for: Int16(events), until: deadline, abandoned: abandoned) }
+
+        if connect(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) != 0 {
+            guard errno == EINPROGRESS else { throw .unreachable(errno) }
+            switch ready(for: POLLOUT) {
+            case .ready: break
+            case .timedOut: throw .unreachable(ETIMEDOUT)
+            case .abandoned: throw .abandoned(requestSent: false)
+            }
+            var error: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &length)
+            guard error == 0 else { throw .unreachable(error) }
+        }
+
         let request = self.request(method, target, headers: headers, body: body)
         var sent = 0
         while sent < request.count {
             let count = request.withUnsafeBytes { send(descriptor, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
-            guard count > 0 else { throw .closedBeforeRequest }
-            sent += count
+            if count > 0 {
+                sent += count
+                continue
+            }
+            guard count < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else { throw .closedBeforeRequest }
+            switch ready(for: POLLOUT) {
+            case .ready: continue
+            case .timedOut: throw .noAnswer(seconds: timeout, received: 0)
+            case .abandoned: throw .abandoned(requestSent: false)
+            }
         }
-        let deadline = Date().addingTimeInterval(answerTimeout)
-        var answer: [UInt8] = []
+
+        var reader = HTTPAnswerReader(maxAnswer: maxAnswer, keepBody: keepBody)
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        while !Self.isComplete(answer) {
+        while !reader.isComplete {
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if count == 0 { break }
-            guard count > 0 else { throw .noAnswer(seconds: answerTimeout, errno: errno) }
-            answer += buffer[0..<count]
-            guard answer.count <= maxAnswer else { throw .tooLarge(limit: maxAnswer) }
-            guard Date() < deadline else { throw .noAnswer(seconds: answerTimeout, errno: 0) }
+            if count > 0 {
+                do { try reader.append(buffer[0..<count]) } catch {
+                    switch error {
+                    case .tooLarge: throw .tooLarge(limit: maxAnswer)
+                    case .notHTTP: throw .notHTTP(opening: reader.opening)
+                    }
+                }
+                continue
+            }
+            if count == 0 {
+                // The peer closed: an answer without a length ends here.
+                guard reader.received > 0 else { throw .closedWithoutAnswer(errno: 0) }
+                guard reader.status != nil else { throw .notHTTP(opening: reader.opening) }
+                break
+            }
+            let code = errno
+            guard code == EAGAIN || code == EWOULDBLOCK || code == EINTR else {
+                guard reader.received > 0 else { throw .closedWithoutAnswer(errno: code) }
+                throw .cutShort(received: reader.received)
+            }
+            switch ready(for: POLLIN) {
+            case .ready: continue
+            case .timedOut: throw .noAnswer(seconds: timeout, received: reader.received)
+            case .abandoned: throw .abandoned(requestSent: true)
+            }
         }
-        return try Self.parse(answer)
+        guard let status = reader.status else { throw .notHTTP(opening: reader.opening) }
+        return Answer(status: status, body: reader.decodedBody())
+    }
+
+    enum Readiness { case ready, timedOut, abandoned }
+
+    /// Waits for `descriptor` to be ready for `events`, until `deadline`, looking at
+    /// `abandoned` every `pollSlice`.
+    private static func wait(_ descriptor: Int32, for events: Int16, until deadline: Date, abandoned: () -> Bool) -> Readiness {
+        while true {
+            if abandoned() { return .abandoned }
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return .timedOut }
+            var entry = pollfd(fd: descriptor, events: events, revents: 0)
+            let milliseconds = Int32((min(left, pollSlice) * 1000).rounded(.up))
+            if poll(&entry, 1, milliseconds) > 0 { return .ready }
+        }
     }
 
     /// The request's bytes: head (with `Host`, `Content-Length`, `Connection: close`) and body.
@@ -87,60 +168,5 @@ package struct PlainHTTP: Sendable {
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let body { head += "Content-Length: \(body.count)\r\n" }
         return Array((head + "Connection: close\r\n\r\n").utf8) + (body ?? [])
-    }
-
-    private static func setTimeout(_ descriptor: Int32, _ option: Int32, seconds: Double) {
-        let seconds = max(seconds, 0.001)
-        var value = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1_000_000))
-        _ = setsockopt(descriptor, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<timeval>.size))
-    }
-
-    /// A head longer than this is not an answer of the peers these clients talk to.
-    static let maxHead = 65_536
-
-    /// Where the head ends (looked for in the first `maxHead` bytes only, so a peer that never
-    /// ends its head costs a bounded scan per read).
-    private static func headEnd(_ answer: [UInt8]) -> Int? {
-        let limit = min(answer.count, maxHead)
-        guard limit >= 4 else { return nil }
-        return (0...(limit - 4)).first { answer[$0] == 13 && answer[$0 + 1] == 10 && answer[$0 + 2] == 13 && answer[$0 + 3] == 10 }
-    }
-
-    /// The head and a Content-Length body are in: a receiver that keeps the connection open
-    /// after answering (despite `Connection: close`) does not hold the reader until its timeout.
-    static func isComplete(_ answer: [UInt8]) -> Bool {
-        guard let end = headEnd(answer) else { return answer.count > maxHead }
-        let lines = String(decoding: answer[0..<end], as: UTF8.self).lowercased().split(separator: "\r\n")
-        guard let length = lines.first(where: { $0.hasPrefix("content-length:") })
-            .flatMap({ Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) }) else { return false }
-        return answer.count - (end + 4) >= length
-    }
-
-    /// Status line, headers, and the body (Content-Length or chunked, else to the end).
-    package static func parse(_ answer: [UInt8]) throws(Failure) -> Answer {
-        guard let end = headEnd(answer) else { throw .notHTTP }
-        let head = String(decoding: answer[0..<end], as: UTF8.self).split(separator: "\r\n").map(String.init)
-        let statusParts = head.first?.split(separator: " ") ?? []
-        guard statusParts.count >= 2, statusParts[0].hasPrefix("HTTP/1."), let status = Int(statusParts[1]) else { throw .notHTTP }
-        var body = Array(answer[(end + 4)...])
-        let fields = head.dropFirst().map { $0.lowercased() }
-        if fields.contains(where: { $0.hasPrefix("transfer-encoding:") && $0.contains("chunked") }) {
-            var decoded: [UInt8] = []
-            var index = 0
-            while index < body.count {
-                guard let lineEnd = (index..<body.count - 1).first(where: { body[$0] == 13 && body[$0 + 1] == 10 }),
-                      let size = Int(String(decoding: body[index..<lineEnd], as: UTF8.self).split(separator: ";").first ?? "", radix: 16) else { break }
-                if size == 0 { break }
-                let start = lineEnd + 2
-                guard start + size <= body.count else { break }
-                decoded += body[start..<start + size]
-                index = start + size + 2
-            }
-            body = decoded
-        } else if let length = fields.first(where: { $0.hasPrefix("content-length:") })
-                    .flatMap({ Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) }), length < body.count {
-            body = Array(body[0..<length])
-        }
-        return Answer(status: status, body: body)
     }
 }

@@ -10,10 +10,19 @@ import Synchronized
 /// The gateway's side is a hand-off only: `enqueue` takes a lock and appends a reference to
 /// the entry (or counts it dropped when `queueLimit` entries wait), so a slow, failing or
 /// stalled receiver never slows the gateway. One thread of its own delivers, blocking on its
-/// socket for at most `answerTimeout` per attempt; a connection failure, a timeout, a 5xx or
-/// a 429 is retried up to `retries` times with doubling waits, then the entry is dropped.
-/// Every entry ends counted exactly once: delivered (the receiver answered 2xx), or in one
-/// of the drop counts.
+/// socket for at most `answerTimeout` per attempt (connecting, sending and the whole answer,
+/// however the receiver paces its bytes), and giving up at once when a stop's flush time runs
+/// out.
+///
+/// At most once: an attempt is retried (up to `retries` times, with doubling waits) only when
+/// the receiver cannot have taken the entry: the connection failed or closed before the whole
+/// POST was written, or the receiver answered 5xx or 429 (it said it did not take it). Once the
+/// whole POST is written and no answer says what became of it (none within the time, the
+/// connection closed or cut short, a stop), the entry is counted `maybeDelivered` and not sent
+/// again: the receiver may have it, and posting it again made a slow receiver get one entry
+/// three times while the counts said it was dropped (issue 31). Every entry ends counted
+/// exactly once: delivered (the receiver answered 2xx), maybe delivered, or in one of the drop
+/// counts.
 package final class WebhookDelivery: Sendable {
     package struct Configuration: Sendable {
         /// Where to POST: host, port and the request target (path and query).
@@ -22,8 +31,8 @@ package final class WebhookDelivery: Sendable {
         package var queueLimit = WebhookDelivery.defaultQueueLimit
         /// Attempts after the first, for a connection failure, a timeout, 5xx or 429.
         package var retries = WebhookDelivery.defaultRetries
-        /// One attempt's bound: connecting and the whole answer.
-        package var answerTimeout: Double = 10
+        /// One attempt's bound: connecting, sending and the whole answer.
+        package var answerTimeout: Double = WebhookDelivery.attemptSeconds
         /// The wait before the first retry; each next one doubles, up to `maxBackoff`.
         package var firstBackoff: Double = 0.1
         package var maxBackoff: Double = 5
@@ -65,6 +74,8 @@ package final class WebhookDelivery: Sendable {
     /// Why 5: with waits of 0.1, 0.2, 0.4, 0.8 and 1.6 s, a receiver that restarts within
     /// about 3 s loses nothing; one that is down longer is not held for by the queue.
     package static let defaultRetries = 5
+    /// One POST, from connecting to the answer's last byte (docs/mock-gateway.md, "Webhooks").
+    package static let attemptSeconds = 10.0
 
     /// What happened to the entries so far.
     package struct Stats: Sendable, Equatable {
@@ -72,6 +83,10 @@ package final class WebhookDelivery: Sendable {
         package var queued = 0
         /// The receiver answered 2xx.
         package var delivered = 0
+        /// The whole POST was written, then no answer said what became of it (none within the
+        /// attempt's time, the connection closed or cut short, the stop's flush time ran out):
+        /// the receiver may have it. Not posted again.
+        package var maybeDelivered = 0
         /// Attempts after a first one (each entry's retries added up).
         package var retried = 0
         /// Dropped at once: `queueLimit` entries were waiting.
@@ -79,7 +94,7 @@ package final class WebhookDelivery: Sendable {
         /// Dropped after `retries` retries, or answered with a status that is not retried (4xx
         /// but 429, 3xx, 1xx).
         package var droppedFailed = 0
-        /// Still waiting when the stop's flush time ran out.
+        /// Still waiting (or being posted but not yet written whole) when the stop's flush time ran out.
         package var droppedAtStop = 0
         /// The last failed attempt: its status (nil: no answer) and what went wrong.
         package var lastFailure: (status: Int?, failure: Failure?)?
@@ -87,8 +102,8 @@ package final class WebhookDelivery: Sendable {
         package var dropped: Int { droppedQueueFull + droppedFailed + droppedAtStop }
 
         package static func == (a: Stats, b: Stats) -> Bool {
-            (a.queued, a.delivered, a.retried, a.droppedQueueFull, a.droppedFailed, a.droppedAtStop)
-                == (b.queued, b.delivered, b.retried, b.droppedQueueFull, b.droppedFailed, b.droppedAtStop)
+            (a.queued, a.delivered, a.maybeDelivered, a.retried) == (b.queued, b.delivered, b.maybeDelivered, b.retried)
+                && (a.droppedQueueFull, a.droppedFailed, a.droppedAtStop) == (b.droppedQueueFull, b.droppedFailed, b.droppedAtStop)
         }
     }
 
@@ -107,6 +122,14 @@ package final class WebhookDelivery: Sendable {
     package enum Failure: Error, Sendable, Equatable {
         case plain(PlainHTTP.Failure)
         case transport(TransportError)
+
+        /// The peer answered, but not as an HTTP receiver does (too much, or not HTTP).
+        var isNoReceiver: Bool {
+            switch self {
+            case .plain(.tooLarge), .plain(.notHTTP): return true
+            default: return false
+            }
+        }
     }
 
     package let configuration: Configuration
@@ -153,7 +176,7 @@ package final class WebhookDelivery: Sendable {
 
     // MARK: The delivery thread
 
-    private enum Outcome { case delivered, retry(Int?, Failure?), failed(Int?, Failure?) }
+    private enum Outcome { case delivered, maybeDelivered(Failure), retry(Int?, Failure?), failed(Int?, Failure?), stopped }
 
     private func run() {
         var reportedDrops = 0
@@ -184,19 +207,26 @@ package final class WebhookDelivery: Sendable {
         done.open()
     }
 
-    /// Posts one entry until it is settled: delivered, or dropped (failed, or out of time at stop).
+    /// Whether a stop's flush time has run out: an attempt in progress gives up.
+    private var flushTimeIsUp: Bool { state.withLock { state in state.flushDeadline.map { Date() >= $0 } ?? false } }
+
+    /// Posts one entry until it is settled: delivered, maybe delivered, or dropped (failed, or
+    /// out of time at stop).
     private func deliver(_ entry: InboxStore.Entry) {
         let body = entry.json.serialized()
         var attempt = 0
         while true {
-            let deadline = state.withLock { $0.flushDeadline }
-            let timeout = deadline.map { min(configuration.answerTimeout, $0.timeIntervalSinceNow) } ?? configuration.answerTimeout
-            if timeout <= 0 { return }  // `run` counts it dropped at stop
-            let outcome = post(body, id: entry.id, timeout: timeout)
+            if flushTimeIsUp { return }  // `run` counts it dropped at stop
+            let outcome = post(body, id: entry.id, timeout: configuration.answerTimeout)
             let settled: Bool = state.withLock { state in
                 switch outcome {
+                case .stopped:
+                    return false  // not written whole: `run` counts it dropped at stop
                 case .delivered:
                     state.stats.delivered += 1
+                case .maybeDelivered(let failure):
+                    state.stats.lastFailure = (nil, failure)
+                    state.stats.maybeDelivered += 1
                 case .retry(let status, let failure) where attempt < configuration.retries:
                     state.stats.lastFailure = (status, failure)
                     if let deadline = state.flushDeadline, Date() >= deadline { return false }
@@ -214,13 +244,14 @@ package final class WebhookDelivery: Sendable {
                 return true
             }
             if settled { return }
+            if case .stopped = outcome { return }
             // The wait before the next attempt; a stop cuts it short.
             let wait = min(configuration.firstBackoff * Double(1 << min(attempt, 30)), configuration.maxBackoff)
             let until = Date().addingTimeInterval(wait)
-            let stopping = state.withLock(waitingUntil: { $0.flushDeadline.map { Date() >= $0 } ?? false }, deadline: until) { state in
-                state.flushDeadline.map { Date() >= $0 } ?? false
+            while Date() < until, !flushTimeIsUp {
+                state.withLock(waitingUntil: { _ in false }, deadline: min(until, Date().addingTimeInterval(PlainHTTP.pollSlice))) { _ in }
             }
-            if stopping { return }
+            if flushTimeIsUp { return }
             attempt += 1
         }
     }
@@ -229,15 +260,18 @@ package final class WebhookDelivery: Sendable {
         let url = configuration.url
         let http = PlainHTTP(host: url.host, port: url.port)
         let headers = [("Content-Type", "application/json"), ("User-Agent", "apnskit-mock-webhook"), ("X-Apnskit-Entry", String(id))]
-        let result: Result<PlainHTTP.Answer, Failure>
+        // Whether the whole POST went out: then the receiver may have the entry.
+        let result: Result<PlainHTTP.Answer, Failure>, written: Bool
         if let tlsLoop {
-            result = exchangeOverTLS(http.request("POST", url.target, headers: headers, body: body), timeout: timeout, loop: tlsLoop)
+            (result, written) = exchangeOverTLS(http.request("POST", url.target, headers: headers, body: body), timeout: timeout, loop: tlsLoop)
         } else {
             do {
-                result = .success(try http.exchange("POST", url.target, headers: headers, body: body, connectTimeout: timeout,
-                                                    answerTimeout: timeout, maxAnswer: Self.maxAnswer))
+                result = .success(try http.exchange("POST", url.target, headers: headers, body: body, timeout: timeout, maxAnswer: Self.maxAnswer,
+                                                    keepBody: false, abandoned: { flushTimeIsUp }))
+                written = true
             } catch {
                 result = .failure(.plain(error))
+                written = error.requestMayHaveArrived
             }
         }
         switch result {
@@ -245,9 +279,11 @@ package final class WebhookDelivery: Sendable {
         case .success(let answer) where answer.status == 429 || (500..<600).contains(answer.status): return .retry(answer.status, nil)
         case .success(let answer): return .failed(answer.status, nil)
         // Not a receiver, or a certificate that is not trusted: trying again changes nothing.
-        case .failure(let failure) where failure == .plain(.tooLarge(limit: Self.maxAnswer)) || failure == .plain(.notHTTP): return .failed(nil, failure)
+        case .failure(let failure) where failure.isNoReceiver: return .failed(nil, failure)
         case .failure(.transport(let error)) where Self.isPermanent(error): return .failed(nil, .transport(error))
-        case .failure(let failure): return .retry(nil, failure)
+        case .failure(let failure) where written: return .maybeDelivered(failure)
+        case .failure(.plain(.abandoned)): return .stopped
+        case .failure(let failure): return flushTimeIsUp ? .stopped : .retry(nil, failure)
         }
     }
 
@@ -261,27 +297,38 @@ package final class WebhookDelivery: Sendable {
     }
 
     /// One exchange with an https receiver: the TLS connection is async (on `loop`), and this
-    /// thread of our own waits for it, at most `timeout` (the connection's own bounds).
-    private func exchangeOverTLS(_ request: [UInt8], timeout: Double, loop: EventLoop) -> Result<PlainHTTP.Answer, Failure> {
+    /// thread of our own waits for it, at most `timeout` (the connection's own bounds) and no
+    /// longer than a stop's flush time. `written`: the handshake was done and the POST queued
+    /// (from then on the receiver may have it).
+    private func exchangeOverTLS(_ request: [UInt8], timeout: Double, loop: EventLoop) -> (Result<PlainHTTP.Answer, Failure>, written: Bool) {
         let url = configuration.url
         let trust: TLSConfiguration.Trust = configuration.caFile.map { .caFile($0) } ?? .system
         let outcome = Locked<Result<PlainHTTP.Answer, Failure>?>(nil)
-        Task {
+        let written = Locked(false)
+        let deadline = Date().addingTimeInterval(timeout)
+        let task = Task {
             let result: Result<PlainHTTP.Answer, Failure>
             do {
                 let client = try await TLSClient.connect(to: Endpoint(host: url.host, port: url.port), tls: TLSConfiguration(trust: trust),
                                                          timeout: timeout, loop: loop)
                 defer { client.close() }
                 client.write(request)
-                let deadline = Date().addingTimeInterval(timeout)
-                var answer: [UInt8] = []
-                while !PlainHTTP.isComplete(answer) {
-                    guard deadline.timeIntervalSinceNow > 0 else { throw PlainHTTP.Failure.noAnswer(seconds: timeout, errno: 0) }
-                    guard let bytes = try await client.read(timeout: deadline.timeIntervalSinceNow) else { break }
-                    answer += bytes
-                    guard answer.count <= Self.maxAnswer else { throw PlainHTTP.Failure.tooLarge(limit: Self.maxAnswer) }
+                written.withLock { $0 = true }
+                var reader = HTTPAnswerReader(maxAnswer: Self.maxAnswer, keepBody: false)
+                while !reader.isComplete {
+                    guard deadline.timeIntervalSinceNow > 0, !Task.isCancelled else {
+                        throw PlainHTTP.Failure.noAnswer(seconds: timeout, received: reader.received)
+                    }
+                    guard let bytes = try await client.read(timeout: deadline.timeIntervalSinceNow) else {
+                        guard reader.received > 0 else { throw PlainHTTP.Failure.closedWithoutAnswer(errno: 0) }
+                        break
+                    }
+                    do throws(HTTPAnswerReader.Failure) { try reader.append(bytes) } catch {
+                        throw error == .tooLarge ? PlainHTTP.Failure.tooLarge(limit: Self.maxAnswer) : .notHTTP(opening: reader.opening)
+                    }
                 }
-                result = .success(try PlainHTTP.parse(answer))
+                guard let status = reader.status else { throw PlainHTTP.Failure.notHTTP(opening: reader.opening) }
+                result = .success(PlainHTTP.Answer(status: status, body: []))
             } catch let error as PlainHTTP.Failure {
                 result = .failure(.plain(error))
             } catch let error as TransportError {
@@ -292,10 +339,16 @@ package final class WebhookDelivery: Sendable {
             outcome.withLock { $0 = result }
             outcome.broadcast()
         }
-        // The connection's own timeouts end the task well before this; the margin only keeps
-        // this thread from waiting for good should one not.
-        return outcome.withLock(waitingUntil: { $0 != nil }, deadline: Date().addingTimeInterval(2 * timeout + 5)) {
-            $0 ?? .failure(.plain(.noAnswer(seconds: timeout, errno: 0)))
+        // Waits in slices, so a stop's flush time is seen; the connection's own timeouts end
+        // the task by `deadline`, the margin only keeps this thread from waiting for good.
+        while true {
+            let result = outcome.withLock(waitingUntil: { $0 != nil }, deadline: min(Date().addingTimeInterval(PlainHTTP.pollSlice), deadline + 5)) { $0 }
+            if let result { return (result, written.withLock { $0 }) }
+            if flushTimeIsUp || Date() >= deadline + 5 {
+                task.cancel()
+                let sent = written.withLock { $0 }
+                return (.failure(.plain(flushTimeIsUp ? .abandoned(requestSent: sent) : .noAnswer(seconds: timeout, received: 0))), sent)
+            }
         }
     }
 
@@ -312,6 +365,7 @@ extension WebhookDelivery.Stats {
             ("retries", .int(configuration.retries)),
             ("queued", .int(queued)),
             ("delivered", .int(delivered)),
+            ("maybe_delivered", .int(maybeDelivered)),
             ("retried", .int(retried)),
             ("dropped", .int(dropped)),
             ("dropped_queue_full", .int(droppedQueueFull)),

@@ -57,7 +57,13 @@ package struct ConnectionFailure: Error, Sendable, Equatable, CustomStringConver
             self.init(.unreachable, error.message, alert: tlsAlert.name)
             return
         }
-        if error.kind == .tls, error.message.contains("unsupported protocol") || error.message.contains("wrong version number") {
+        // OpenSSL says "wrong version number" for a first record that is no TLS record at all:
+        // bytes of another protocol, or a proxy's own after its 200 to CONNECT (issue 31).
+        if error.kind == .tls, error.message.contains("wrong version number") || error.message.contains("packet length too long") {
+            self.init(.unreachable, "The TLS handshake with \(endpoint) failed: what came back is not TLS (a port that does not speak TLS, or a proxy that sent data of its own after its 200 to CONNECT).", alert: nil)
+            return
+        }
+        if error.kind == .tls, error.message.contains("unsupported protocol") {
             self.init(.unreachable, "The TLS handshake with \(endpoint) failed: the server offers no TLS version we accept (TLS 1.2 or newer).", alert: nil)
             return
         }

@@ -13,6 +13,18 @@ struct InboxClient {
     /// An answer larger than this is refused: an entry is at most a few KB (a 5 KB payload as
     /// text), and `mock expect` asks for at most `--count` of them plus a handful.
     static let maxAnswer = 32 * 1024 * 1024
+    /// JSON values (keys counted) an inbox entry holds at most, with room: its 26 fields and its lint marks. An answer
+    /// with more values than its entries can hold is refused before it is parsed: Foundation
+    /// spends about 200 bytes per value, so 31 MiB of `{},` once took `mock expect` 2 GB
+    /// (issue 31). Within this bound parsing stays a small multiple of the answer's size.
+    static let maxValuesPerEntry = 128
+    /// And in all, whatever was asked for: 512 Ki values parse in about 100 MB (measured: 500,000
+    /// `{}` took a peak of 124 MB), a small multiple of `maxAnswer`; an inbox entry has about
+    /// 56, so this is some 9,000 entries.
+    static let maxValues = 512 * 1024
+    /// The seconds a request may take beyond the server's own wait (a long poll's timeout):
+    /// connecting, sending and the whole answer.
+    static let answerMargin = 10.0
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -40,39 +52,60 @@ struct InboxClient {
     var display: String { "http://\(PlainHTTP(host: host, port: port).authority)" }
 
     /// GET `path` (with its query, already encoded); the status and the body. `wait` is how long
-    /// the server may take to answer (a long poll's timeout) before the read gives up.
-    func get(_ path: String, wait: Double) throws -> (status: Int, body: [UInt8]) {
-        try send("GET", path, body: nil, wait: wait)
+    /// the server may take to answer (a long poll's timeout); the whole exchange takes at most
+    /// `wait + answerMargin` seconds. `entries`: how many inbox entries the answer may hold.
+    func get(_ path: String, wait: Double, entries: Int) throws -> (status: Int, body: [UInt8]) {
+        try send("GET", path, body: nil, wait: wait, entries: entries)
     }
 
     /// PUT `body` (JSON) to `path`.
     func put(_ path: String, json body: [UInt8]) throws -> (status: Int, body: [UInt8]) {
-        try send("PUT", path, body: body, wait: 0)
+        try send("PUT", path, body: body, wait: 0, entries: 1)
     }
 
-    private func send(_ method: String, _ path: String, body: [UInt8]?, wait: Double) throws -> (status: Int, body: [UInt8]) {
+    private func send(_ method: String, _ path: String, body: [UInt8]?, wait: Double, entries: Int) throws -> (status: Int, body: [UInt8]) {
         var headers = [("Accept", "application/json")]
         if let token { headers.append(("Authorization", "Bearer \(token)")) }
         if body != nil { headers.append(("Content-Type", "application/json")) }
+        let answer: PlainHTTP.Answer
         do {
-            let answer = try PlainHTTP(host: host, port: port).exchange(method, path, headers: headers, body: body, connectTimeout: 10,
-                                                                       answerTimeout: wait + 10, maxAnswer: Self.maxAnswer)
-            return (answer.status, answer.body)
+            answer = try PlainHTTP(host: host, port: port).exchange(method, path, headers: headers, body: body, timeout: wait + Self.answerMargin,
+                                                                    maxAnswer: Self.maxAnswer)
         } catch {
             throw Failure(description: sentence(error))
         }
+        // An entry's JSON is over 256 bytes: no answer of `maxAnswer` bytes holds more.
+        let entries = min(max(entries, 1), Self.maxAnswer / 256)
+        let limit = min((entries + 1) * Self.maxValuesPerEntry, Self.maxValues)
+        guard JSONValueCount.atMost(limit, in: answer.body) else {
+            throw Failure(description: "The answer from \(display) holds more JSON values than \(entries) inbox entr\(entries == 1 ? "y" : "ies") can (\(limit)); is that the inbox's port (ports file key \"ui\")?")
+        }
+        return (answer.status, answer.body)
+    }
+
+    /// A connection closed by the inbox without an answer: what a server past its limits does.
+    private func closedSentence(_ detail: String) -> String {
+        "The inbox at \(display) took the connection and closed it without answering\(detail): it turns away connections past its limits (\(InboxServer.maxConnectionsPerPeer) from one address, \(InboxServer.maxConnections) in all, each busy answering a request) or it is stopping; try again, or look for a client holding its connections."
     }
 
     private func sentence(_ failure: PlainHTTP.Failure) -> String {
         switch failure {
         case .unresolvable: return "Cannot resolve \(host), the inbox's host; check --ui."
         case .noSocket(let code): return "Cannot open a socket (\(String(cString: strerror(code))))."
+        case .unreachable(ETIMEDOUT): return "Cannot reach the inbox at \(display): no connection within \(Int(Self.answerMargin)) seconds."
         case .unreachable(let code): return "Cannot reach the inbox at \(display) (\(String(cString: strerror(code)))); is mock serve running with --ui-port?"
-        case .closedBeforeRequest: return "The inbox at \(display) closed the connection before the request was sent."
-        case .noAnswer(let seconds, let code):
-            return "The inbox at \(display) did not answer within \(Int(seconds)) seconds\(code == 0 ? "" : " (\(String(cString: strerror(code))))")."
+        case .closedBeforeRequest: return closedSentence(" (before the request was sent)")
+        case .closedWithoutAnswer(let code): return closedSentence(code == 0 ? "" : " (\(String(cString: strerror(code)).lowercased()))")
+        case .cutShort(let received):
+            return "The inbox at \(display) closed the connection after \(received) bytes, before its answer was complete."
+        case .noAnswer(let seconds, let received):
+            let what = received == 0 ? "sent no answer" : "sent \(received) bytes but no complete answer"
+            return "The inbox at \(display) took the request and \(what) within \(MockExpectCommand.seconds(seconds)); is mock serve stopped (SIGSTOP) or overloaded?"
+        case .abandoned: return "The request to the inbox at \(display) was given up."
         case .tooLarge: return "The inbox at \(display) sent more than 32 MiB; that is not the inbox's API."
-        case .notHTTP: return "The answer from \(display) is not HTTP; is that the inbox's port (ports file key \"ui\")?"
+        case .notHTTP(let opening):
+            let start = ControlCharacters.hexEscaped(String(decoding: opening.prefix(32), as: UTF8.self))
+            return "The answer from \(display) is not HTTP (it begins \"\(start)\"); is that the inbox's port (ports file key \"ui\")?"
         }
     }
 }
@@ -122,5 +155,28 @@ extension InboxClient {
             throw CommandFailure(message: "The inbox at \(display) answered \(answer.status) without its JSON; is that the inbox's port?", status: ExitStatus.network)
         }
         return object
+    }
+}
+
+/// A bound on the JSON values (object keys included) in a text, found in one pass without
+/// parsing: every value but the first follows a `,`, a `:`, a `[` or a `{` outside strings.
+enum JSONValueCount {
+    /// Whether `bytes` holds at most `limit` values (counting stops past it).
+    static func atMost(_ limit: Int, in bytes: [UInt8]) -> Bool {
+        var count = 1, inString = false, escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "{"):
+                count += 1
+                if count > limit { return false }
+            default: break
+            }
+        }
+        return true
     }
 }

@@ -1,3 +1,4 @@
+import APNsMockInbox
 import APNsProtocol
 import ArgumentParser
 import Foundation
@@ -49,7 +50,9 @@ struct MockExpectCommand: ParsableCommand {
         for (name, value) in [("token", token), ("topic", topic), ("status", status), ("push-type", pushType), ("q", contains)] {
             if let value { parameters.append((name, value)) }
         }
-        let answer = try fetch(client, "/api/notifications/wait?" + Self.query(parameters), wait: timeout)
+        // The wait answers at most `count` entries, or the list's default limit if that is more.
+        let answer = try fetch(client, "/api/notifications/wait?" + Self.query(parameters), wait: timeout,
+                               entries: max(count, InboxQuery.defaultLimit))
         let satisfied = answer["satisfied"] as? Bool ?? false
         let matched = answer["notifications"] as? [[String: Any]] ?? []
         if format == .json {
@@ -64,7 +67,7 @@ struct MockExpectCommand: ParsableCommand {
             return
         }
         // Not there: what the inbox holds instead, newest first, is what the developer needs.
-        let newest = (try? fetch(client, "/api/notifications?limit=5", wait: 0))?["notifications"] as? [[String: Any]] ?? []
+        let newest = (try? fetch(client, "/api/notifications?limit=5", wait: 0, entries: 5))?["notifications"] as? [[String: Any]] ?? []
         if format == .text {
             Output.line(matched.isEmpty ? "No entry matched." : "Matched only \(matched.count):")
             for entry in matched { Output.line("  " + Self.describe(entry)) }
@@ -75,9 +78,9 @@ struct MockExpectCommand: ParsableCommand {
                              status: ExitStatus.problem)
     }
 
-    private func fetch(_ client: InboxClient, _ path: String, wait: Double) throws -> [String: Any] {
+    private func fetch(_ client: InboxClient, _ path: String, wait: Double, entries: Int) throws -> [String: Any] {
         let answer: (status: Int, body: [UInt8])
-        do { answer = try client.get(path, wait: wait) } catch {
+        do { answer = try client.get(path, wait: wait, entries: entries) } catch {
             throw CommandFailure(message: "\(error)", status: ExitStatus.network)
         }
         return try client.object(answer)

@@ -42,7 +42,7 @@ struct FaultsTarget: ParsableArguments {
         let client = try client()
         let answer: (status: Int, body: [UInt8])
         do {
-            answer = try faults.map { try client.put("/api/faults", json: $0.runtimeJSON.serialized()) } ?? client.get("/api/faults", wait: 0)
+            answer = try faults.map { try client.put("/api/faults", json: $0.runtimeJSON.serialized()) } ?? client.get("/api/faults", wait: 0, entries: 1)
         } catch {
             throw CommandFailure(message: "\(error)", status: ExitStatus.network)
         }

@@ -7,7 +7,7 @@ import Foundation
 /// (`mock ca --revocation-url`), on that URL's host and port.
 struct RevocationServeOptions: ParsableArguments {
     @Option(name: .customLong("revocation-fault"),
-            help: ArgumentHelp("Make the OCSP and CRL answers unusable, for clients' tests: stale (next update in the past) or wrong-signer (signed by another key).", valueName: "FAULT"))
+            help: ArgumentHelp("Make the OCSP and CRL answers unusable, for clients' tests: stale (next update in the past), future (dated a year ahead), wrong-signer (signed by another key), ocsp-unknown (OCSP knows no certificate; the CRL as usual) or http-500 (every request answered 500).", valueName: "FAULT"))
     var fault: String?
 
     func validate() throws {

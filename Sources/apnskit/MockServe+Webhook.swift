@@ -53,7 +53,7 @@ struct WebhookOptions: ParsableArguments {
 
     /// The summary line at shutdown.
     static func summary(_ stats: WebhookDelivery.Stats) -> String {
-        "webhook: \(stats.delivered) delivered, \(stats.dropped) dropped (queue full: \(stats.droppedQueueFull), failed: \(stats.droppedFailed), still queued at stop: \(stats.droppedAtStop)), \(stats.retried) retries."
+        "webhook: \(stats.delivered) delivered, \(stats.maybeDelivered) maybe delivered (posted whole, no answer), \(stats.dropped) dropped (queue full: \(stats.droppedQueueFull), failed: \(stats.droppedFailed), still queued at stop: \(stats.droppedAtStop)), \(stats.retried) retries."
     }
 
     /// "; last: the receiver answered 500" and the like.
@@ -62,7 +62,12 @@ struct WebhookOptions: ParsableArguments {
         if let status = last.status { return "; last: the receiver answered \(status)" }
         switch last.failure {
         case .plain(.unreachable(let code))?: return "; last: cannot connect (\(String(cString: strerror(code))))"
-        case .plain(.noAnswer(let seconds, _))?: return "; last: no answer within \(Int(seconds)) s"
+        case .plain(.noAnswer(let seconds, let received))?:
+            return "; last: no \(received > 0 ? "complete " : "")answer within \(Int(seconds)) s\(received > 0 ? " (\(received) bytes came)" : "")"
+        case .plain(.closedWithoutAnswer(let code))?:
+            return "; last: the receiver closed the connection without answering\(code == 0 ? "" : " (\(String(cString: strerror(code))))")"
+        case .plain(.cutShort(let received))?: return "; last: the receiver closed the connection after \(received) bytes of its answer"
+        case .plain(.abandoned)?: return "; last: no answer before the stop's flush time ran out"
         case .plain(.unresolvable)?: return "; last: cannot resolve \(url.host)"
         case .plain(.notHTTP)?: return "; last: the answer was not HTTP"
         case .plain(.tooLarge)?: return "; last: the answer was larger than 1 MiB"

@@ -139,6 +139,79 @@ import TestSupport
         #expect(failed.status == 1 && failed.out.hasPrefix("FAIL ") && failed.out.contains("(--revocation-required)"), "\(failed.out)")
     }
 
+    /// Issue 31: 64 `POST /ocsp` whose bodies never finish held every slot of the responder,
+    /// so `check --revocation` warned (failed with `=require`). Slow connections now yield
+    /// their slots and are closed at the 10 s request deadline.
+    @Test func slowRequestsDoNotLockTheResponder() async throws {
+        let authority = try await Authority.make()
+        let server = try await authority.serve()
+        defer { server.kill() }
+        let head = Array("POST /ocsp HTTP/1.1\r\nHost: 127.0.0.1:\(authority.port)\r\nContent-Type: application/ocsp-request\r\nContent-Length: 1000\r\n\r\n0".utf8)
+        var slow: [Int32] = []
+        defer { slow.forEach { close($0) } }
+        for _ in 0..<64 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(authority.port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            if connected == 0, send(fd, head, head.count, Int32(MSG_NOSIGNAL)) == head.count { slow.append(fd) } else { close(fd) }
+        }
+        #expect(slow.count == 64)
+        // A second for the slow ones to count as slow (they yield after one); a bound, not a measure.
+        try await Task.sleep(for: .seconds(1.5))
+        let result = try await run(["apnskit", "check", "--revocation=require", "--revocation-timeout", "5", "--ca-file", authority.bundle, authority.path("good.cer")])
+        #expect(result.status == 0 && result.out.hasPrefix("OK ") && result.out.contains("not revoked (OCSP"), "\(result.out)")
+        // Each slow one is closed: for the new connection, or at the 10 s deadline (bound: 3 times that).
+        let deadline = Date().addingTimeInterval(30)
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        let closed = slow.filter { fd in
+            while deadline.timeIntervalSinceNow > 0 {
+                var timeout = timeval(tv_sec: max(1, Int(deadline.timeIntervalSinceNow)), tv_usec: 0)
+                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                let count = read(fd, &buffer, buffer.count)
+                if count > 0 { continue }
+                if count < 0, errno == EAGAIN || errno == EINTR { continue }
+                return count == 0 || errno == ECONNRESET
+            }
+            return false
+        }.count
+        #expect(closed == 64, "\(closed) of 64 slow connections closed")
+    }
+
+    /// Issue 31's revocation lows, through the mock's faults: a CRL dated a year ahead is no
+    /// answer (not even with `=require`); OCSP's unknown does not hide the CRL's revoked; an
+    /// HTTP 500 is said as such.
+    @Test func futureListsUnknownAnswersAndErrorStatuses() async throws {
+        let authority = try await Authority.make()
+        do {
+            let server = try await authority.serve(["--revocation-fault", "future"])
+            defer { server.kill() }
+            let required = try await run(["apnskit", "check", "--revocation=require", "--ca-file", authority.bundle, authority.path("good.cer")])
+            #expect(required.status == 1 && required.out.hasPrefix("FAIL ") && required.out.contains("in the future (its thisUpdate)"), "\(required.out)")
+            #expect(await server.stop() == 143)
+        }
+        do {
+            let server = try await authority.serve(["--revocation-fault", "ocsp-unknown"])
+            defer { server.kill() }
+            let revoked = try await run(["apnskit", "check", "--revocation", "--ca-file", authority.bundle, authority.path("revoked.cer")])
+            #expect(revoked.status == 1 && revoked.out.hasPrefix("FAIL ") && revoked.out.contains("REVOKED on 2026-11-01 (keyCompromise)")
+                    && revoked.out.contains("CRL"), "\(revoked.out)")
+            let good = try await run(["apnskit", "check", "--revocation", "--ca-file", authority.bundle, authority.path("good.cer")])
+            #expect(good.status == 0 && good.out.hasPrefix("WARN ") && good.out.contains("does not know this certificate"), "\(good.out)")
+            #expect(await server.stop() == 143)
+        }
+        do {
+            let server = try await authority.serve(["--revocation-fault", "http-500"])
+            defer { server.kill() }
+            let failed = try await run(["apnskit", "check", "--revocation", "--revocation-timeout", "3", "--ca-file", authority.bundle, authority.path("good.cer")])
+            #expect(failed.status == 0 && failed.out.hasPrefix("WARN ") && failed.out.contains("answered HTTP 500"), "\(failed.out)")
+            #expect(!failed.out.contains("did not answer within"), "\(failed.out)")
+            #expect(await server.stop() == 143)
+        }
+    }
+
     @Test func aResponderThatNeverAnswersIsBounded() async throws {
         let silent = SilentListener()
         let authority = try await Authority.make(port: silent.port)

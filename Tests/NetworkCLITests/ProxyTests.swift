@@ -134,6 +134,41 @@ import TestSupport
         #expect(tls.status == 2, "\(tls.stderr)")
     }
 
+    /// Issue 31: a "proxy" that says 200 to CONNECT and then sends bytes of its own (the server
+    /// behind has not spoken yet) was reported as "the server offers no TLS version we accept".
+    @Test func garbageAfterAProxysYesIsSaidAsSuch() async throws {
+        let setup = try await Setup.make()
+        defer { setup.gateway.kill() }
+        let portFile = setup.folder + "/garbage-proxy.port"
+        let script = """
+        import socket, time
+        s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("127.0.0.1", 0)); s.listen(4)
+        open("\(portFile).tmp", "w").write(str(s.getsockname()[1]))
+        import os; os.rename("\(portFile).tmp", "\(portFile)")
+        while True:
+            c, _ = s.accept()
+            data = b""
+            while b"\\r\\n\\r\\n" not in data:
+                chunk = c.recv(4096)
+                if not chunk: break
+                data += chunk
+            c.sendall(b"HTTP/1.1 200 Connection established\\r\\n\\r\\n")
+            time.sleep(0.3)
+            c.sendall(b"<html>this proxy speaks for itself</html>\\r\\n")
+            time.sleep(5)
+            c.close()
+        """
+        let proxy = try BackgroundProcess("/usr/bin/python3", ["-c", script])
+        defer { proxy.kill() }
+        #expect(await proxy.waitForFile(portFile), "\(proxy.stderr)")
+        let port = try #require(Int(try String(contentsOfFile: portFile, encoding: .utf8)))
+        let verify = try await setup.apnskit(["verify", setup.identity, "--gateway", "127.0.0.1:\(setup.provider)", "--ca-file", setup.bundle,
+                                              "--no-revocation", "--timeout", "5", "--proxy", "http://127.0.0.1:\(port)"])
+        #expect(verify.status == 4, "\(verify)")
+        #expect((verify.stdout + verify.stderr).contains("what came back is not TLS"), "\(verify.stdout) \(verify.stderr)")
+        #expect(!(verify.stdout + verify.stderr).contains("offers no TLS version"), "\(verify.stdout) \(verify.stderr)")
+    }
+
     @Test func aProxyThatNeverAnswersIsBoundedByTheTimeout() async throws {
         let setup = try await Setup.make()
         defer { setup.gateway.kill() }

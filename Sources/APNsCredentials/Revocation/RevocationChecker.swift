@@ -50,6 +50,13 @@ package struct RevocationChecker: Sendable {
             switch answer.status {
             case .unreachable, .invalid:
                 if let crl { return fetchCRL(crl, certificate: certificate, issuer: issuer, now: now, after: answer) }
+            case .unknown:
+                // A responder that does not know the certificate does not make it good: the
+                // CRL may list it, and a revoked answer from either source wins.
+                if let crl {
+                    let listed = fetchCRL(crl, certificate: certificate, issuer: issuer, now: now, after: nil)
+                    if case .revoked = listed.status { return listed }
+                }
             default: break
             }
             return answer
@@ -140,6 +147,10 @@ package struct RevocationChecker: Sendable {
         guard let crl = try? CertificateRevocationList(der: body) else { return result(.invalid(prefix + "\(url) is not a CRL")) }
         guard crl.isSigned(by: issuer) else { return result(.invalid(prefix + "the CRL at \(url) is not signed by the certificate's issuer")) }
         let this = crl.lastUpdate, next = crl.nextUpdate
+        // A list dated in the future was not issued by a CA whose clock is right: no answer.
+        if let this, this.addingTimeInterval(-TimeInterval(Self.skew)) > now {
+            return result(.invalid(prefix + "the CRL at \(url) is dated \(RevocationCheck.day(this)), in the future (its thisUpdate); this machine's clock or the CA's is wrong"), this, next)
+        }
         if let next, next.addingTimeInterval(TimeInterval(Self.skew)) < now {
             return result(.invalid(prefix + "the CRL at \(url) is stale: its next update was due \(RevocationCheck.day(next))"), this, next)
         }

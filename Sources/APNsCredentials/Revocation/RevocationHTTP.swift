@@ -27,12 +27,29 @@ enum RevocationHTTP {
         let request = try body.map { try MemoryBIO($0) }
         let response = OSSL_HTTP_transfer(nil, parts.host, parts.port, parts.path, 0, nil, nil, nil, nil, nil, nil, 0, nil,
                                           contentType, request?.pointer, expecting, 1, maximumBytes, Int32(timeout), 0)
-        guard let response else {
-            // OpenSSL's line ends with its reason ("error:10000093:BIO routines::connect timeout").
-            let reason = OpenSSLErrorQueue.drain().last.map { ": " + ($0.components(separatedBy: "::").last ?? $0) } ?? ""
-            throw Failure(sentence: "\(url) did not answer within \(timeout) seconds or refused the request\(reason)")
-        }
+        guard let response else { throw Failure(sentence: "\(url) " + failure(OpenSSLErrorQueue.drain(), timeout: timeout)) }
         return MemoryBIO(taking: response).bytes
+    }
+
+    /// What OpenSSL's HTTP client says went wrong, as the end of a sentence: an HTTP error
+    /// status is said as such (an immediate 500 once read "did not answer within 3 seconds").
+    /// Its lines end with a reason and, for an error status, the status in parentheses
+    /// ("error:...:HTTP routines::received error (code=500,reason=Internal Server Error)").
+    static func failure(_ lines: [String], timeout: Int) -> String {
+        let reasons = lines.map { $0.components(separatedBy: "::").last ?? $0 }
+        if let received = reasons.first(where: { $0.hasPrefix("received error") }),
+           let code = received.range(of: "code=").map({ received[$0.upperBound...].prefix { $0.isNumber } }), !code.isEmpty {
+            let reason = received.range(of: "reason=").map { " " + received[$0.upperBound...].prefix { $0 != ")" && $0 != "," } } ?? ""
+            return "answered HTTP \(code)\(reason)"
+        }
+        if reasons.contains(where: { $0.contains("timeout") }) { return "did not answer within \(timeout) seconds" }
+        if let refused = reasons.first(where: { $0.contains("Connection refused") || $0.contains("connect error") }) {
+            return "could not be reached (\(refused))"
+        }
+        if let unexpected = reasons.first(where: { $0.contains("unexpected content type") || $0.contains("content type") }) {
+            return "answered with the wrong content type (\(unexpected))"
+        }
+        return "could not be asked" + (reasons.last.map { ": " + $0 } ?? "")
     }
 
     /// `OSSL_HTTP_parse_url`'s pieces, copied out of the strings it allocates.

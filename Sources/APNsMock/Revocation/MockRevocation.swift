@@ -8,11 +8,15 @@ import Foundation
 /// (`MockRevocationIndex`), signed by the WWDR-like intermediate that issued the certificates,
 /// as Apple's WWDR CA answers for push certificates (docs/apns-protocol.md §2, "Revocation").
 package struct MockRevocation: Sendable {
-    /// Faults for clients' tests: an answer that is out of date, or signed by a key that is
-    /// not the issuer's.
+    /// Faults for clients' tests: an answer that is out of date, dated a year ahead, or signed
+    /// by a key that is not the issuer's; OCSP that knows no certificate (the CRL as usual);
+    /// every request answered HTTP 500.
     package enum Fault: String, Sendable, CaseIterable {
         case stale
+        case future
         case wrongSigner = "wrong-signer"
+        case ocspUnknown = "ocsp-unknown"
+        case http500 = "http-500"
     }
 
     package static func ocspURL(_ base: String) -> String { trimmed(base) + "/ocsp" }
@@ -49,9 +53,14 @@ package struct MockRevocation: Sendable {
         return (certificate, key)
     }
 
-    /// thisUpdate and nextUpdate for an answer made at `now` (in the past with `.stale`).
+    /// thisUpdate and nextUpdate for an answer made at `now` (in the past with `.stale`, a year
+    /// ahead with `.future`).
     func window(_ now: Date) -> (Date, Date) {
-        fault == .stale ? (now.addingTimeInterval(-3 * Self.validity), now.addingTimeInterval(-2 * Self.validity)) : (now, now.addingTimeInterval(Self.validity))
+        switch fault {
+        case .stale: return (now.addingTimeInterval(-3 * Self.validity), now.addingTimeInterval(-2 * Self.validity))
+        case .future: return (now.addingTimeInterval(365 * Self.validity), now.addingTimeInterval(366 * Self.validity))
+        default: return (now, now.addingTimeInterval(Self.validity))
+        }
     }
 
     /// The DER OCSP response to a DER request: good, revoked or unknown for each certificate
@@ -72,7 +81,7 @@ package struct MockRevocation: Sendable {
             var revokedAt: ASN1Time?
             // The serial is read once per certificate asked about, not once per index entry.
             let serial = try isOurs(id) ? try OCSPCertificateID(copying: id).serialHex : nil
-            if let serial, let entry = entries.last(where: { $0.serial == serial }) {
+            if fault != .ocspUnknown, let serial, let entry = entries.last(where: { $0.serial == serial }) {
                 if let revoked = entry.revoked {
                     status = V_OCSP_CERTSTATUS_REVOKED
                     reason = revoked.reason.map { Int32($0.rawValue) } ?? -1
