@@ -85,18 +85,24 @@ package struct ProviderTokenInspection: Sendable, Equatable {
         } else {
             add("iss", false, "The claims have no iss; put your 10-character team id there.")
         }
-        guard let number = claims["iat"] as? NSNumber, Double(number.intValue) == number.doubleValue else {
+        // `as? Int` takes only a whole number that fits (1e19 and 5.5 are nil; NSNumber's
+        // intValue would wrap them); a Bool is no number here.
+        guard let number = claims["iat"] as? NSNumber, String(cString: number.objCType) != "c", let iat = number as? Int,
+              Double(iat) == number.doubleValue else {
             add("iat", false, "iat must be an integer number of UNIX seconds (not milliseconds, not a string).")
             return
         }
-        let iat = number.intValue
         issuedAt = iat
-        let age = Int(now.timeIntervalSince1970) - iat
-        ageSeconds = age
         if iat > 100_000_000_000 {
             add("iat", false, "iat \(iat) looks like milliseconds; APNs wants seconds since 1970.")
             return
         }
+        if iat < 0 {
+            add("iat", false, "iat \(iat) is before 1970; APNs wants the time the token was made, in seconds since 1970.")
+            return
+        }
+        let age = Int(now.timeIntervalSince1970) - iat
+        ageSeconds = age
         add("iat", true, "iat is \(iat).")
         if age > 3600 {
             add("age", false, "Issued \(age / 60) minutes ago: APNs refuses tokens older than an hour (403 ExpiredProviderToken); make a new one.")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OpenSSLCore
 
 /// Entry point. ArgumentParser exits 64 on usage errors; apnskit's contract says 2, so parsing
 /// errors are mapped here, and every library error becomes one sentence plus its exit code.
@@ -7,6 +8,10 @@ import Foundation
 enum Main {
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst()).map(Self.alias)
+        if let (name, parent) = unknownSubcommand(arguments) {
+            FileHandle.standardError.write(Data("apnskit: '\(ControlCharacters.hexEscaped(name))' is not a subcommand of \(parent); see \(parent) --help.\n".utf8))
+            exit(ExitStatus.usage)
+        }
         let command: ParsableCommand
         do {
             command = try APNsKit.parseAsRoot(arguments)
@@ -34,6 +39,26 @@ enum Main {
         case "--revocation=check": return "--revocation"
         default: return argument
         }
+    }
+
+    /// The unknown subcommand of `apnskit nosuchcommand --help` (or `apnskit mock nosuch -h`),
+    /// with the command it was given to. ArgumentParser prints the parent's help for it and
+    /// exits 0, which tells a script the command exists; without --help the parser already
+    /// refuses the word. Nil when every leading word names a subcommand, or a command takes
+    /// words of its own (no subcommands, or a default one).
+    static func unknownSubcommand(_ arguments: [String]) -> (name: String, parent: String)? {
+        guard arguments.contains(where: { $0 == "--help" || $0 == "-h" }) else { return nil }
+        var command: ParsableCommand.Type = APNsKit.self
+        var path = "apnskit"
+        for argument in arguments {
+            let subcommands = command.configuration.subcommands
+            guard !subcommands.isEmpty, command.configuration.defaultSubcommand == nil, !argument.hasPrefix("-") else { return nil }
+            if path == "apnskit" && argument == "help" { return nil }
+            guard let next = subcommands.first(where: { $0._commandName == argument }) else { return (argument, path) }
+            command = next
+            path += " " + argument
+        }
+        return nil
     }
 
     static func exitForParseError(_ error: Error) -> Never {

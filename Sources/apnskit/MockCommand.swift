@@ -38,8 +38,10 @@ struct MockCACommand: ParsableCommand {
     var revocationURL: String?
 
     func validate() throws {
-        if let revocationURL, MockRevocationURL.listenAddress(revocationURL) == nil {
-            throw ValidationError("--revocation-url '\(revocationURL)' must be http://HOST:PORT (no path), where `mock serve` will listen.")
+        if let revocationURL {
+            do { _ = try MockRevocationURL.listenAddress(revocationURL) } catch {
+                throw ValidationError("--revocation-url '\(ControlCharacters.hexEscaped(revocationURL))' \(error).")
+            }
         }
     }
 

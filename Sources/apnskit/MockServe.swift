@@ -202,7 +202,8 @@ struct MockServeCommand: AsyncParsableCommand {
                 ("revocation", revocationService.map { .int($0.server.port) } ?? .null),
                 ("ca_file", .string(bundle)),
             ])
-            try SecureFileWriter.write(json.serialized() + [0x0A], to: portsFile, sensitivity: .public, force: true)
+            // With the inbox's access token in it, the file is as secret as the token (0600).
+            try SecureFileWriter.write(json.serialized() + [0x0A], to: portsFile, sensitivity: webInbox?.token == nil ? .public : .secret, force: true)
         }
         let signal = await interruption.wait()
         // Every record line went to the kernel with its own write(2) before its answer; stop

@@ -99,11 +99,18 @@ struct LintPass {
             tooLarge(limit: pushType.payloadLimit)
             return
         }
-        guard JSONSyntax.isObject(bytes), case .object(let members)? = JSONTreeParser.parse(bytes) else {
-            add(APNsLintRules.payloadNotObject, "payload", "The payload is not a JSON object (or nests deeper than \(JSONSyntax.maximumDepth) levels); fix the JSON: APNs does not deliver what it cannot parse.")
+        let notObject = "The payload is not a JSON object (or nests deeper than \(JSONSyntax.maximumDepth) levels); fix the JSON: APNs does not deliver what it cannot parse."
+        guard JSONSyntax.isObject(bytes) else { return add(APNsLintRules.payloadNotObject, "payload", notObject) }
+        if let offset = Self.firstInvalidUTF8(bytes) {
+            add(APNsLintRules.payloadInvalidUTF8, "payload", "The payload is not valid UTF-8 (byte \(offset) of \(bytes.count)); JSON is UTF-8, and what a device shows of other bytes is not what was meant. Encode the text as UTF-8.")
             return
         }
+        guard case .object(let members)? = JSONTreeParser.parse(bytes) else { return add(APNsLintRules.payloadNotObject, "payload", notObject) }
         root = members
+        let apsCount = root.filter { $0.0 == "aps" }.count
+        if apsCount > 1 {
+            add(APNsLintRules.payloadDuplicateAps, "aps", "The payload has \(apsCount) aps keys; this lint judged the first, but Apple's parser may take the last, so what the device gets is not what was checked. Keep one aps.")
+        }
         switch root.first(where: { $0.0 == "aps" })?.1 {
         case .object(let apsMembers)?: aps = apsMembers
         case nil: break
@@ -127,6 +134,20 @@ struct LintPass {
             add(APNsLintRules.laPushType, "apns-push-type", "The payload is a Live Activity's (aps.event, aps.content-state) but the push type is \(pushType.rawValue); send it with apns-push-type liveactivity to <bundle id>.push-type.liveactivity.")
         }
         checkAlertKeys()
+    }
+
+    /// The offset of the first byte that is not well-formed UTF-8, or nil when all are.
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
+        var decoder = UTF8()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): offset += UTF8.width(scalar)
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
     }
 
     private mutating func tooLarge(limit: Int) {
