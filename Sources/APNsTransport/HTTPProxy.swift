@@ -53,7 +53,7 @@ package struct HTTPProxy: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// A URL with its password replaced, for sentences about a URL that did not parse.
-    static func redacted(_ text: String) -> String {
+    package static func redacted(_ text: String) -> String {
         guard let at = text.lastIndex(of: "@"), let scheme = text.range(of: "://") else { return text.contains("@") ? "(a URL with credentials)" : text }
         let userinfo = text[scheme.upperBound..<at]
         guard let colon = userinfo.firstIndex(of: ":") else { return text }

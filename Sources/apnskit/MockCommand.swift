@@ -1,3 +1,4 @@
+import APNsTransport
 import APNsCredentials
 import OpenSSLCore
 import SecureIO
@@ -40,7 +41,7 @@ struct MockCACommand: ParsableCommand {
     func validate() throws {
         if let revocationURL {
             do { _ = try MockRevocationURL.listenAddress(revocationURL) } catch {
-                throw ValidationError("--revocation-url '\(ControlCharacters.hexEscaped(revocationURL))' \(error).")
+                throw ValidationError("--revocation-url '\(ControlCharacters.hexEscaped(HTTPProxy.redacted(revocationURL)))' \(error).")
             }
         }
     }

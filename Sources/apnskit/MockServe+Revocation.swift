@@ -1,3 +1,4 @@
+import APNsTransport
 import APNsMock
 import APNsMockInbox
 import ArgumentParser
@@ -25,7 +26,7 @@ struct RevocationServeOptions: ParsableArguments {
         }
         let address: (host: String, port: Int)
         do { address = try MockRevocationURL.listenAddress(url) } catch {
-            throw CommandFailure(message: "\(caFolder)/\(MockRevocationURL.fileName) holds '\(ControlCharacters.hexEscaped(url))', which \(error); make the CA again with mock ca --revocation-url.",
+            throw CommandFailure(message: "\(caFolder)/\(MockRevocationURL.fileName) holds '\(ControlCharacters.hexEscaped(HTTPProxy.redacted(url)))', which \(error); make the CA again with mock ca --revocation-url.",
                                  status: ExitStatus.input)
         }
         let revocation = MockRevocation(ca: authority, folder: caFolder, fault: fault.flatMap(MockRevocation.Fault.init(rawValue:)))

@@ -39,6 +39,8 @@ import Testing
         Case(rule: APNsLintRules.payloadInvalidUTF8,
              trips: APNsLintRequest(payload: Array(#"{"aps": {"alert": "caf"#.utf8) + [0xC3, 0x28] + Array(#""}}"#.utf8), pushType: .alert, now: now),
              clean: request(#"{"aps": {"alert": "café \u00e9"}}"#)),
+        Case(rule: APNsLintRules.payloadNumberRange, trips: request(#"{"aps": {"alert": "hi", "badge": 1e400}}"#),
+             clean: request(#"{"aps": {"alert": "hi", "badge": 1e308}}"#)),
         Case(rule: APNsLintRules.payloadDuplicateAps, trips: request(#"{"aps": {"alert": "checked"}, "aps": {"alert": "delivered?"}}"#),
              clean: request(#"{"aps": {"alert": "hi"}, "data": {"aps": 1}}"#)),
         Case(rule: APNsLintRules.payloadTooLarge, trips: request(#"{"aps": {"alert": "\#(bigBody)"}}"#),

@@ -35,7 +35,8 @@ struct ExtremeNumberCLITests {
             let schema = try await f.run("lint", "-", "--attributes-schema", "schema.json",
                                          stdin: #"{"aps":{"timestamp":1764000000,"event":"update","content-state":{"kickoff":\#(number)}}}"#)
             #expect(schema.status <= 1 && !schema.stderr.contains("Fatal error"), "\(number): \(schema)")
-            if !number.hasPrefix("-") { #expect(schema.stdout.contains("[la-schema-date-unix]"), "\(number): \(schema)") }
+            let expected = number.hasSuffix("e400") ? "[payload-number-range]" : "[la-schema-date-unix]"
+            if !number.hasPrefix("-") { #expect(schema.stdout.contains(expected), "\(number): \(schema)") }
         }
         let json = try await f.run("lint", "-", "--format", "json", stdin: Self.update(timestamp: "1e19"))
         let object = try #require(try JSONSerialization.jsonObject(with: json.stdoutData) as? [String: Any], "\(json)")

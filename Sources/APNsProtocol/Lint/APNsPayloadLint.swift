@@ -118,6 +118,9 @@ struct LintPass {
             add(APNsLintRules.apsNotObject, "aps", "aps must be a JSON object (a dictionary of Apple's keys); the device finds nothing to show in anything else.")
             return
         }
+        if let path = Self.firstNonFiniteNumber(.object(root), path: "payload") {
+            add(APNsLintRules.payloadNumberRange, path, "\(path) is a number past what a Double holds (about ±1.8e308); JSON decoders such as Foundation's and ActivityKit's refuse the payload. Send a number in range.")
+        }
         pushType = request.pushType ?? impliedPushType()
         if bytes.count > pushType.payloadLimit { tooLarge(limit: pushType.payloadLimit) }
         checkTopic()
@@ -134,6 +137,25 @@ struct LintPass {
             add(APNsLintRules.laPushType, "apns-push-type", "The payload is a Live Activity's (aps.event, aps.content-state) but the push type is \(pushType.rawValue); send it with apns-push-type liveactivity to <bundle id>.push-type.liveactivity.")
         }
         checkAlertKeys()
+    }
+
+    /// The path of the first number that parsed as infinity (`1e400`), or nil. Depth is
+    /// bounded by `JSONSyntax` (64), so the recursion is too.
+    static func firstNonFiniteNumber(_ value: JSONValue, path: String) -> String? {
+        switch value {
+        case .double(let number): return number.isFinite ? nil : path
+        case .object(let members):
+            for (key, member) in members {
+                if let found = firstNonFiniteNumber(member, path: path == "payload" ? key : "\(path).\(key)") { return found }
+            }
+            return nil
+        case .array(let items):
+            for (index, item) in items.enumerated() {
+                if let found = firstNonFiniteNumber(item, path: "\(path)[\(index)]") { return found }
+            }
+            return nil
+        case .string, .int, .bool, .null: return nil
+        }
     }
 
     /// The offset of the first byte that is not well-formed UTF-8, or nil when all are.
