@@ -7,7 +7,7 @@ import OpenSSLCore
 @main
 enum Main {
     static func main() async {
-        let arguments = Array(CommandLine.arguments.dropFirst()).map(Self.alias)
+        let arguments = Self.mergingRepeated("--unregister", in: Array(CommandLine.arguments.dropFirst()).map(Self.alias))
         if let (name, parent) = unknownSubcommand(arguments) {
             FileHandle.standardError.write(Data("apnskit: '\(ControlCharacters.hexEscaped(name))' is not a subcommand of \(parent); see \(parent) --help.\n".utf8))
             exit(ExitStatus.usage)
@@ -39,6 +39,39 @@ enum Main {
         case "--revocation=check": return "--revocation"
         default: return argument
         }
+    }
+
+    /// Every `--unregister V` (and `--unregister=V`) of a `mock` command as one
+    /// `--unregister V1,V2,...` where the first stood. ArgumentParser copies an array option's
+    /// values at each repeat, so 10,000 repeats (the documented bound) took about five
+    /// minutes; `RuntimeFaultOptions` splits the list again. Other words stay as they are.
+    static func mergingRepeated(_ option: String, in arguments: [String]) -> [String] {
+        guard arguments.first == "mock" else { return arguments }
+        var values: [String] = []
+        var merged: [String] = []
+        var firstAt: Int?
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--" { merged += arguments[index...]; break }
+            if argument == option, index + 1 < arguments.count {
+                firstAt = firstAt ?? merged.count
+                values.append(arguments[index + 1])
+                index += 2
+                continue
+            }
+            if argument.hasPrefix(option + "=") {
+                firstAt = firstAt ?? merged.count
+                values.append(String(argument.dropFirst(option.count + 1)))
+                index += 1
+                continue
+            }
+            merged.append(argument)
+            index += 1
+        }
+        guard let firstAt else { return arguments }
+        merged.insert(contentsOf: [option, values.joined(separator: ",")], at: firstAt)
+        return merged
     }
 
     /// The unknown subcommand of `apnskit nosuchcommand --help` (or `apnskit mock nosuch -h`),

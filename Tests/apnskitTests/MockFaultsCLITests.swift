@@ -87,7 +87,7 @@ struct MockFaultsCLITests {
         expectFailure(over, status: 2, mentions: ["--unregister names 10001 tokens, more than 10000"])
         // The longest tokens (100 bytes each) through the API, as curl sends them.
         let longest = (0..<10_000).map { String(format: "%0200lx", $0) }
-        let bodyPath = try f.dir.write("longest.json", text: #"{"unregister": ["# + longest.joined(separator: #"", ""#) + #""]}"#)
+        let bodyPath = try f.dir.write("longest.json", text: "{\"unregister\": [\"" + longest.joined(separator: "\", \"") + "\"]}")
         let answer = try await api(["-X", "PUT", "-H", "Content-Type: application/json", "--data-binary", "@\(bodyPath)", "http://127.0.0.1:\(ui)/api/faults"])
         #expect(answer.status == 200, "\(answer.status) \(answer.body.prefix(300))")
     }
