@@ -30,6 +30,19 @@ import TestSupport
         #expect(HTTPProxy.bypasses(host, noProxy: list) == bypassed)
     }
 
+    @Test func portNumbers() {
+        #expect(PortNumber.parse("1") == 1 && PortNumber.parse("65535") == 65535 && PortNumber.parse("0", allowingAny: true) == 0)
+        for bad in ["0", "65536", "99999", "-1", "+80", " 80", "80 ", "0x50", "", "18446744073709586079", "٨٠"] {
+            #expect(PortNumber.parse(bad) == nil, "\(bad)")
+        }
+        #expect(PortNumber.inURL("http://h:8080/x?y#z") == .valid(8080))
+        #expect(PortNumber.inURL("http://u:p:w@h:81") == .valid(81))
+        #expect(PortNumber.inURL("http://[::1]:82/") == .valid(82))
+        #expect(PortNumber.inURL("http://[::1]/") == .absent && PortNumber.inURL("http://h/") == .absent && PortNumber.inURL("http://h:/") == .absent)
+        #expect(PortNumber.inURL("h:99999") == .invalid("99999") && PortNumber.inURL("http://[::1]x") == .invalid("x"))
+        #expect(PortNumber.inURL("http://h:1e3") == .invalid("1e3"))
+    }
+
     /// Before: URLComponents read 99999 as a port (dialled as 34463) and dropped one past Int's
     /// range (so the proxy became port 1080).
     @Test func portsOutsideTheRangeAreRefused() throws {
