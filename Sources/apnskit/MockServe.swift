@@ -155,8 +155,10 @@ struct MockServeCommand: AsyncParsableCommand {
         let gateway: MockGateway
         do {
             gateway = try MockGateway(ca: authority, caFolder: ca, configuration: configuration,
-                                      log: { line in if !quiet { Output.note(line) } },
-                                      warn: { line in Output.note(line) })
+                                      // Log lines repeat peers' text (a client certificate's
+                                      // subject, a protocol error): control characters escaped.
+                                      log: { line in if !quiet { Output.note(ControlCharacters.hexEscaped(line)) } },
+                                      warn: { line in Output.note(ControlCharacters.hexEscaped(line)) })
         } catch let error as APNsCredentialError {
             await revocationService?.server.stop()
             _ = await delivery?.stop(flushingFor: 0)
