@@ -62,6 +62,16 @@ struct TokenTriageTests {
         #expect(rejected(400, .badDeviceToken, diagnosis: notTried).tokenRemoval() == .remove)
     }
 
+    /// Before: a 410 whose timestamp was 1e300 became a Date that `--results` converted to Int (a trap).
+    @Test("A gateway's 410 timestamp past any date, negative or not a number is dropped; a real one is kept")
+    func gatewayTimestamps() {
+        for text in ["1e300", "-1", "1e15", "18446744073709551615", "\"soon\""] {
+            let (reason, timestamp) = BatchSender.parseError(Array(#"{"reason":"Unregistered","timestamp":\#(text)}"#.utf8))
+            #expect(reason == .unregistered && timestamp == nil, "\(text)")
+        }
+        #expect(BatchSender.parseError(Array(#"{"reason":"Unregistered","timestamp":1700000000000}"#.utf8)).timestamp == Self.unregistered)
+    }
+
     @Test("The diagnosis client's policy is one attempt: nothing it wrote is sent again")
     func diagnosisPolicy() {
         #expect(APNsRetryPolicy().singleAttempt.maximumAttempts == 1)
