@@ -91,12 +91,16 @@ package struct ProviderTokenInspection: Sendable, Equatable {
             return
         }
         issuedAt = iat
-        let age = Int(now.timeIntervalSince1970) - iat
-        ageSeconds = age
         if iat > 100_000_000_000 {
             add("iat", false, "iat \(iat) looks like milliseconds; APNs wants seconds since 1970.")
             return
         }
+        if iat < 0 {
+            add("iat", false, "iat \(iat) is before 1970; APNs wants the time the token was made, in seconds since 1970.")
+            return
+        }
+        let age = Int(now.timeIntervalSince1970) - iat
+        ageSeconds = age
         add("iat", true, "iat is \(iat).")
         if age > 3600 {
             add("age", false, "Issued \(age / 60) minutes ago: APNs refuses tokens older than an hour (403 ExpiredProviderToken); make a new one.")

@@ -26,14 +26,20 @@ enum ProtocolHarnesses {
         }
         // The payload lint reads the same bytes (as the mock does every accepted payload):
         // no trap, and a payload that is not an object is always said to be one.
-        for pushType in [APNsPushType.alert, .liveactivity] {
-            let report = APNsPayloadLint.lint(APNsLintRequest(payload: input, pushType: pushType, topic: "com.example.app", priority: 10))
+        // The Live Activity pass also has a schema and a previous timestamp, so a hostile
+        // number reaches the schema's Date rule and the "older than" comparison too.
+        for (pushType, schema) in [(APNsPushType.alert, nil), (.liveactivity, nil), (.liveactivity, Self.schema)] {
+            let report = APNsPayloadLint.lint(APNsLintRequest(payload: input, pushType: pushType, topic: "com.example.app", priority: 10,
+                                                              schema: schema, previousTimestamp: schema == nil ? nil : 1_700_000_000))
             if !isObject && input.count <= APNsPushType.voip.payloadLimit {
                 try Check.require(report.findings.map(\.rule) == [APNsLintRules.payloadNotObject], "lint did not call a non-object payload one")
             }
             try Check.require(report.findings.allSatisfy { !$0.message.isEmpty }, "a lint finding without a sentence")
         }
     }
+
+    /// A schema with a Date in both ContentState and ActivityAttributes (SchemaLint's date rule).
+    private static let schema = try? APNsActivitySchema(parsing: Array(#"{"attributes": {"since": "Date"}, "content-state": {"at": "Date", "n": "Int"}}"#.utf8))
 
     static func batchLine(_ input: [UInt8]) throws {
         switch BatchLine.parse(input) {

@@ -37,6 +37,7 @@ enum SeedCorpus {
         case .batchLine:
             return [deviceTokens[0], "\(deviceTokens[1]) \(payloads[0])", "# a comment", "   ", "\t\(deviceTokens[2])\t{\"aps\":{}}  ",
                     "\(deviceTokens[0]) not json"].map { Array($0.utf8) }
+                + extremeNumberPayloads.map { Array("\(deviceTokens[0]) \($0)".utf8) }
         case .request:
             return requests.map { Array($0.utf8) }
         case .legacyFrames:
@@ -110,7 +111,22 @@ enum SeedCorpus {
         #" { "a" : [ [ [ { "b" : [ ] } ] ] ] } "#,
         #"[1,2,"three"]"#,
         "0",
-    ]
+    ] + extremeNumberPayloads
+
+    /// Numbers past every integer type and at the edges of Double, where a converting
+    /// `Int(...)` traps: Live Activity dates (LiveActivityLint), schema Dates (SchemaLint),
+    /// badges and relevance scores. `-0`, `1e-400` (zero after rounding) and `1e400` (infinity
+    /// as Double parses it) are valid JSON too.
+    static let extremeNumbers = ["1e19", "-1e19", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
+                                 "-9223372036854775809", "18446744073709551615", "18446744073709551616", "-0", "-0.0",
+                                 "1e308", "-1e308", "1e400", "-1e400", "1e-400", "1E+99999", "4.9e-324", "99999999999999999999999999999"]
+
+    static var extremeNumberPayloads: [String] {
+        extremeNumbers.map { number in
+            #"{"aps":{"timestamp":\#(number),"event":"update","content-state":{"at":\#(number),"n":\#(number)},"stale-date":\#(number),"dismissal-date":\#(number),"relevance-score":\#(number),"badge":\#(number)}}"#
+        } + [#"{"aps":{"timestamp":NaN,"event":"end"}}"#, #"{"aps":{"timestamp":Infinity}}"#, #"{"aps":{"timestamp":-Infinity,"stale-date":nan}}"#,
+             #"{"aps":{"timestamp":1e19,"event":"start","attributes-type":"A","attributes":{"since":-1e19},"content-state":{"at":1e308},"alert":"a"}}"#]
+    }
 
     static var requests: [String] {
         let token = deviceTokens[0]
@@ -119,7 +135,10 @@ enum SeedCorpus {
             "POST\n/3/device/\(token)\napns-push-type:voip\napns-priority:5\n\n\(payloads[1])",
             "GET\n/3/device/\(token)\n\n{}",
             "POST\n/3/device/\napns-topic:a\napns-topic:b\n\n{}",
-        ]
+        ] + extremeNumbers.flatMap { number in [
+            "POST\n/3/device/\(token)\napns-topic:com.example.app.push-type.liveactivity\napns-push-type:liveactivity\napns-priority:\(number)\napns-expiration:\(number)\n\n\(extremeNumberPayloads[0])",
+            "POST\n/3/device/\(token)\napns-push-type:alert\napns-expiration:\(number)\napns-priority:5\n\n{\"aps\":{\"badge\":\(number)}}",
+        ] }
     }
 
     static var legacyStreams: [[UInt8]] {

@@ -38,8 +38,11 @@ struct InboxRoutes: Sendable {
                                        ("connections_closed", .object(closed))]))
     }
 
-    /// Largest `PUT /api/faults` body: every field with room to spare.
-    static let maxFaultsBody = 16 * 1024
+    /// Largest `PUT /api/faults` body: `GatewayFaults.maxUnregistered` (10,000) tokens of the
+    /// longest kind (100 bytes, 200 hex digits, quoted, comma and blank: 204 bytes each, about
+    /// 2.04 MB) plus every other field, with room to spare. The body is read whole before it
+    /// is parsed, so this is also the memory one request can take.
+    package static let maxFaultsBody = 2 * 1024 * 1024
 
     /// `PUT /api/faults`: the body replaces every run-time fault (`GatewayFaults.parseRuntime`);
     /// the answer is the faults now in force, as `GET` shows them.
@@ -49,7 +52,7 @@ struct InboxRoutes: Sendable {
         do {
             body = try await request.collectBody(upTo: Self.maxFaultsBody)
         } catch {
-            return Self.json(.contentTooLarge, .object([("error", .string("The body is larger than \(Self.maxFaultsBody) bytes; faults fit in a few hundred."))]))
+            return Self.json(.contentTooLarge, .object([("error", .string("The body is larger than \(Self.maxFaultsBody) bytes (2 MiB); that holds \(GatewayFaults.maxUnregistered) tokens to unregister and every other fault."))]))
         }
         do {
             gateway.replaceFaults(with: try GatewayFaults.parseRuntime(Array(buffer: body)))

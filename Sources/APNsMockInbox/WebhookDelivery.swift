@@ -59,8 +59,11 @@ package final class WebhookDelivery: Sendable {
                   let host = parts.host, !host.isEmpty, parts.user == nil, parts.fragment == nil else { return nil }
             self.host = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
             tls = scheme == "https"
-            port = parts.port ?? (tls ? 443 : 80)
-            guard (1...65_535).contains(port) else { return nil }
+            switch PortNumber.inURL(text) {
+            case .absent: port = tls ? 443 : 80
+            case .valid(let number): port = number
+            case .invalid: return nil
+            }
             let path = parts.percentEncodedPath.isEmpty ? "/" : parts.percentEncodedPath
             target = path + (parts.percentEncodedQuery.map { "?" + $0 } ?? "")
             description = text

@@ -56,12 +56,12 @@ package struct LiveActivityPayload: Sendable, Equatable {
 
     package func json() -> [UInt8] {
         var aps: [(String, JSONValue)] = [
-            ("timestamp", .int(Int(timestamp.timeIntervalSince1970))),
+            ("timestamp", .int(APNsLiveActivityKeys.unixSeconds(timestamp))),
             ("event", .string(event.rawValue)),
             ("content-state", contentState),
         ]
-        if let staleDate { aps.append(("stale-date", .int(Int(staleDate.timeIntervalSince1970)))) }
-        if let dismissalDate { aps.append(("dismissal-date", .int(Int(dismissalDate.timeIntervalSince1970)))) }
+        if let staleDate { aps.append(("stale-date", .int(APNsLiveActivityKeys.unixSeconds(staleDate)))) }
+        if let dismissalDate { aps.append(("dismissal-date", .int(APNsLiveActivityKeys.unixSeconds(dismissalDate)))) }
         if let relevanceScore { aps.append(("relevance-score", .double(relevanceScore))) }
         if let attributesType { aps.append(("attributes-type", .string(attributesType))) }
         if let attributes { aps.append(("attributes", attributes)) }

@@ -67,13 +67,14 @@ public final class APNsClient: Sendable {
         let connector = HTTP2ProviderConnector(endpoint: endpoint, trust: trust, authentication: authentication, connectTimeout: connectTimeout,
                                                requestTimeout: requestTimeout, healthCheck: healthCheck, eventLoops: eventLoops)
         // The other environment's client: the same credentials, trust and timeouts, one
-        // connection (a diagnosis is rare), opened only when a token is first tried.
+        // connection (a diagnosis is rare), opened only when a token is first tried, and one
+        // attempt per token: a request lost after it was written may have been delivered there.
         let defaultBundleID = self.bundleID
         diagnoser = tokenDiagnosis.map { target in
             TokenDiagnoser(client: target.endpoint.map {
                 APNsClient(endpoint: $0, trust: trust, authentication: authentication, bundleID: defaultBundleID, connections: 1, eventLoops: eventLoops,
-                           concurrency: concurrency, policy: policy, connectTimeout: connectTimeout, requestTimeout: requestTimeout,
-                           healthCheck: healthCheck, logger: logger, environment: target.environment, metricsFactory: metricsFactory)
+                           concurrency: concurrency, policy: policy.singleAttempt, connectTimeout: connectTimeout,
+                           requestTimeout: requestTimeout, healthCheck: healthCheck, logger: logger, environment: target.environment, metricsFactory: metricsFactory)
             }, environment: target.environment, limit: target.limit)
         }
         sender = BatchSender(connector: connector, connections: connections, concurrency: concurrency, policy: policy, tokens: authentication.tokenCache(),

@@ -26,6 +26,16 @@ public struct APNsRetryPolicy: Sendable {
         self.maximumOutageDelay = maximumOutageDelay
     }
 
+    /// This policy with one attempt per notification: nothing is sent twice, not after a lost
+    /// connection, a timeout or a 5xx. The token diagnosis uses it (apns-protocol.md §12): a
+    /// diagnosis request that may have been written is never sent again, as it may have been
+    /// delivered in the other environment.
+    var singleAttempt: APNsRetryPolicy {
+        var policy = self
+        policy.maximumAttempts = 1
+        return policy
+    }
+
     /// Seconds to wait before attempt `attempt + 1` (attempt counts from 1).
     public func delay(afterAttempt attempt: Int) -> Double {
         let exponential = baseDelay * Double(1 << min(attempt - 1, 20))

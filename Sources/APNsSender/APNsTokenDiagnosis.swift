@@ -53,8 +53,11 @@ public struct APNsTokenDiagnosis: Sendable, Equatable {
 
     /// The attempt may have reached a device: delivered, or written and lost. A caller that
     /// resends this notification to the other environment may notify twice.
-    public var mayHaveBeenDelivered: Bool {
-        if repeated { return false }
+    public var mayHaveBeenDelivered: Bool { !repeated && attemptMayHaveBeenDelivered }
+
+    /// The attempt (this result's own, or the earlier one a `repeated` copy shares) may have
+    /// reached a device there.
+    var attemptMayHaveBeenDelivered: Bool {
         switch attempt {
         case .delivered?: return true
         case .failed(let error)?: return error.mayHaveBeenDelivered
@@ -121,6 +124,12 @@ public enum APNsTokenRemoval: Sendable, Equatable {
     /// Keep it, for the other environment: the diagnosis found the token valid there (the
     /// notification was delivered there). Send its notifications to that environment.
     case keepForOtherEnvironment(APNsEnvironment?)
+    /// Keep it: APNs answered BadDeviceToken, and the diagnosis told nothing about the token
+    /// (no answer in time, a refusal about the request, or stopped by a signal), so it may be
+    /// the other environment's. With `mayHaveBeenDelivered` the attempt was written and lost:
+    /// the other environment may have delivered the notification. Never delete such a token
+    /// on this run's word; a later run (or your own records) can tell.
+    case keepUndetermined(APNsEnvironment?, mayHaveBeenDelivered: Bool)
     /// APNs answered 410 with `unregisteredAt`, and the caller gave no registration time:
     /// delete the token only if the app last registered it before `unregisteredAt`.
     case compareRegistration(unregisteredAt: Date)
@@ -129,7 +138,7 @@ public enum APNsTokenRemoval: Sendable, Equatable {
     public var safeToDelete: Bool? {
         switch self {
         case .remove: return true
-        case .keepReregistered, .keepForOtherEnvironment: return false
+        case .keepReregistered, .keepForOtherEnvironment, .keepUndetermined: return false
         case .compareRegistration: return nil
         }
     }
@@ -140,9 +149,13 @@ extension APNsSendResult {
     /// known); nil when APNs did not refuse the token for good (keep sending). The rule,
     /// apns-protocol.md §12: a 410 whose timestamp is older than the registration is not a
     /// reason to delete; a BadDeviceToken the other environment accepted is that environment's
-    /// token; a 410 from the other environment is judged by its own timestamp.
+    /// token; a 410 from the other environment is judged by its own timestamp; a BadDeviceToken
+    /// whose diagnosis told nothing (or may have delivered it there) is kept.
     public func tokenRemoval(registeredAt: Date? = nil) -> APNsTokenRemoval? {
         guard case .rejected(_, let reason, let timestamp) = outcome, reason.invalidatesToken else { return nil }
+        if reason == .badDeviceToken, let diagnosis, diagnosis.verdict == .undetermined {
+            return .keepUndetermined(diagnosis.environment, mayHaveBeenDelivered: diagnosis.attemptMayHaveBeenDelivered)
+        }
         if reason == .badDeviceToken, let diagnosis, diagnosis.verdict == .otherEnvironment, let attempt = diagnosis.attempt {
             switch attempt {
             case .delivered: return .keepForOtherEnvironment(diagnosis.environment)

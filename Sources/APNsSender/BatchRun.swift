@@ -591,7 +591,7 @@ final class BatchRun: Sendable {
         if endedByStop { emit(item, item.unsentResult) }
         if mine, !endedByStop, case .after(let seconds) = decision {
             Task { [item] in
-                try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+                try? await Task.sleep(nanoseconds: TimerSeconds.nanoseconds(seconds))
                 state.withLock { state in
                     // Still ours unless the run was stopped or this send cancelled meanwhile.
                     if state.active.removeValue(forKey: item.index) != nil { state.ready.append(item) }

@@ -161,7 +161,12 @@ package final class BatchSender: Sendable {
             return (noReasonGiven, nil)
         }
         let reason = (object["reason"] as? String).map(APNsReason.init(rawValue:)) ?? noReasonGiven
-        let timestamp = (object["timestamp"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue / 1000) }
+        // Milliseconds since 1970 (apns-protocol.md §1). A peer's number past the year 33658
+        // (1e15), negative or not finite is no date: dropped, not carried into conversions
+        // (`APNsSendResult.milliseconds`) that would trap on it.
+        let timestamp = (object["timestamp"] as? NSNumber).map(\.doubleValue).flatMap { milliseconds in
+            milliseconds.isFinite && milliseconds >= 0 && milliseconds < 1e15 ? Date(timeIntervalSince1970: milliseconds / 1000) : nil
+        }
         return (reason, timestamp)
     }
 

@@ -1,3 +1,4 @@
+import APNsTransport
 import Foundation
 
 /// A fixed number of connection slots, each holding one live connection or reconnecting it.
@@ -95,7 +96,7 @@ actor ConnectionPool {
                 // During an outage the wait was the outage back-off; otherwise back off per failure.
                 let delay = consecutiveFailures == 0 || outage != nil ? 0 : policy.delay(afterAttempt: consecutiveFailures)
                 task = Task { () -> Result<any ProviderConnection, ProviderSendError> in
-                    if delay > 0 { try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) }
+                    if delay > 0 { try? await Task.sleep(nanoseconds: TimerSeconds.nanoseconds(delay)) }
                     do throws(ProviderSendError) {
                         return .success(try await connector.connect(slot: slot))
                     } catch {
@@ -156,7 +157,7 @@ actor ConnectionPool {
     private func backOff(round: Int) -> Duration {
         let exponential = policy.outageDelay * Double(1 << min(round - 1, 20))
         let seconds = min(policy.maximumOutageDelay, exponential) * Double.random(in: 0.5...1.0)
-        return .nanoseconds(Int64(seconds * 1_000_000_000))
+        return .nanoseconds(Int64(TimerSeconds.nanoseconds(seconds)))
     }
 
     /// Drops `connection` from its slot if it is still there.

@@ -195,7 +195,7 @@ struct LegacyRun {
     private mutating func connect() async -> Bool {
         if failures > 0 {
             let delay = min(2.0, 0.1 * Double(1 << min(failures - 1, 5)))
-            try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+            try? await Task.sleep(nanoseconds: TimerSeconds.nanoseconds(delay))
         }
         do {
             let client = try await sender.connect()

@@ -101,7 +101,7 @@ final class PooledExchange: Sendable {
                 }
                 let retryAfter = response.header("retry-after").flatMap(Double.init)
                 let seconds = min(policy.maximumDelay, retryAfter ?? policy.delay(afterAttempt: attempts))
-                do { try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000)) } catch { return answer(.cancelled(written: written)) }
+                do { try await Task.sleep(nanoseconds: TimerSeconds.nanoseconds(seconds)) } catch { return answer(.cancelled(written: written)) }
             case .failure(let error):
                 if case .connectionLost = error { possiblyDuplicated = true }
                 // REFUSED_STREAM on a live connection leaves it usable; anything else replaces it.

@@ -258,7 +258,7 @@ package final class EventLoop: @unchecked Sendable {
     @discardableResult
     func schedule(after seconds: Double, _ work: @escaping () -> Void) -> UInt64 {
         assertInLoop()
-        return timers.schedule(at: Self.nowMillis() + UInt64(max(0, seconds) * 1000), work)
+        return timers.schedule(at: Self.nowMillis() + TimerSeconds.milliseconds(seconds), work)
     }
 
     func cancelTimer(_ id: UInt64?) {

@@ -284,7 +284,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
         }
         let stream = Stream(completion: completion, requestBody: request.body, timeout: timeout, cancellation: cancellation)
         streams[id] = stream
-        let deadline = timeout.map { EventLoop.nowMillis() + UInt64(max(0, $0) * 1000) }
+        let deadline = timeout.map { EventLoop.nowMillis() + TimerSeconds.milliseconds($0) }
         apply(session.state.streamStarted(id, deadline: deadline), in: session)
         if let cancellation, !cancellation.attach(resetter(for: session), stream: id) {
             abandon(id, Self.cancelledError, in: session)

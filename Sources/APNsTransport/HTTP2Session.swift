@@ -326,9 +326,7 @@ final class HTTP2Session: ConnectionDelegate {
         "\(errorName(goAway.code))\(goAway.debug.isEmpty ? "" : " (\(goAway.debug))")"
     }
 
-    static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? "\(Int(value)) second\(value == 1 ? "" : "s")" : "\(value) seconds"
-    }
+    static func seconds(_ value: Double) -> String { TimerSeconds.text(value) }
 
     // MARK: what the roles ask of nghttp2 (loop thread)
 

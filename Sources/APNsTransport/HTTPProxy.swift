@@ -1,4 +1,5 @@
 import Foundation
+import OpenSSLCore
 
 /// An HTTP proxy that opens tunnels with CONNECT (RFC 9110 §9.3.6), as corporate and cloud
 /// networks require for outbound TLS: the client connects to the proxy, asks it to `CONNECT
@@ -23,6 +24,13 @@ package struct HTTPProxy: Sendable, Equatable, CustomStringConvertible {
     /// percent-decoded. https:// proxies (TLS to the proxy itself) are not supported.
     package init(url text: String) throws {
         let withScheme = text.contains("://") ? text : "http://" + text
+        let port: Int
+        switch PortNumber.inURL(withScheme) {
+        case .absent: port = 1080
+        case .valid(let number): port = number
+        case .invalid(let written):
+            throw TransportError(.configuration, "The proxy \(Self.redacted(text)) has the port \(written); a port is 1 to 65535, as in http://proxy.example.com:3128.")
+        }
         guard let components = URLComponents(string: withScheme), let host = components.host, !host.isEmpty else {
             throw TransportError(.configuration, "The proxy \(Self.redacted(text)) is not a URL such as http://proxy.example.com:3128.")
         }
@@ -33,7 +41,7 @@ package struct HTTPProxy: Sendable, Equatable, CustomStringConvertible {
             throw TransportError(.configuration, "The proxy \(Self.redacted(text)) has a path; give http://[user:password@]host:port.")
         }
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        self.init(host: bare, port: components.port ?? 1080,
+        self.init(host: bare, port: port,
                   username: components.percentEncodedUser.map { $0.removingPercentEncoding ?? $0 },
                   password: components.percentEncodedPassword.map { $0.removingPercentEncoding ?? $0 })
     }
@@ -45,7 +53,7 @@ package struct HTTPProxy: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// A URL with its password replaced, for sentences about a URL that did not parse.
-    static func redacted(_ text: String) -> String {
+    package static func redacted(_ text: String) -> String {
         guard let at = text.lastIndex(of: "@"), let scheme = text.range(of: "://") else { return text.contains("@") ? "(a URL with credentials)" : text }
         let userinfo = text[scheme.upperBound..<at]
         guard let colon = userinfo.firstIndex(of: ":") else { return text }
@@ -90,17 +98,70 @@ package struct HTTPProxy: Sendable, Equatable, CustomStringConvertible {
         return try HTTPProxy(url: url)
     }
 
-    /// curl's `NO_PROXY` rules: `*` exempts every host; otherwise a comma-separated list of
-    /// names, each matching the host itself or any name under it (`example.com` and
-    /// `.example.com` both match `api.example.com`), or an IP address matching exactly.
+    /// curl's `NO_PROXY` rules (lib/noproxy.c): the whole value `*` exempts every host;
+    /// otherwise a list separated by commas and blanks. For a host name, an entry matches the
+    /// name itself or any name under it (`example.com` and `.example.com` both match
+    /// `api.example.com`; a trailing dot is ignored on both). For an IP address host, an entry
+    /// is an address or a CIDR block (`127.0.0.0/8`, `::1/128`; no suffix or `/0` is the
+    /// address itself, more bits than the address has match nothing); a name or a part of an
+    /// address (`.0.0.1`) never matches an address.
     package static func bypasses(_ host: String, noProxy: String) -> Bool {
-        let target = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        for entry in noProxy.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !entry.isEmpty {
-            if entry == "*" { return true }
-            let name = entry.hasPrefix(".") ? String(entry.dropFirst()) : entry
+        if noProxy.trimmingCharacters(in: .whitespaces) == "*" { return true }
+        var target = host.lowercased()
+        if target.hasPrefix("["), target.hasSuffix("]") { target = String(target.dropFirst().dropLast()) }
+        let address = IPAddressBytes(target)
+        if address == nil, target.hasSuffix(".") { target.removeLast() }
+        let entries = noProxy.lowercased().split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" })
+        for entry in entries {
+            if let address {
+                if address.matches(cidr: entry) { return true }
+                continue
+            }
+            var name = entry.hasPrefix(".") ? entry.dropFirst() : entry
+            if name.hasSuffix(".") { name = name.dropLast() }
+            guard !name.isEmpty else { continue }
             if target == name || target.hasSuffix("." + name) { return true }
         }
         return false
+    }
+}
+
+/// An IPv4 or IPv6 address as network-order bytes, for `NO_PROXY`'s CIDR entries.
+private struct IPAddressBytes {
+    let bytes: [UInt8]
+
+    init?(_ text: some StringProtocol) {
+        let text = String(text)
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 {
+            bytes = withUnsafeBytes(of: &v4) { Array($0) }
+        } else if inet_pton(AF_INET6, text, &v6) == 1 {
+            bytes = withUnsafeBytes(of: &v6) { Array($0) }
+        } else {
+            return nil
+        }
+    }
+
+    /// `entry` is `address[/bits]` of the same family covering this address. As curl: no
+    /// bits, bits that are not a number, or 0 mean the whole address.
+    func matches(cidr entry: Substring) -> Bool {
+        let parts = entry.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let network = IPAddressBytes(parts[0]), network.bytes.count == bytes.count else { return false }
+        let width = bytes.count * 8
+        var bits = width
+        if parts.count == 2 {
+            let digits = parts[1].prefix { $0.isASCII && $0.isNumber }
+            guard digits.count <= 4 else { return false }
+            let written = Int(digits) ?? 0
+            guard written <= width else { return false }
+            if written > 0 { bits = written }
+        }
+        for index in 0..<(bits / 8) where bytes[index] != network.bytes[index] { return false }
+        let rest = bits % 8
+        guard rest > 0 else { return true }
+        let mask = UInt8(truncatingIfNeeded: 0xFF << (8 - rest))
+        return bytes[bits / 8] & mask == network.bytes[bits / 8] & mask
     }
 }
 
@@ -154,7 +215,9 @@ struct ProxyTunnel {
     }
 
     static func refusal(_ code: Int, _ reason: String, proxy: HTTPProxy, target: Endpoint) -> TransportError {
-        let said = "The proxy \(proxy) refused to open a tunnel to \(target) (\(code)\(reason.isEmpty ? "" : " " + reason))"
+        // The reason phrase is the proxy's text, repeated in a sentence a terminal shows.
+        let phrase = ControlCharacters.hexEscaped(reason)
+        let said = "The proxy \(proxy) refused to open a tunnel to \(target) (\(code)\(phrase.isEmpty ? "" : " " + phrase))"
         switch code {
         case 401, 407:
             // 407 is the standard answer; some proxies (tinyproxy) answer wrong credentials 401.

@@ -37,7 +37,7 @@ package struct Endpoint: Sendable, Equatable, CustomStringConvertible {
             hostPart = text[..<colon]
             portPart = text[text.index(after: colon)...]
         }
-        guard !hostPart.isEmpty, let port = Int(portPart), (1...65535).contains(port) else { throw bad }
+        guard !hostPart.isEmpty, let port = PortNumber.parse(portPart) else { throw bad }
         self.init(host: String(hostPart), port: port)
     }
 

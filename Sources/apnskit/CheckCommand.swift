@@ -100,7 +100,8 @@ struct CheckCommand: ParsableCommand {
             throw ValidationError("--key-id must be the key's 10-character id (upper-case letters and digits), as in AuthKey_<KEYID>.p8.")
         }
         guard !paths.isEmpty else { throw ValidationError("Give at least one file or folder to check.") }
-        guard revocationTimeout >= 1 else { throw ValidationError("--revocation-timeout must be at least 1 second.") }
+        // OpenSSL takes the timeout as a C int; a day is past any responder worth waiting for.
+        guard (1...86_400).contains(revocationTimeout) else { throw ValidationError("--revocation-timeout must be from 1 to 86400 seconds.") }
         let stdinReaders = paths.filter { $0 == "-" }.count + (passin == "stdin" ? 1 : 0)
         guard stdinReaders <= 1 else {
             throw ValidationError("Standard input can be read once: give - as one input only, and not with --passin stdin.")

@@ -33,6 +33,12 @@ enum CurlCommand {
     static func render(_ request: HTTP2Request, endpoint: Endpoint, identityFiles: [String], caFile: String?) -> String {
         var parts = ["curl", "--http2"]
         if let caFile { parts += ["--cacert", quote(caFile)] }
+        if let proxy = endpoint.proxy {
+            // The proxy's password is a credential: curl asks for it on the terminal when
+            // --proxy-user names only the user.
+            parts += ["--proxy", quote("http://\(Endpoint(host: proxy.host, port: proxy.port).description)")]
+            if let username = proxy.username { parts += ["--proxy-user", quote(username)] }
+        }
         if let first = identityFiles.first {
             let lower = first.lowercased()
             if lower.hasSuffix(".p12") || lower.hasSuffix(".pfx") {

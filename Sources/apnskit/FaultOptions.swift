@@ -21,7 +21,7 @@ struct RuntimeFaultOptions: ParsableArguments {
     @Option(name: .customLong("delay-ms"), help: "Delay every answer by this many milliseconds (at most 60000).")
     var delayMilliseconds: Int = 0
 
-    @Option(name: .customLong("unregister"), help: ArgumentHelp("Answer requests to this device token 410 Unregistered (with the time it was set), as after the app was uninstalled; repeatable.", valueName: "TOKEN"))
+    @Option(name: .customLong("unregister"), help: ArgumentHelp("Answer requests to this device token 410 Unregistered (with the time it was set), as after the app was uninstalled; repeatable (at most 10,000), or several separated by commas.", valueName: "TOKEN"))
     var unregister: [String] = []
 
     func validate() throws { _ = try faults() }
@@ -43,7 +43,8 @@ struct RuntimeFaultOptions: ParsableArguments {
         faults.dropAfter = dropAfter
         faults.delayMilliseconds = delayMilliseconds
         let now = Int(Date().timeIntervalSince1970 * 1000)
-        for text in unregister {
+        // Main merges repeated --unregister flags into one comma-separated list (Main.mergingRepeated).
+        for text in unregister.flatMap({ $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }) {
             guard let token = try? APNsDeviceToken(parsing: text) else {
                 throw ValidationError("--unregister '\(text.prefix(80))' is not a device token; give its hex digits.")
             }

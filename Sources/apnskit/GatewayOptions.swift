@@ -64,10 +64,12 @@ struct GatewayOptions: ParsableArguments {
     /// Rules that hold whichever service is asked for. ArgumentParser runs this before the
     /// command's own `validate()`, so these sentences win over any command-specific one.
     func validate() throws {
-        if let gateway, (try? Endpoint(parsing: gateway)) == nil { throw ValidationError("--gateway \(gateway) is not HOST:PORT.") }
+        if let gateway, (try? Endpoint(parsing: gateway)) == nil { throw ValidationError("--gateway \(gateway) is not HOST:PORT (a port from 1 to 65535).") }
         if gateway != nil && port != nil { throw ValidationError("--port applies to Apple's hosts; put the port in --gateway HOST:PORT instead.") }
         if let port, !(1...65535).contains(port) { throw ValidationError("--port must be between 1 and 65535.") }
-        if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds.") }
+        // A day: past any wait that means something, and every conversion to a timer's
+        // integer stays in range.
+        if let timeout, !(timeout > 0 && timeout <= 86_400) { throw ValidationError("--timeout must be a positive number of seconds, at most 86400.") }
         if let proxy, !proxy.isEmpty {
             do { _ = try HTTPProxy(url: proxy) } catch { throw ValidationError("--proxy: \(error)") }
         } else if proxy == nil {

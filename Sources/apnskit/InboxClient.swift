@@ -1,6 +1,8 @@
 import APNsMockInbox
+import APNsTransport
 import ArgumentParser
 import Foundation
+import OpenSSLCore
 
 /// A request to the mock inbox's JSON API (`mock expect`, `mock faults`), through `PlainHTTP`,
 /// with the sentences a user reads when the inbox cannot be reached.
@@ -33,14 +35,25 @@ struct InboxClient {
     /// From `http://HOST:PORT[/][?token=TOKEN]`, as `mock serve` prints it.
     init(url: String) throws {
         let items = URLComponents(string: url)?.queryItems ?? []
+        let shown = ControlCharacters.hexEscaped(Self.redacted(url))
+        if case .invalid(let written) = PortNumber.inURL(url) {
+            throw Failure(description: "--ui \(shown) has the port \(ControlCharacters.hexEscaped(written)); a port is 1 to 65535, as mock serve prints it (http://HOST:PORT).")
+        }
         guard let components = URLComponents(string: url), components.scheme == "http", let host = components.host, !host.isEmpty,
-              let port = components.port, components.path.isEmpty || components.path == "/",
+              case .valid(let port) = PortNumber.inURL(url), components.path.isEmpty || components.path == "/",
               items.allSatisfy({ $0.name == "token" && $0.value?.isEmpty == false }) else {
-            throw Failure(description: "--ui \(url) is not an inbox address; give it as http://HOST:PORT (with ?token=TOKEN for an inbox beyond this machine), as mock serve prints it.")
+            throw Failure(description: "--ui \(shown) is not an inbox address; give it as http://HOST:PORT (with ?token=TOKEN for an inbox beyond this machine), as mock serve prints it.")
         }
         self.host = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         self.port = port
         token = items.first?.value
+    }
+
+    /// `url` with everything after `?` replaced: a usage error repeats the URL, and its query
+    /// may hold the inbox's access token.
+    static func redacted(_ url: String) -> String {
+        guard let question = url.firstIndex(of: "?") else { return url }
+        return String(url[..<question]) + "?***"
     }
 
     init(host: String, port: Int, token: String? = nil) {
@@ -132,8 +145,12 @@ struct InboxAddressOptions: ParsableArguments {
         guard data.count <= 65_536, let ports = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw CommandFailure(message: "The ports file \(path) is not mock serve's JSON ports file.", status: ExitStatus.input)
         }
-        guard let port = ports["ui"] as? Int else {
+        guard let value = ports["ui"], !(value is NSNull) else {
             throw CommandFailure(message: "The ports file \(path) has no \"ui\" port: start mock serve with --ui-port 0 (or a port) for the inbox.", status: ExitStatus.input)
+        }
+        guard let port = value as? Int, PortNumber.isValid(port) else {
+            throw CommandFailure(message: "The ports file \(path) gives the \"ui\" port as \(ControlCharacters.hexEscaped("\(value)")), not a port from 1 to 65535; give the file mock serve --ports-file wrote.",
+                                 status: ExitStatus.input)
         }
         return InboxClient(host: "127.0.0.1", port: port, token: ports["ui_token"] as? String)
     }
@@ -148,8 +165,9 @@ extension InboxClient {
         if answer.status == 401 {
             throw CommandFailure(message: "The inbox at \(display) wants its access token: give --ui with the ?token= URL mock serve printed, or --ports-file.", status: ExitStatus.usage)
         }
-        if answer.status == 400, let message = object?["error"] as? String {
-            throw CommandFailure(message: "\(refused): \(message)", status: ExitStatus.usage)
+        // 400: a value the inbox refuses; 413: a body past its bound (InboxRoutes.maxFaultsBody).
+        if answer.status == 400 || answer.status == 413, let message = object?["error"] as? String {
+            throw CommandFailure(message: "\(refused): \(ControlCharacters.hexEscaped(message))", status: ExitStatus.usage)
         }
         guard answer.status == expecting, let object else {
             throw CommandFailure(message: "The inbox at \(display) answered \(answer.status) without its JSON; is that the inbox's port?", status: ExitStatus.network)

@@ -1,3 +1,4 @@
+import APNsTransport
 import APNsCredentials
 import OpenSSLCore
 import SecureIO
@@ -38,8 +39,10 @@ struct MockCACommand: ParsableCommand {
     var revocationURL: String?
 
     func validate() throws {
-        if let revocationURL, MockRevocationURL.listenAddress(revocationURL) == nil {
-            throw ValidationError("--revocation-url '\(revocationURL)' must be http://HOST:PORT (no path), where `mock serve` will listen.")
+        if let revocationURL {
+            do { _ = try MockRevocationURL.listenAddress(revocationURL) } catch {
+                throw ValidationError("--revocation-url '\(ControlCharacters.hexEscaped(HTTPProxy.redacted(revocationURL)))' \(error).")
+            }
         }
     }
 

@@ -2,6 +2,7 @@ import APNsMockInbox
 import APNsProtocol
 import ArgumentParser
 import Foundation
+import OpenSSLCore
 
 /// `apnskit mock expect`: waits until the mock's inbox holds what a test expects (the
 /// one-liner an app's UI test or a CI step runs after the backend sent), through the inbox's
@@ -100,7 +101,9 @@ struct MockExpectCommand: ParsableCommand {
         if let token = entry["token"] as? String ?? entry["channel"] as? String { text += " token \(token.prefix(16))\(token.count > 16 ? "..." : "")" }
         if let topic = entry["topic"] as? String { text += " topic \(topic)" }
         if let device = entry["device"] as? String { text += " (on a device: \(device.prefix { $0 != ":" }))" }
-        return text
+        // Every field is what a client sent the mock (or the inbox says it did): text, not
+        // terminal commands.
+        return ControlCharacters.hexEscaped(text)
     }
 
     static func seconds(_ value: Double) -> String { value == value.rounded() ? "\(Int(value)) s" : "\(value) s" }

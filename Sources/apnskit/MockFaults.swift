@@ -2,6 +2,7 @@ import APNsMock
 import APNsProtocol
 import ArgumentParser
 import Foundation
+import OpenSSLCore
 
 /// `apnskit mock faults set|show|clear`: a running mock's faults, through its inbox API
 /// (`GET`/`PUT /api/faults`), so one test run can walk a client through an outage without
@@ -62,8 +63,9 @@ struct FaultsTarget: ParsableArguments {
         var parts: [String] = []
         let rates = object["fail_rates"] as? [String: Any] ?? [:]
         for status in rates.keys.sorted() {
+            // The inbox's answer, not ours: a rate past Int's range is shown, not converted.
             let percent = ((rates[status] as? NSNumber)?.doubleValue ?? 0) * 100
-            parts.append("\(status) for \(percent == percent.rounded() ? String(Int(percent)) : String(percent))% of valid requests")
+            parts.append("\(status) for \(Int(exactly: percent).map(String.init) ?? String(percent))% of valid requests")
         }
         if let value = object["goaway_after"] as? Int, value > 0 { parts.append("GOAWAY after \(value) requests") }
         if let value = object["drop_after"] as? Int, value > 0 { parts.append("drop at request \(value) (\(object["drop_mode"] as? String ?? "accepted"))") }
@@ -71,7 +73,7 @@ struct FaultsTarget: ParsableArguments {
         if let tokens = object["unregister"] as? [String], !tokens.isEmpty {
             parts.append("\(tokens.count) token\(tokens.count == 1 ? "" : "s") unregistered (\(tokens.prefix(3).map { String($0.prefix(16)) + "..." }.joined(separator: ", "))\(tokens.count > 3 ? ", ..." : ""))")
         }
-        return parts.isEmpty ? "none." : parts.joined(separator: ", ") + "."
+        return ControlCharacters.hexEscaped(parts.isEmpty ? "none." : parts.joined(separator: ", ") + ".")
     }
 }
 

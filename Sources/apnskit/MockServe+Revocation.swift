@@ -1,7 +1,9 @@
+import APNsTransport
 import APNsMock
 import APNsMockInbox
 import ArgumentParser
 import Foundation
+import OpenSSLCore
 
 /// `mock serve`'s revocation service: started when the CA folder names a revocation URL
 /// (`mock ca --revocation-url`), on that URL's host and port.
@@ -22,8 +24,9 @@ struct RevocationServeOptions: ParsableArguments {
             if fault != nil { Output.warning("--revocation-fault has no effect: \(caFolder) names no revocation URL (mock ca --revocation-url).") }
             return nil
         }
-        guard let address = MockRevocationURL.listenAddress(url) else {
-            throw CommandFailure(message: "\(caFolder)/\(MockRevocationURL.fileName) holds '\(url)', not http://HOST:PORT; make the CA again with mock ca --revocation-url.",
+        let address: (host: String, port: Int)
+        do { address = try MockRevocationURL.listenAddress(url) } catch {
+            throw CommandFailure(message: "\(caFolder)/\(MockRevocationURL.fileName) holds '\(ControlCharacters.hexEscaped(HTTPProxy.redacted(url)))', which \(error); make the CA again with mock ca --revocation-url.",
                                  status: ExitStatus.input)
         }
         let revocation = MockRevocation(ca: authority, folder: caFolder, fault: fault.flatMap(MockRevocation.Fault.init(rawValue:)))

@@ -155,8 +155,10 @@ struct MockServeCommand: AsyncParsableCommand {
         let gateway: MockGateway
         do {
             gateway = try MockGateway(ca: authority, caFolder: ca, configuration: configuration,
-                                      log: { line in if !quiet { Output.note(line) } },
-                                      warn: { line in Output.note(line) })
+                                      // Log lines repeat peers' text (a client certificate's
+                                      // subject, a protocol error): control characters escaped.
+                                      log: { line in if !quiet { Output.note(ControlCharacters.hexEscaped(line)) } },
+                                      warn: { line in Output.note(ControlCharacters.hexEscaped(line)) })
         } catch let error as APNsCredentialError {
             await revocationService?.server.stop()
             _ = await delivery?.stop(flushingFor: 0)
@@ -202,7 +204,8 @@ struct MockServeCommand: AsyncParsableCommand {
                 ("revocation", revocationService.map { .int($0.server.port) } ?? .null),
                 ("ca_file", .string(bundle)),
             ])
-            try SecureFileWriter.write(json.serialized() + [0x0A], to: portsFile, sensitivity: .public, force: true)
+            // With the inbox's access token in it, the file is as secret as the token (0600).
+            try SecureFileWriter.write(json.serialized() + [0x0A], to: portsFile, sensitivity: webInbox?.token == nil ? .public : .secret, force: true)
         }
         let signal = await interruption.wait()
         // Every record line went to the kernel with its own write(2) before its answer; stop

@@ -55,6 +55,7 @@ struct BroadcastPushOptions: ParsableArguments {
             || relevanceScore != nil || inputPushToken || inputPushChannel != nil {
             throw ValidationError("--content-state, --attributes, --stale-date and the other Live Activity options need --live-activity start|update|end.")
         }
+        if let relevanceScore, !relevanceScore.isFinite { throw ValidationError("--relevance-score must be a finite number.") }
         if liveActivity != nil && contentState == nil { throw ValidationError("--live-activity needs --content-state (a JSON object or a file).") }
         for (name, value) in [("--stale-date", staleDate), ("--dismissal-date", dismissalDate)] {
             if let value, Self.date(value) == nil { throw ValidationError("\(name) '\(value)' must be UNIX seconds or +SECONDS from now.") }
@@ -148,10 +149,12 @@ struct BroadcastPushOptions: ParsableArguments {
         return value
     }
 
-    /// UNIX seconds, or `+SECONDS` from now.
+    /// UNIX seconds, or `+SECONDS` from now; nil past the year 5138 (1e11 seconds, where the
+    /// lint reads milliseconds), before 1970, or not a finite number.
     static func date(_ text: String) -> Date? {
-        if text.hasPrefix("+"), let seconds = Double(text.dropFirst()) { return Date().addingTimeInterval(seconds) }
-        return Double(text).map { Date(timeIntervalSince1970: $0) }
+        let relative = text.hasPrefix("+")
+        guard let seconds = Double(relative ? String(text.dropFirst()) : text), seconds.isFinite, seconds >= 0, seconds < 1e11 else { return nil }
+        return relative ? Date().addingTimeInterval(seconds) : Date(timeIntervalSince1970: seconds)
     }
 }
 

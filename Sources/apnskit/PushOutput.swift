@@ -223,8 +223,13 @@ struct PushReport {
         return text
     }
 
-    /// One line for a single notification.
+    /// One line for a single notification; the gateway's reason and error texts are a peer's,
+    /// so control characters in them are escaped.
     static func describe(_ result: APNsSendResult) -> String {
+        ControlCharacters.hexEscaped(sentence(result))
+    }
+
+    private static func sentence(_ result: APNsSendResult) -> String {
         switch result.outcome {
         case .delivered:
             return "delivered to \(result.token.hex) (apns-id \(result.apnsIDText))\(result.possiblyDuplicated ? ", possibly duplicated" : "")"

@@ -38,7 +38,7 @@ struct TokenTriageOptions: ParsableArguments {
             if usesGateway && diagnoseGateway == nil {
                 throw ValidationError("--diagnose-tokens with --gateway needs --diagnose-gateway HOST:PORT, the other environment's endpoint (e.g. a second mock gateway started with the other --environment).")
             }
-            if let diagnoseGateway, (try? Endpoint(parsing: diagnoseGateway)) == nil { throw ValidationError("--diagnose-gateway \(diagnoseGateway) is not HOST:PORT.") }
+            if let diagnoseGateway, (try? Endpoint(parsing: diagnoseGateway)) == nil { throw ValidationError("--diagnose-gateway \(diagnoseGateway) is not HOST:PORT (a port from 1 to 65535).") }
             if let diagnoseLimit, !(1...Self.maximumDiagnoseLimit).contains(diagnoseLimit) {
                 throw ValidationError("--diagnose-limit must be between 1 and \(Self.maximumDiagnoseLimit).")
             }
@@ -115,6 +115,12 @@ enum TokenTriageText {
             return "This is \(whose(environment)): keep it and send its notifications to \(environment?.rawValue ?? "the other environment")."
         case .keepReregistered(let registered, let unregistered):
             return "The app registered this token again (\(RegistrationTime.text(registered))) after APNs last knew it invalid (\(RegistrationTime.text(unregistered))): keep it."
+        case .keepUndetermined(let environment, let mayHaveBeenDelivered):
+            let other = environment?.rawValue ?? "the other environment"
+            let told = result?.diagnosis.map { sentence(for: $0) + " " } ?? ""
+            return told + (mayHaveBeenDelivered
+                ? "The notification may have been delivered in \(other), so this may be \(whose(environment)): keep it, and check it again later."
+                : "This may be \(whose(environment)): keep it, and check it again later.")
         case .compareRegistration(let unregistered):
             return "APNs last knew this token invalid at \(RegistrationTime.text(unregistered)): delete it only if your app last registered it before then (compare with your own registration time, or give it after the token in --tokens / with --registered-at)."
         case .remove:
@@ -168,7 +174,7 @@ enum TokenTriageText {
     private static func unregisteredAt(_ removal: APNsTokenRemoval, _ result: APNsSendResult) -> Date? {
         switch removal {
         case .keepReregistered(_, let unregistered), .compareRegistration(let unregistered): return unregistered
-        case .keepForOtherEnvironment: return nil
+        case .keepForOtherEnvironment, .keepUndetermined: return nil
         case .remove:
             if case .rejected(_, let reason, let timestamp) = result.outcome, reason != .badDeviceToken { return timestamp }
             if case .rejected(_, _, let timestamp)? = result.diagnosis?.attempt { return timestamp }

@@ -36,6 +36,13 @@ import Testing
 
     static let cases: [Case] = [
         Case(rule: APNsLintRules.payloadNotObject, trips: request("[1, 2]"), clean: request(#"{"aps": {"alert": "hi"}}"#)),
+        Case(rule: APNsLintRules.payloadInvalidUTF8,
+             trips: APNsLintRequest(payload: Array(#"{"aps": {"alert": "caf"#.utf8) + [0xC3, 0x28] + Array(#""}}"#.utf8), pushType: .alert, now: now),
+             clean: request(#"{"aps": {"alert": "café \u00e9"}}"#)),
+        Case(rule: APNsLintRules.payloadNumberRange, trips: request(#"{"aps": {"alert": "hi", "badge": 1e400}}"#),
+             clean: request(#"{"aps": {"alert": "hi", "badge": 1e308}}"#)),
+        Case(rule: APNsLintRules.payloadDuplicateAps, trips: request(#"{"aps": {"alert": "checked"}, "aps": {"alert": "delivered?"}}"#),
+             clean: request(#"{"aps": {"alert": "hi"}, "data": {"aps": 1}}"#)),
         Case(rule: APNsLintRules.payloadTooLarge, trips: request(#"{"aps": {"alert": "\#(bigBody)"}}"#),
              clean: request(#"{"aps": {}, "call": "\#(bigBody)"}"#, .voip, topic: "com.example.app.voip")),
         Case(rule: APNsLintRules.apsNotObject, trips: request(#"{"aps": "hi"}"#), clean: request(#"{"aps": {"alert": "hi"}}"#)),
@@ -162,6 +169,18 @@ import Testing
         #expect(APNsPayloadLint.lint(APNsLintRequest(payload: Array(#"{"aps": {"event": "update"}}"#.utf8))).pushType == .liveactivity)
         #expect(APNsPayloadLint.lint(APNsLintRequest(payload: Array(#"{"aps": {"content-available": 1}}"#.utf8))).pushType == .background)
         #expect(APNsPayloadLint.lint(APNsLintRequest(payload: Array(#"{"aps": {"alert": "x"}}"#.utf8))).pushType == .alert)
+    }
+
+    /// Before: `Int(seconds)` on these trapped (SIGILL) in lint, push and the mock.
+    @Test(arguments: ["1e19", "-1e19", "18446744073709551615", "9223372036854775808", "-9223372036854775809", "1e308", "-1e308", "1e400", "-1e400", "-0"])
+    func numbersPastIntsRange(_ number: String) {
+        let dates = Self.live(#""event": "update", "content-state": {"score": 1, "kickoff": \#(number)}, "stale-date": \#(number), "dismissal-date": \#(number)"#,
+                              timestamp: number, schema: Self.schema, previous: Self.ts)
+        let report = APNsPayloadLint.lint(dates)
+        let positive = !number.hasPrefix("-") && number != "-0"
+        #expect(report.findings.contains { $0.rule == (positive ? APNsLintRules.laTimestampMilliseconds : APNsLintRules.laTimestampStale) }, "\(report.findings)")
+        #expect(report.liveActivityTimestamp == Int(exactly: Double(number)!.rounded(.down)))
+        #expect(report.findings.allSatisfy { !$0.message.isEmpty })
     }
 
     /// Lint's bound: nothing past 5,120 bytes is parsed, and nesting past 64 is refused by

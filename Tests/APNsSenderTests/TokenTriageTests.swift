@@ -46,6 +46,38 @@ struct TokenTriageTests {
         #expect(line.contains(#""may_have_been_delivered":true,"diagnosis":{"verdict":"other_environment","environment":"production","delivered":true,"http_status":200,"apns_id":"id"}"#), "\(line)")
     }
 
+    @Test("A BadDeviceToken whose diagnosis told nothing is kept, never safe to delete, the more so when the attempt may have been delivered (and for a repeated line)")
+    func undeterminedIsKept() {
+        let lost = APNsTokenDiagnosis(verdict: .undetermined, environment: .production,
+                                      attempt: .failed(APNsSendError(.connectionLost, "no answer", mayHaveBeenDelivered: true)), attemptID: "id")
+        #expect(rejected(400, .badDeviceToken, diagnosis: lost).tokenRemoval() == .keepUndetermined(.production, mayHaveBeenDelivered: true))
+        #expect(rejected(400, .badDeviceToken, diagnosis: lost.repeatedCopy).tokenRemoval() == .keepUndetermined(.production, mayHaveBeenDelivered: true))
+        let cancelled = APNsTokenDiagnosis(verdict: .undetermined, environment: .production, attempt: .cancelled(written: false), attemptID: nil)
+        #expect(rejected(400, .badDeviceToken, diagnosis: cancelled).tokenRemoval() == .keepUndetermined(.production, mayHaveBeenDelivered: false))
+        let refused = APNsTokenDiagnosis(verdict: .undetermined, environment: .production,
+                                         attempt: .rejected(status: 403, reason: .badCertificateEnvironment, timestamp: nil), attemptID: "id")
+        #expect(rejected(400, .badDeviceToken, diagnosis: refused).tokenRemoval()?.safeToDelete == false)
+        // Not tried (the limit): as without a diagnosis.
+        let notTried = APNsTokenDiagnosis(verdict: .limitReached, environment: .production, attempt: nil, attemptID: nil)
+        #expect(rejected(400, .badDeviceToken, diagnosis: notTried).tokenRemoval() == .remove)
+    }
+
+    /// Before: a 410 whose timestamp was 1e300 became a Date that `--results` converted to Int (a trap).
+    @Test("A gateway's 410 timestamp past any date, negative or not a number is dropped; a real one is kept")
+    func gatewayTimestamps() {
+        for text in ["1e300", "-1", "1e15", "18446744073709551615", "\"soon\""] {
+            let (reason, timestamp) = BatchSender.parseError(Array(#"{"reason":"Unregistered","timestamp":\#(text)}"#.utf8))
+            #expect(reason == .unregistered && timestamp == nil, "\(text)")
+        }
+        #expect(BatchSender.parseError(Array(#"{"reason":"Unregistered","timestamp":1700000000000}"#.utf8)).timestamp == Self.unregistered)
+    }
+
+    @Test("The diagnosis client's policy is one attempt: nothing it wrote is sent again")
+    func diagnosisPolicy() {
+        #expect(APNsRetryPolicy().singleAttempt.maximumAttempts == 1)
+        #expect(APNsRetryPolicy(maximumAttempts: 9, baseDelay: 0.2).singleAttempt.baseDelay == 0.2)
+    }
+
     @Test("A --tokens line may carry the registration time between the token and the payload")
     func registrationColumn() throws {
         let hex = String(repeating: "ab", count: 32)

@@ -1,5 +1,7 @@
 @testable import APNsTransport
+import Foundation
 import Testing
+import TestSupport
 
 /// Proxy URLs and NO_PROXY as curl reads them, and the CONNECT answer's parsing.
 @Suite struct HTTPProxyTests {
@@ -26,6 +28,57 @@ import Testing
     ])
     func noProxy(host: String, list: String, bypassed: Bool) {
         #expect(HTTPProxy.bypasses(host, noProxy: list) == bypassed)
+    }
+
+    @Test func portNumbers() {
+        #expect(PortNumber.parse("1") == 1 && PortNumber.parse("65535") == 65535 && PortNumber.parse("0", allowingAny: true) == 0)
+        for bad in ["0", "65536", "99999", "-1", "+80", " 80", "80 ", "0x50", "", "18446744073709586079", "٨٠"] {
+            #expect(PortNumber.parse(bad) == nil, "\(bad)")
+        }
+        #expect(PortNumber.inURL("http://h:8080/x?y#z") == .valid(8080))
+        #expect(PortNumber.inURL("http://u:p:w@h:81") == .valid(81))
+        #expect(PortNumber.inURL("http://[::1]:82/") == .valid(82))
+        #expect(PortNumber.inURL("http://[::1]/") == .absent && PortNumber.inURL("http://h/") == .absent && PortNumber.inURL("http://h:/") == .absent)
+        #expect(PortNumber.inURL("h:99999") == .invalid("99999") && PortNumber.inURL("http://[::1]x") == .invalid("x"))
+        #expect(PortNumber.inURL("http://h:1e3") == .invalid("1e3"))
+    }
+
+    /// Before: URLComponents read 99999 as a port (dialled as 34463) and dropped one past Int's
+    /// range (so the proxy became port 1080).
+    @Test func portsOutsideTheRangeAreRefused() throws {
+        for bad in ["http://127.0.0.1:99999", "127.0.0.1:65536", "http://127.0.0.1:18446744073709586079", "http://127.0.0.1:0",
+                    "http://u:p@127.0.0.1:-1", "http://[::1]:70000", "http://127.0.0.1:8o80"] {
+            #expect(throws: TransportError.self, "\(bad)") { try HTTPProxy(url: bad) }
+            do { _ = try HTTPProxy(url: bad) } catch { #expect("\(error)".contains("a port is 1 to 65535") || "\(error)".contains("not a URL"), "\(error)") }
+        }
+        #expect(try HTTPProxy(url: "http://127.0.0.1:65535").port == 65535)
+        #expect(try HTTPProxy(url: "http://127.0.0.1:1").port == 1)
+        #expect(throws: TransportError.self) { try HTTPProxy.fromEnvironment(for: "api.push.apple.com", ["https_proxy": "http://127.0.0.1:99999"]) }
+    }
+
+    /// Our reading of NO_PROXY beside curl's, for a loopback address and a name: curl is asked
+    /// to reach a closed port through a proxy on another closed port, and the port it says it
+    /// could not connect to tells whether it bypassed the proxy.
+    @Test func noProxyAsCurlReadsIt() async throws {
+        // Bound, never listening: a connection to either is refused at once, and they differ.
+        let (proxySocket, proxyPort) = bindLoopbackTCP()
+        let (targetSocket, targetPort) = bindLoopbackTCP()
+        defer { close(proxySocket); close(targetSocket) }
+        let forms = ["127.0.0.0/8", "127.0.0.1/32", "127.0.0.1/0", "127.0.0.2/31", "127.0.0.1/33", ".0.0.1", "0.0.1", "127.0.0.1", "127.0.0.1.",
+                     "*", "a,*", " x , 127.0.0.1", "x 127.0.0.1", "localhost", ".localhost", "LOCALHOST", "localhost.", "ocalhost", "*.localhost", "127.0.0.0/24,example.org"]
+        for host in ["127.0.0.1", "localhost"] {
+            for form in forms {
+                let result = try await ProcessRunner.run("/usr/bin/curl", ["--silent", "--show-error", "--max-time", "10", "https://\(host):\(targetPort)/"],
+                                                         environment: ["https_proxy": "http://127.0.0.1:\(proxyPort)", "HTTPS_PROXY": "http://127.0.0.1:\(proxyPort)",
+                                                                       "no_proxy": form, "NO_PROXY": form])
+                let curlBypassed = result.stderr.contains("port \(targetPort)") && !result.stderr.contains("port \(proxyPort)")
+                #expect(result.stderr.contains("port \(targetPort)") || result.stderr.contains("port \(proxyPort)"), "\(result)")
+                #expect(HTTPProxy.bypasses(host, noProxy: form) == curlBypassed, "NO_PROXY=\"\(form)\" for \(host): curl \(curlBypassed ? "bypasses" : "uses") the proxy")
+            }
+        }
+        // IPv6 blocks as curl's source reads them (curl 7.88 on Debian 12 matches only the exact text).
+        #expect(HTTPProxy.bypasses("::1", noProxy: "::1") && HTTPProxy.bypasses("[::1]", noProxy: "::1/128") && HTTPProxy.bypasses("::1", noProxy: "::/64"))
+        #expect(!HTTPProxy.bypasses("::1", noProxy: "::2/127") && !HTTPProxy.bypasses("::1", noProxy: "127.0.0.1/8") && !HTTPProxy.bypasses("127.0.0.1", noProxy: "::1"))
     }
 
     @Test func environmentPrecedence() throws {

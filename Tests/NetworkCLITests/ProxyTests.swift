@@ -169,6 +169,28 @@ import TestSupport
         #expect(!(verify.stdout + verify.stderr).contains("offers no TLS version"), "\(verify.stdout) \(verify.stderr)")
     }
 
+    /// Before: the proxy's reason phrase reached the terminal raw (ESC, BEL).
+    @Test func aProxysReasonPhraseIsEscaped() async throws {
+        let setup = try await Setup.make()
+        defer { setup.gateway.kill() }
+        let script = """
+            import socket
+            s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+            print("port", s.getsockname()[1], flush=True)
+            while True:
+                c, _ = s.accept(); c.recv(4096)
+                c.sendall(b"HTTP/1.1 403 Bad \\x1b[31mRed\\x07\\r\\n\\r\\n"); c.close()
+            """
+        let proxy = try BackgroundProcess("/usr/bin/python3", ["-c", script])
+        defer { proxy.kill() }
+        let line = try #require(await proxy.waitForStdoutLine(containing: "port "), "\(proxy.stderr)")
+        let port = try #require(Int(line.split(separator: " ").last ?? ""))
+        let push = try await setup.apnskit(["push", setup.identity, "--gateway", "127.0.0.1:\(setup.provider)", "--ca-file", setup.bundle,
+                                            "--proxy", "http://127.0.0.1:\(port)", "--token", setup.token, "--alert", "no"])
+        #expect(push.status == 4, "\(push)")
+        #expect(push.stderr.contains("(403 Bad \\x1b[31mRed\\x07)") && !push.stderr.contains("\u{1B}") && !push.stderr.contains("\u{07}"), "\(push.stderr)")
+    }
+
     @Test func aProxyThatNeverAnswersIsBoundedByTheTimeout() async throws {
         let setup = try await Setup.make()
         defer { setup.gateway.kill() }

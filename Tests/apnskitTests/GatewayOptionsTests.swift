@@ -34,12 +34,14 @@ struct GatewayOptionsTests {
 
     @Test("The same bad --gateway, --port or --timeout: the same sentence and exit 2 from push, verify and feedback",
           arguments: [
-              (["--gateway", "localhost"], "--gateway localhost is not HOST:PORT."),
-              (["--gateway", "localhost:0"], "--gateway localhost:0 is not HOST:PORT."),
+              (["--gateway", "localhost"], "--gateway localhost is not HOST:PORT (a port from 1 to 65535)."),
+              (["--gateway", "localhost:0"], "--gateway localhost:0 is not HOST:PORT (a port from 1 to 65535)."),
               (["--gateway", "127.0.0.1:2197", "--port", "2197"], "--port applies to Apple's hosts; put the port in --gateway HOST:PORT instead."),
               (["--port", "0"], "--port must be between 1 and 65535."),
               (["--port", "65536"], "--port must be between 1 and 65535."),
-              (["--timeout", "0"], "--timeout must be a positive number of seconds."),
+              (["--timeout", "0"], "--timeout must be a positive number of seconds, at most 86400."),
+              (["--timeout", "1e308"], "--timeout must be a positive number of seconds, at most 86400."),
+              (["--timeout", "nan"], "--timeout must be a positive number of seconds, at most 86400."),
               (["--timeout", "soon"], "'soon' is invalid for '--timeout"),
           ])
     func badGatewayInput(extra: [String], sentence: String) async throws {

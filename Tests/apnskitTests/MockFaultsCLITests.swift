@@ -66,6 +66,32 @@ struct MockFaultsCLITests {
         #expect(verbose.stdout.contains("recv GOAWAY frame"), "\(verbose.stdout.suffix(2000))")
     }
 
+    /// Before: the body bound was 16 KiB, so about 245 tokens or more got 413 and exit 4.
+    @Test("mock faults set --unregister with 10,000 tokens works (curl sees 410 for the last); 10,001 is exit 2; 10,000 of the longest tokens fit the body bound")
+    func tenThousandTokens() async throws {
+        let f = try await CLIFixture()
+        let (server, provider, ui) = try await mock(f)
+        defer { server.kill() }
+        let tokens = (0..<10_000).map { String(format: "%064lx", 0x1_0000 + $0) }
+        let set = try await f.run(["mock", "faults", "set", "--ports-file", "ports.json", "--format", "json"] + tokens.flatMap { ["--unregister", $0] })
+        #expect(set.status == 0, "\(set.status) \(set.stderr)")
+        let shown = try #require(try JSONSerialization.jsonObject(with: set.stdoutData) as? [String: Any], "\(set.stderr)")
+        #expect((shown["unregister"] as? [String])?.count == 10_000)
+        let jwt = try await f.providerToken()
+        let gone = try await ProcessRunner.run("/usr/bin/curl", [
+            "--http2", "--silent", "--max-time", "30", "--cacert", "mockca/ca-bundle.pem", "-H", "authorization: bearer \(jwt)",
+            "-H", "apns-topic: com.example.app", "--data", #"{"aps":{"alert":"hi"}}"#, "--write-out", " %{http_code}",
+            "https://127.0.0.1:\(provider)/3/device/\(tokens[9_999])"], directory: f.dir.path)
+        #expect(gone.stdout.hasSuffix(" 410") && gone.stdout.contains("Unregistered"), "\(gone)")
+        let over = try await f.run(["mock", "faults", "set", "--ports-file", "ports.json"] + (tokens + [String(repeating: "ff", count: 32)]).flatMap { ["--unregister", $0] })
+        expectFailure(over, status: 2, mentions: ["--unregister names 10001 tokens, more than 10000"])
+        // The longest tokens (100 bytes each) through the API, as curl sends them.
+        let longest = (0..<10_000).map { String(format: "%0200lx", $0) }
+        let bodyPath = try f.dir.write("longest.json", text: "{\"unregister\": [\"" + longest.joined(separator: "\", \"") + "\"]}")
+        let answer = try await api(["-X", "PUT", "-H", "Content-Type: application/json", "--data-binary", "@\(bodyPath)", "http://127.0.0.1:\(ui)/api/faults"])
+        #expect(answer.status == 200, "\(answer.status) \(answer.body.prefix(300))")
+    }
+
     @Test("Bad bodies are 400 with one sentence and change nothing; too large 413; another site's Origin and Host 403")
     func badBodies() async throws {
         let f = try await CLIFixture()
@@ -90,8 +116,10 @@ struct MockFaultsCLITests {
             let answer = try await put(ui, body)
             #expect(answer.status == 400 && answer.body.contains(message), "\(body): \(answer)")
         }
-        let large = try await put(ui, "{\"delay_ms\": 1" + String(repeating: " ", count: 20_000) + "}")
-        #expect(large.status == 413, "\(large)")
+        // One byte past the bound (2 MiB, InboxRoutes.maxFaultsBody), from a file: too long for one argument.
+        let largePath = try f.dir.write("large.json", text: "{\"delay_ms\": 1" + String(repeating: " ", count: 2 * 1024 * 1024 - 14) + "}")
+        let large = try await api(["-X", "PUT", "-H", "Content-Type: application/json", "--data-binary", "@\(largePath)", "http://127.0.0.1:\(ui)/api/faults"])
+        #expect(large.status == 413 && large.body.contains("larger than 2097152 bytes"), "\(large.status) \(large.body.prefix(300))")
         let foreign = try await put(ui, "{}", headers: ["-H", "Origin: http://evil.example"])
         #expect(foreign.status == 403 && foreign.body.contains("another site"), "\(foreign)")
         let rebound = try await put(ui, "{}", headers: ["-H", "Host: evil.example"])

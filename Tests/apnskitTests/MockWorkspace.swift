@@ -5,10 +5,10 @@ import TestSupport
 /// A CLI fixture with a mock CA and the credentials the gateway tests use, and `mock serve`
 /// started in it on free ports.
 extension CLIFixture {
-    /// `run` with the arguments in an array.
+    /// `run` with the arguments in an array (and variables added to the environment).
     @discardableResult
-    func run(_ arguments: [String]) async throws -> ProcessResult {
-        try await Binaries.apnskit(arguments, directory: dir.path)
+    func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> ProcessResult {
+        try await Binaries.apnskit(arguments, environment: environment, directory: dir.path)
     }
 
     /// `mockca/`, `AuthKey_ABC123DEFG.p8` (team TEAM123456); with `certificates`, also

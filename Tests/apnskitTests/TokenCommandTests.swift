@@ -85,4 +85,19 @@ struct TokenCommandTests {
         let missingKey = try await f.run("token", "inspect", good, "--auth-key", "nowhere.p8")
         #expect(missingKey.status == 3, "\(missingKey)")
     }
+
+    /// Before: an iat of -2^63 fits an Int, and "now - iat" overflowed (a trap).
+    @Test("token inspect: an iat at or past Int's ends is a problem with its sentence, never a crash", arguments: [
+        "-9223372036854775808", "9223372036854775807", "1e19", "-1e19", "18446744073709551615", "true",
+    ])
+    func extremeIssuedAt(_ iat: String) async throws {
+        let f = try await CLIFixture()
+        func part(_ json: String) -> String {
+            Data(json.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+        }
+        let token = part(#"{"alg":"ES256","kid":"ABC123DEFG"}"#) + "." + part(#"{"iss":"TEAM123456","iat":\#(iat)}"#) + ".AAAA"
+        let result = try await f.run("token", "inspect", token)
+        #expect(result.status == 1 && result.stdout.contains("PROBLEM iat") && !result.stderr.contains("Fatal error"), "\(iat): \(result)")
+    }
 }

@@ -19,6 +19,8 @@ struct TokenTriageCLITests {
     /// An 80-byte Live Activity push token (160 hex digits), as ActivityKit hands them out.
     static let liveActivity = (0..<80).map { String(format: "%02x", ($0 * 37 + 11) & 0xFF) }.joined()
     static let goneAt = 1_700_000_000_000
+    /// More production tokens, for runs that stop while many diagnoses wait for their answer.
+    static let manyProduction = (0..<20).map { String(repeating: String(format: "%02x", 0x60 + $0), count: 32) }
 
     static let registry = """
         {"tokens": [
@@ -28,7 +30,8 @@ struct TokenTriageCLITests {
           {"token": "\(goneA)", "topic": "com.example.app", "unregistered_at_ms": \(goneAt)},
           {"token": "\(goneB)", "topic": "com.example.app", "unregistered_at_ms": \(goneAt)},
           {"token": "\(goneC)", "topic": "com.example.app", "unregistered_at_ms": \(goneAt)},
-          {"token": "\(liveActivity)", "topic": "com.example.app", "environment": "sandbox"}
+          {"token": "\(liveActivity)", "topic": "com.example.app", "environment": "sandbox"},
+        \(manyProduction.map { #"  {"token": "\#($0)", "topic": "com.example.app", "environment": "production"}"# }.joined(separator: ",\n"))
         ]}
         """
 
@@ -156,6 +159,65 @@ struct TokenTriageCLITests {
         #expect(diagnosis["delivered"] as? Bool == true && diagnosis["verdict"] as? String == "other_environment", "\(diagnosis)")
         #expect(try jsonLines(f, "remove.jsonl").first?["safe_to_delete"] as? Bool == false)
         #expect(push.stdout.contains("token diagnosis against production: 1 tried, 1 production tokens (1 delivered in production)"), "\(push.stdout)")
+    }
+
+    /// Tokens in `name`, one per line (an `--invalid-tokens` list, missing: none).
+    func listed(_ f: CLIFixture, _ name: String) -> Set<String> {
+        Set(String(decoding: (try? f.dir.read(name)) ?? [], as: UTF8.self).split(separator: "\n").map(String.init))
+    }
+
+    /// Before: the diagnosis client retried a request that got no answer in time (the sender's
+    /// policy, 6 attempts), so production delivered each notification six times, and the token
+    /// it may have been delivered to was listed for deletion.
+    @Test("A diagnosis with no answer in time is one try per token, never resent; the token is kept (undetermined, may have been delivered), off --invalid-tokens")
+    func diagnosisWithoutAnswer() async throws {
+        let f = try await CLIFixture()
+        let (sandbox, sandboxPort, production, productionPort) = try await mocks(f, production: ["--delay-ms", "3000"])
+        defer { sandbox.kill(); production.kill() }
+        let tokens = Array(Self.manyProduction.prefix(3))
+        _ = try f.dir.write("tokens.txt", text: tokens.joined(separator: "\n") + "\n")
+        let run = try await f.run(["push", "--tokens", "tokens.txt", "--alert", "Hi", "--gateway", "127.0.0.1:\(sandboxPort)", "--timeout", "1",
+                                   "--diagnose-tokens", "--diagnose-gateway", "127.0.0.1:\(productionPort)",
+                                   "--results", "results.jsonl", "--invalid-tokens", "remove.txt", "--invalid-tokens-json", "remove.jsonl"] + credentials)
+        #expect(run.status == 1, "\(run)")
+        // Every request production received arrived before push ended; each token once.
+        #expect(await Wait.until(seconds: 30) { ((try? jsonLines(f, "production.jsonl")) ?? []).count >= tokens.count })
+        let received = try jsonLines(f, "production.jsonl").compactMap { $0["token"] as? String }
+        #expect(received.sorted() == tokens.sorted(), "production received \(received.count) requests: \(received)")
+        let results = try jsonLines(f, "results.jsonl")
+        #expect(results.count == 3 && results.allSatisfy {
+            ($0["diagnosis"] as? [String: Any])?["verdict"] as? String == "undetermined" && $0["may_have_been_delivered"] as? Bool == true
+        }, "\(results)")
+        #expect(listed(f, "remove.txt").isEmpty, "\(listed(f, "remove.txt"))")
+        let companion = try jsonLines(f, "remove.jsonl")
+        #expect(companion.count == 3 && companion.allSatisfy { $0["safe_to_delete"] as? Bool == false }, "\(companion)")
+        #expect((companion.first?["advice"] as? String)?.contains("may have been delivered in production") == true, "\(companion)")
+    }
+
+    @Test("A double SIGTERM while diagnoses wait for production: no token production received is listed for deletion or called safe to delete (exit 143)")
+    func doubleSignalDuringDiagnosis() async throws {
+        let f = try await CLIFixture()
+        let (sandbox, sandboxPort, production, productionPort) = try await mocks(f, production: ["--delay-ms", "10000"])
+        defer { sandbox.kill(); production.kill() }
+        _ = try f.dir.write("tokens.txt", text: Self.manyProduction.joined(separator: "\n") + "\n")
+        let push = try BackgroundProcess(Binaries.apnskit, ["push", "--tokens", "tokens.txt", "--alert", "Hi", "--gateway", "127.0.0.1:\(sandboxPort)",
+                                                            "--diagnose-tokens", "--diagnose-gateway", "127.0.0.1:\(productionPort)",
+                                                            "--results", "results.jsonl", "--invalid-tokens", "remove.txt",
+                                                            "--invalid-tokens-json", "remove.jsonl"] + credentials,
+                                         directory: f.dir.path)
+        defer { push.kill() }
+        try #require(await Wait.until(seconds: 60, while: { push.isRunning }) {
+            ((try? jsonLines(f, "production.jsonl")) ?? []).count >= Self.manyProduction.count / 2
+        }, "the diagnoses never reached production: \(push.stderr)")
+        kill(push.pid, SIGTERM)
+        // The second signal after the first was taken (one signal source would merge two sent at once).
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(await push.stop() == 143, "\(push.stdout) \(push.stderr)")
+        let received = Set(try jsonLines(f, "production.jsonl").compactMap { $0["token"] as? String })
+        #expect(!received.isEmpty)
+        #expect(listed(f, "remove.txt").isDisjoint(with: received), "listed for deletion: \(listed(f, "remove.txt").intersection(received))")
+        let unsafe = try jsonLines(f, "remove.jsonl").filter { received.contains($0["token"] as? String ?? "") && $0["safe_to_delete"] as? Bool != false }
+        #expect(unsafe.isEmpty, "\(unsafe)")
     }
 
     /// It hung before: the result thread (registration times) and the command after the batch

@@ -1,6 +1,7 @@
 import APNsCredentials
 import OpenSSLCore
 import SecureIO
+import APNsTransport
 import Foundation
 
 /// The mock CA's record of what it issued and revoked: `index.txt` in the CA folder, in the
@@ -129,11 +130,35 @@ package enum MockRevocationURL {
         try SecureFileWriter.write(Array((url + "\n").utf8), to: (folder as NSString).appendingPathComponent(fileName), sensitivity: .public, force: force)
     }
 
-    /// Host and port of an `http://HOST:PORT[/]` URL, as the responder listens; nil for
-    /// anything else (https, a path, no port).
-    package static func listenAddress(_ url: String) -> (host: String, port: Int)? {
-        guard let components = URLComponents(string: url), components.scheme == "http", let host = components.host,
-              components.path.isEmpty || components.path == "/", components.query == nil else { return nil }
-        return (host, components.port ?? 80)
+    /// Host and port of an `http://HOST[:PORT][/]` URL, as the responder listens; for anything
+    /// else, why not (`Invalid`): https, a path, a query or fragment, credentials (a
+    /// certificate's URL carries none, and clients send none), a port outside 1 to 65535, or an
+    /// unspecified address (0.0.0.0, ::), which listens on every interface and is no address a
+    /// client can connect to.
+    package static func listenAddress(_ url: String) throws(Invalid) -> (host: String, port: Int) {
+        guard let components = URLComponents(string: url), components.scheme == "http", let host = components.host, !host.isEmpty else {
+            throw Invalid("is not an http:// URL such as http://127.0.0.1:8888")
+        }
+        guard components.path.isEmpty || components.path == "/", components.query == nil, components.fragment == nil else {
+            throw Invalid("has a path, query or fragment; give http://HOST:PORT, where `mock serve` will listen")
+        }
+        guard components.user == nil, components.password == nil else {
+            throw Invalid("has a user name or password; a certificate's revocation URL carries none")
+        }
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        guard !["0.0.0.0", "::", "0:0:0:0:0:0:0:0"].contains(bare) else {
+            throw Invalid("names \(bare), which listens on every interface and which no client can connect to; give 127.0.0.1 or this machine's name")
+        }
+        switch PortNumber.inURL(url) {
+        case .absent: return (bare, 80)
+        case .valid(let port): return (bare, port)
+        case .invalid(let written): throw Invalid("has the port \(written); a port is 1 to 65535")
+        }
+    }
+
+    /// Why a revocation URL cannot be served: a phrase that follows the URL.
+    package struct Invalid: Error, Sendable, CustomStringConvertible {
+        package let description: String
+        init(_ description: String) { self.description = description }
     }
 }

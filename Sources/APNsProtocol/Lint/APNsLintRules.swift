@@ -7,6 +7,9 @@ public enum APNsLintRules {
 
     // MARK: Any push type (§11.1)
     public static let payloadNotObject = rule("payload-not-object", .error, answer: "not documented", device: "dropped", "§11.1")
+    public static let payloadInvalidUTF8 = rule("payload-invalid-utf8", .error, answer: "not documented", device: "dropped or shown garbled", "§11.1")
+    public static let payloadNumberRange = rule("payload-number-range", .error, answer: "not documented", device: "dropped", "§11.1")
+    public static let payloadDuplicateAps = rule("payload-duplicate-aps", .error, answer: "not documented", device: "may use the other aps", "§11.1")
     public static let payloadTooLarge = rule("payload-too-large", .error, answer: "413 PayloadTooLarge", device: nil, "§1")
     public static let apsNotObject = rule("aps-not-object", .error, device: "nothing shown", "§11.1")
     public static let apsUnknownKey = rule("aps-unknown-key", .warning, device: "key ignored", "§11.1")
@@ -66,7 +69,7 @@ public enum APNsLintRules {
 
     /// Every rule, in the order docs/lint.md lists them.
     public static let all: [APNsLintRule] = [
-        payloadNotObject, payloadTooLarge, apsNotObject, apsUnknownKey, topicSuffix, topicOtherSuffix,
+        payloadNotObject, payloadInvalidUTF8, payloadNumberRange, payloadDuplicateAps, payloadTooLarge, apsNotObject, apsUnknownKey, topicSuffix, topicOtherSuffix,
         alertNothingToShow, alertOnlyContentAvailable, backgroundWithAlert, backgroundWithoutContentAvailable, backgroundPriority, backgroundPushTypeMissing,
         flagNotOne, mutableContentWithoutAlert, alertShape, badgeNotInteger, soundShape, interruptionLevel, relevanceScore, locShape,
         pushToTalkPriority, widgetsContentChanged,

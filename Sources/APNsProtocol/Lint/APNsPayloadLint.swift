@@ -99,17 +99,27 @@ struct LintPass {
             tooLarge(limit: pushType.payloadLimit)
             return
         }
-        guard JSONSyntax.isObject(bytes), case .object(let members)? = JSONTreeParser.parse(bytes) else {
-            add(APNsLintRules.payloadNotObject, "payload", "The payload is not a JSON object (or nests deeper than \(JSONSyntax.maximumDepth) levels); fix the JSON: APNs does not deliver what it cannot parse.")
+        let notObject = "The payload is not a JSON object (or nests deeper than \(JSONSyntax.maximumDepth) levels); fix the JSON: APNs does not deliver what it cannot parse."
+        guard JSONSyntax.isObject(bytes) else { return add(APNsLintRules.payloadNotObject, "payload", notObject) }
+        if let offset = Self.firstInvalidUTF8(bytes) {
+            add(APNsLintRules.payloadInvalidUTF8, "payload", "The payload is not valid UTF-8 (byte \(offset) of \(bytes.count)); JSON is UTF-8, and what a device shows of other bytes is not what was meant. Encode the text as UTF-8.")
             return
         }
+        guard case .object(let members)? = JSONTreeParser.parse(bytes) else { return add(APNsLintRules.payloadNotObject, "payload", notObject) }
         root = members
+        let apsCount = root.filter { $0.0 == "aps" }.count
+        if apsCount > 1 {
+            add(APNsLintRules.payloadDuplicateAps, "aps", "The payload has \(apsCount) aps keys; this lint judged the first, but Apple's parser may take the last, so what the device gets is not what was checked. Keep one aps.")
+        }
         switch root.first(where: { $0.0 == "aps" })?.1 {
         case .object(let apsMembers)?: aps = apsMembers
         case nil: break
         case .some:
             add(APNsLintRules.apsNotObject, "aps", "aps must be a JSON object (a dictionary of Apple's keys); the device finds nothing to show in anything else.")
             return
+        }
+        if let path = Self.firstNonFiniteNumber(.object(root), path: "payload") {
+            add(APNsLintRules.payloadNumberRange, path, "\(path) is a number past what a Double holds (about ±1.8e308); JSON decoders such as Foundation's and ActivityKit's refuse the payload. Send a number in range.")
         }
         pushType = request.pushType ?? impliedPushType()
         if bytes.count > pushType.payloadLimit { tooLarge(limit: pushType.payloadLimit) }
@@ -127,6 +137,39 @@ struct LintPass {
             add(APNsLintRules.laPushType, "apns-push-type", "The payload is a Live Activity's (aps.event, aps.content-state) but the push type is \(pushType.rawValue); send it with apns-push-type liveactivity to <bundle id>.push-type.liveactivity.")
         }
         checkAlertKeys()
+    }
+
+    /// The path of the first number that parsed as infinity (`1e400`), or nil. Depth is
+    /// bounded by `JSONSyntax` (64), so the recursion is too.
+    static func firstNonFiniteNumber(_ value: JSONValue, path: String) -> String? {
+        switch value {
+        case .double(let number): return number.isFinite ? nil : path
+        case .object(let members):
+            for (key, member) in members {
+                if let found = firstNonFiniteNumber(member, path: path == "payload" ? key : "\(path).\(key)") { return found }
+            }
+            return nil
+        case .array(let items):
+            for (index, item) in items.enumerated() {
+                if let found = firstNonFiniteNumber(item, path: "\(path)[\(index)]") { return found }
+            }
+            return nil
+        case .string, .int, .bool, .null: return nil
+        }
+    }
+
+    /// The offset of the first byte that is not well-formed UTF-8, or nil when all are.
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
+        var decoder = UTF8()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): offset += UTF8.width(scalar)
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
     }
 
     private mutating func tooLarge(limit: Int) {

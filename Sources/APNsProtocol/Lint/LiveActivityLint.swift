@@ -7,6 +7,14 @@ extension LintPass {
     /// How far ahead of the clock a timestamp may be before it is called "in the future".
     static let clockSkewAllowance = 300.0
 
+    /// A JSON number of seconds as a finding repeats it: whole seconds when they fit an Int,
+    /// else as Swift writes the Double (`1e+19`). A payload's number can be anything JSON
+    /// spells (`1e19`, `-1e308`), so a plain `Int(seconds)` would trap the lint, `push` and the
+    /// mock on one hostile value.
+    static func shown(_ seconds: Double) -> String {
+        Int(exactly: seconds.rounded(.towardZero)).map(String.init) ?? String(seconds)
+    }
+
     mutating func checkLiveActivity() {
         let eventValue = aps("event")
         let event = eventValue?.stringValue.flatMap(LiveActivityPayload.Event.init(rawValue:))
@@ -48,14 +56,14 @@ extension LintPass {
         }
         liveActivityTimestamp = Int(exactly: seconds.rounded(.down))
         if seconds >= Self.millisecondsThreshold {
-            add(APNsLintRules.laTimestampMilliseconds, "aps.timestamp", "aps.timestamp \(Int(seconds)) is in milliseconds; ActivityKit reads UNIX seconds, and every later update in seconds would look older and be ignored. Divide by 1000.")
+            add(APNsLintRules.laTimestampMilliseconds, "aps.timestamp", "aps.timestamp \(Self.shown(seconds)) is in milliseconds; ActivityKit reads UNIX seconds, and every later update in seconds would look older and be ignored. Divide by 1000.")
             return
         }
         if seconds > request.now.timeIntervalSince1970 + Self.clockSkewAllowance {
-            add(APNsLintRules.laTimestampFuture, "aps.timestamp", "aps.timestamp \(Int(seconds)) is \(Int(seconds - request.now.timeIntervalSince1970)) seconds in the future; later updates stamped with the real time would look older and be ignored. Stamp updates with the time of sending.")
+            add(APNsLintRules.laTimestampFuture, "aps.timestamp", "aps.timestamp \(Self.shown(seconds)) is \(Self.shown(seconds - request.now.timeIntervalSince1970)) seconds in the future; later updates stamped with the real time would look older and be ignored. Stamp updates with the time of sending.")
         }
-        if let previous = request.previousTimestamp, Int(seconds) < previous {
-            add(APNsLintRules.laTimestampStale, "aps.timestamp", "aps.timestamp \(Int(seconds)) is older than \(previous), the timestamp of an update already sent to this activity; ActivityKit ignores it. Stamp each update with the time of sending.")
+        if let previous = request.previousTimestamp, seconds.rounded(.towardZero) < Double(previous) {
+            add(APNsLintRules.laTimestampStale, "aps.timestamp", "aps.timestamp \(Self.shown(seconds)) is older than \(previous), the timestamp of an update already sent to this activity; ActivityKit ignores it. Stamp each update with the time of sending.")
         }
     }
 
@@ -105,11 +113,11 @@ extension LintPass {
                 continue
             }
             if seconds >= Self.millisecondsThreshold {
-                add(APNsLintRules.laDateField, "aps.\(name)", "aps.\(name) \(Int(seconds)) is in milliseconds; it must be UNIX seconds. Divide by 1000.")
+                add(APNsLintRules.laDateField, "aps.\(name)", "aps.\(name) \(Self.shown(seconds)) is in milliseconds; it must be UNIX seconds. Divide by 1000.")
             } else if seconds < request.now.timeIntervalSince1970 {
                 add(rule, "aps.\(name)", name == "stale-date"
-                    ? "aps.stale-date \(Int(seconds)) is in the past: the activity is shown as out of date at once. Set it to when the content stops being current."
-                    : "aps.dismissal-date \(Int(seconds)) is in the past: the ended activity leaves the Lock Screen at once. If that is meant, send no date or the current time; otherwise set when it should go.")
+                    ? "aps.stale-date \(Self.shown(seconds)) is in the past: the activity is shown as out of date at once. Set it to when the content stops being current."
+                    : "aps.dismissal-date \(Self.shown(seconds)) is in the past: the ended activity leaves the Lock Screen at once. If that is meant, send no date or the current time; otherwise set when it should go.")
             }
         }
     }

@@ -86,7 +86,7 @@ extension LintPass {
             return
         }
         if seconds >= Self.unixSecondsThreshold {
-            add(APNsLintRules.laSchemaDateUnix, path, "\(path) is \(Int(seconds)), which looks like UNIX \(seconds >= Self.millisecondsThreshold ? "milliseconds" : "seconds"); ActivityKit's decoder reads a Date as seconds since 2001-01-01, so the app would show a date about 31 years late. Subtract 978307200 from UNIX seconds.")
+            add(APNsLintRules.laSchemaDateUnix, path, "\(path) is \(Self.shown(seconds)), which looks like UNIX \(seconds >= Self.millisecondsThreshold ? "milliseconds" : "seconds"); ActivityKit's decoder reads a Date as seconds since 2001-01-01, so the app would show a date about 31 years late. Subtract 978307200 from UNIX seconds.")
         }
     }
 }

@@ -183,8 +183,16 @@ enum APNsLiveActivityKeys {
     }
 
     /// Apple's dates here are whole UNIX seconds (apns-protocol.md §8), never the encoder's
-    /// date strategy.
-    static func unixSeconds(_ date: Date) -> Int { Int(date.timeIntervalSince1970.rounded(.down)) }
+    /// date strategy. A `Date` can lie past Int's range (1e19 seconds from a flag or a file):
+    /// such a date is clamped to Int's ends (and NaN is 0) instead of trapping; the lint then
+    /// calls it out.
+    static func unixSeconds(_ date: Date) -> Int {
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        if seconds.isNaN { return 0 }
+        if seconds >= 0x1p63 { return .max }
+        if seconds < -0x1p63 { return .min }
+        return Int(seconds)
+    }
 
     static func encode<ContentState, Attributes>(_ common: Common<ContentState>, start: Start<Attributes>?, to encoder: any Encoder) throws {
         var root = encoder.container(keyedBy: RootKeys.self)

@@ -126,6 +126,36 @@ struct TokenDiagnosisTests {
         #expect(diagnosis.verdict == .undetermined)
         guard case .failed(let error)? = diagnosis.attempt else { Issue.record("\(diagnosis)"); return }
         #expect(error.code == .invalidConfiguration)
-        #expect(result.tokenRemoval() == .remove && productionRecord(record).isEmpty)
+        // Nothing says whose token it is: kept, never safe to delete on this run's word.
+        #expect(result.tokenRemoval() == .keepUndetermined(.production, mayHaveBeenDelivered: false) && productionRecord(record).isEmpty)
+    }
+
+    /// Before: the diagnosis client had the sender's policy (6 attempts), so production got the
+    /// notification six times and the token was called safe to delete.
+    @Test("Production answers after the request timeout: one attempt, never resent; undetermined, may have been delivered, kept")
+    func noAnswerInTime() async throws {
+        let f = try GatewayFixture(environment: .sandbox, registry: Self.registry)
+        var configuration = MockGateway.Configuration()
+        configuration.api.environment = .production
+        configuration.api.registry = Self.registry
+        configuration.api.faults.delayMilliseconds = 3000
+        let record = f.dir.file("production.jsonl")
+        configuration.recordPath = record
+        let production = try MockGateway(ca: f.ca, caFolder: f.dir.file("ca"), configuration: configuration)
+        defer { production.stop() }
+        var clientConfiguration = APNsClient.Configuration(gateway: .custom(host: "127.0.0.1", port: f.gateway.providerPort, environment: .sandbox),
+                                                           authentication: .token(try APNsTokenSigner(key: f.authKey, keyID: f.keyID, teamID: f.teamID)))
+        clientConfiguration.trust = .caFile(f.caBundle)
+        clientConfiguration.bundleID = "com.example.app"
+        clientConfiguration.requestTimeout = .seconds(1)
+        clientConfiguration.tokenDiagnosis = .init(gateway: .custom(host: "127.0.0.1", port: production.providerPort, environment: .production))
+        let client = APNsClient(configuration: clientConfiguration)
+        let result = await client.send(try notification(Self.production))
+        await client.close()
+        let diagnosis = try #require(result.diagnosis)
+        #expect(diagnosis.verdict == .undetermined && diagnosis.mayHaveBeenDelivered, "\(diagnosis)")
+        #expect(result.tokenRemoval() == .keepUndetermined(.production, mayHaveBeenDelivered: true))
+        #expect(result.tokenRemoval()?.safeToDelete == false)
+        #expect(productionRecord(record) == [Self.production.hex], "production received \(productionRecord(record).count) requests")
     }
 }
