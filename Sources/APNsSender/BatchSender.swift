@@ -80,8 +80,15 @@ package final class BatchSender: Sendable {
     /// Cancelling the calling task stops the batch: what was not written ends
     /// `.cancelled(written: false)`, what was in flight `.cancelled(written: true)`.
     package func send(_ feed: some APNsNotificationFeed, onResult: @escaping @Sendable (APNsSendResult) -> Void) async -> APNsBatchSummary {
+        await send(feed, stopSwitch: nil, onResult: onResult)
+    }
+
+    /// `send(_:onResult:)`; `stopSwitch` stops the batch on the caller's word (`APNsBatchControl.stop`).
+    func send(_ feed: some APNsNotificationFeed, stopSwitch: BatchStopSwitch?,
+              onResult: @escaping @Sendable (APNsSendResult) -> Void) async -> APNsBatchSummary {
         let run = BatchRun(feed: feed, poolSlots: Array(0..<pool.size), window: concurrency, pool: pool, policy: policy, tokens: tokens,
                            observer: observer, defaultBundleID: defaultBundleID, diagnoser: diagnoser, resultsOnOwnThread: true, onResult: onResult)
+        stopSwitch?.attach(run)
         let key = ObjectIdentifier(run)
         lifecycle.withLock { $0.batches[key] = run }
         defer { Self.update(lifecycle) { $0.batches[key] = nil } }
