@@ -30,7 +30,7 @@ package final class BatchSender: Sendable {
     private struct Lifecycle {
         var closed = false
         var batches: [ObjectIdentifier: BatchRun] = [:]
-        /// The result channels of `send(contentsOf:)` batches, released when closing.
+        /// The result channels of `send(contentsOf:onResult:)` batches, released when closing.
         var channels: [ObjectIdentifier: ResultChannel] = [:]
         var singleRunFinished = false
         var waiters: [CheckedContinuation<Void, Never>] = []

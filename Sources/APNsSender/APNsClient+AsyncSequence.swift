@@ -67,7 +67,7 @@ extension BatchSender {
         var stopping = false
         // Every result, the cancelled ones too: `channel.next()` ignores the caller's
         // cancellation, and the channel ends only after the last result.
-        while let result = try await channel.next() {
+        while let result = await channel.next() {
             if await onResult(result) == .stop, !stopping {
                 stopping = true
                 feed.stop()
@@ -94,7 +94,7 @@ extension BatchSender {
             summary.record(result)
             channel.put(result)
         }
-        channel.finish(throwing: nil)
+        channel.finish()
         return summary
     }
 }
