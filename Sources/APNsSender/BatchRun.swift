@@ -136,6 +136,9 @@ final class BatchRun: Sendable {
     /// The pool slot each of this run's slots uses.
     private let poolSlots: [Int]
     private var slotCount: Int { poolSlots.count }
+    /// Where the run starts its tasks (connects, back-offs, the cancellation hold): the
+    /// sender's, which `close()` ends and waits for.
+    private let tasks: RunTasks
 
     private struct Slot {
         var connection: (any ProviderConnection)?
@@ -199,7 +202,8 @@ final class BatchRun: Sendable {
 
     init(source: BatchSource, poolSlots: [Int], window: Int, pool: ConnectionPool, policy: APNsRetryPolicy,
          tokens: ProviderTokenCache?, observer: SenderObserver, defaultBundleID: String? = nil, diagnoser: TokenDiagnoser? = nil,
-         resultsOnOwnThread: Bool = false, onResult: @escaping @Sendable (APNsSendResult) -> Void) {
+         resultsOnOwnThread: Bool = false, tasks: RunTasks = RunTasks(), onResult: @escaping @Sendable (APNsSendResult) -> Void) {
+        self.tasks = tasks
         self.observer = observer
         self.defaultBundleID = defaultBundleID
         self.diagnoser = diagnoser
@@ -232,10 +236,10 @@ final class BatchRun: Sendable {
     /// A run over `feed`: read inline when it never blocks, else ahead on its own thread.
     convenience init(feed: any APNsNotificationFeed, poolSlots: [Int], window: Int, pool: ConnectionPool, policy: APNsRetryPolicy,
                      tokens: ProviderTokenCache?, observer: SenderObserver, defaultBundleID: String? = nil, diagnoser: TokenDiagnoser? = nil,
-                     resultsOnOwnThread: Bool = false, onResult: @escaping @Sendable (APNsSendResult) -> Void) {
+                     resultsOnOwnThread: Bool = false, tasks: RunTasks = RunTasks(), onResult: @escaping @Sendable (APNsSendResult) -> Void) {
         self.init(source: feed.mayBlock ? .prefetched(FeedPrefetcher(feed: feed)) : .inline(feed), poolSlots: poolSlots, window: window,
                   pool: pool, policy: policy, tokens: tokens, observer: observer, defaultBundleID: defaultBundleID, diagnoser: diagnoser,
-                  resultsOnOwnThread: resultsOnOwnThread, onResult: onResult)
+                  resultsOnOwnThread: resultsOnOwnThread, tasks: tasks, onResult: onResult)
     }
 
     /// Sends everything; returns when every notification has its result.
@@ -456,7 +460,7 @@ final class BatchRun: Sendable {
         state.holdUntil = min(limit, now + UInt64(Self.cancellationQuiet * 1e9))
         guard !state.holdTimerArmed else { return }
         state.holdTimerArmed = true
-        Task { [self] in
+        tasks.spawn { [self] in
             while true {
                 let wait = self.state.withLock { state -> UInt64 in
                     let now = DispatchTime.now().uptimeNanoseconds
@@ -465,14 +469,15 @@ final class BatchRun: Sendable {
                     return 0
                 }
                 if wait == 0 { break }
-                try? await Task.sleep(nanoseconds: wait)
+                // Cancelled: the sender is closing, and this run was stopped.
+                do { try await Task.sleep(nanoseconds: wait) } catch { return }
             }
             pumpAll()
         }
     }
 
     private func connect(_ slot: Int) {
-        Task {
+        tasks.spawn { [self] in
             let stale = state.withLock { state in
                 defer { state.slots[slot].stale.removeAll() }
                 return state.slots[slot].stale
@@ -581,7 +586,7 @@ final class BatchRun: Sendable {
         if mine, let final { emit(item, final, recorded: true) }
         if endedByStop { emit(item, item.unsentResult) }
         if mine, !endedByStop, case .after(let seconds) = decision {
-            Task { [item] in
+            tasks.spawn { [self, item] in
                 try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
                 state.withLock { state in
                     // Still ours unless the run was stopped or this send cancelled meanwhile.

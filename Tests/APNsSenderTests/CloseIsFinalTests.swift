@@ -39,4 +39,19 @@ struct CloseIsFinalTests {
         let result = await send.value
         #expect(!result.mayHaveBeenDelivered, "\(result.outcome)")
     }
+
+    @Test("A back-off in progress when close() is called has ended when close() returns")
+    func backOffInProgress() async throws {
+        var faults = FakeGateway.Faults()
+        faults.unavailableEvery = 1  // every answer 503: the send waits out a back-off
+        let gateway = FakeGateway(faults)
+        // A back-off of 30 s at least: still asleep when close() comes.
+        let sender = BatchSender(connector: gateway, policy: APNsRetryPolicy(maximumAttempts: 3, baseDelay: 60, maximumDelay: 60))
+        let send = Task { await sender.send(notifications(1)[0]) }
+        #expect(await Wait.until { gateway.requestCount >= 1 }, "the first attempt was answered 503")
+        await sender.close()
+        #expect(sender.runningTasks == 0, "close() returned while \(sender.runningTasks) task(s) of the sender still ran")
+        let result = await send.value
+        #expect(result.outcome == .cancelled(written: false), "answered 503, never accepted: safe to resend (\(result.outcome))")
+    }
 }
