@@ -101,7 +101,8 @@ public final class APNsClient: Sendable {
     /// Closes the client for good: sends after this fail at once (`clientClosed`) and no
     /// connection is opened again. What waits for a slot ends `.cancelled(written: false)`;
     /// what is in flight gets its answer, or with `cancellingInFlight` is given up at once.
-    /// Returns when every result is out and every connection is gone. Safe to call twice.
+    /// Returns when every result is out, every connection is gone and no connect, timer or task
+    /// of the client runs any more: a process may exit right after it. Safe to call twice.
     /// With token diagnosis, the other environment's client closes too: after the batches (their
     /// diagnoses are part of their results), or at once beside them with `cancellingInFlight`.
     public func close(cancellingInFlight: Bool = false) async {

@@ -38,8 +38,27 @@ public struct APNsRetryPolicy: Sendable {
 
     /// Seconds to wait before attempt `attempt + 1` (attempt counts from 1).
     public func delay(afterAttempt attempt: Int) -> Double {
-        let exponential = baseDelay * Double(1 << min(attempt - 1, 20))
-        let capped = min(maximumDelay, exponential)
-        return capped * Double.random(in: 0.5...1.0)
+        delay(afterAttempt: attempt, jitter: Self.randomJitter())
     }
+
+    /// `delay(afterAttempt:)` with the jitter given (tests).
+    func delay(afterAttempt attempt: Int, jitter: Double) -> Double {
+        Self.backOff(first: baseDelay, cap: maximumDelay, step: attempt, jitter: jitter)
+    }
+
+    /// Seconds the pool waits after `round` failed rounds of connects before trying again
+    /// (`ConnectionPool`'s outage back-off).
+    func outageBackOff(round: Int, jitter: Double = randomJitter()) -> Double {
+        Self.backOff(first: outageDelay, cap: maximumOutageDelay, step: round, jitter: jitter)
+    }
+
+    /// The one back-off formula, for resends and reconnects alike: `first` doubled with every
+    /// step after the first, capped at `cap`, times `jitter` (0.5 to 1: clients that failed
+    /// together do not come back together). Steps past 21 double no more (no overflow).
+    static func backOff(first: Double, cap: Double, step: Int, jitter: Double) -> Double {
+        min(cap, first * Double(1 << min(max(step, 1) - 1, 20))) * jitter
+    }
+
+    /// A jitter factor for `backOff`.
+    static func randomJitter() -> Double { Double.random(in: 0.5...1.0) }
 }

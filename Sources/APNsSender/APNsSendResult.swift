@@ -67,7 +67,9 @@ public struct APNsSendResult: Sendable, Equatable {
     public var mayHaveBeenDelivered: Bool {
         switch outcome {
         case .delivered: return true
-        case .rejected: return diagnosis?.mayHaveBeenDelivered ?? false
+        // A rejection answers the last attempt only: an earlier one lost in flight may have
+        // been delivered (`possiblyDuplicated`), as may the other environment's diagnosis.
+        case .rejected: return possiblyDuplicated || (diagnosis?.mayHaveBeenDelivered ?? false)
         case .failed(let error): return error.mayHaveBeenDelivered
         case .cancelled(let written): return written
         }
@@ -126,14 +128,31 @@ public struct APNsSendResult: Sendable, Equatable {
         if let uniqueIDText { fields.append(("apns_unique_id", .string(uniqueIDText))) }
         fields.append(("attempts", .int(attempts)))
         if possiblyDuplicated { fields.append(("possibly_duplicated", .bool(true))) }
-        if let diagnosis {
-            // Delivered in the other environment: a resend there would notify twice.
-            if diagnosis.mayHaveBeenDelivered { fields.append(("may_have_been_delivered", .bool(true))) }
-            fields.append(("diagnosis", diagnosis.json))
-        }
+        // A rejection after an attempt lost in flight, or delivered in the other environment
+        // (the diagnosis): a resend may notify twice.
+        if case .rejected = outcome, mayHaveBeenDelivered { fields.append(("may_have_been_delivered", .bool(true))) }
+        if let diagnosis { fields.append(("diagnosis", diagnosis.json)) }
         var bytes = JSONValue.object(fields).serialized()
         bytes.append(0x0A)
         return bytes
+    }
+}
+
+extension APNsSendResult.Outcome {
+    /// This outcome of a notification's last attempt, with the word of the earlier ones kept:
+    /// when one of them may have reached APNs (`earlier`), a failure or a cancel that came
+    /// after never says "not sent" (`APNsSendError.mayHaveBeenDelivered`, `written`).
+    func afterEarlierAttempt(mayHaveBeenDelivered earlier: Bool) -> Self {
+        guard earlier else { return self }
+        switch self {
+        case .failed(let error) where !error.mayHaveBeenDelivered:
+            return .failed(APNsSendError(error.code, error.description + " An earlier attempt was lost in flight: APNs may have it.",
+                                         mayHaveBeenDelivered: true, status: error.status, reason: error.reason))
+        case .cancelled(written: false):
+            return .cancelled(written: true)
+        default:
+            return self
+        }
     }
 }
 

@@ -120,20 +120,20 @@ final class AsyncSequenceFeed: APNsNotificationFeed, Sendable {
     }
 }
 
-/// Results handed from the batch's result thread to an async consumer, bounded: `put` blocks
-/// that thread (never a loop or cooperative thread) while `capacity` results wait, which makes
-/// the batch stop taking new notifications (`ResultDispatcher`'s back-pressure).
+/// Results handed from the batch's result thread to the caller's task
+/// (`send(contentsOf:onResult:)`), bounded: `put` blocks that thread (never a loop or
+/// cooperative thread) while `capacity` results wait, which makes the batch stop taking new
+/// notifications (`ResultDispatcher`'s back-pressure). The caller reads to the end, whatever
+/// happens to its task: every result taken is handed over.
 final class ResultChannel: Sendable {
     private struct State {
         var buffer = FIFO<APNsSendResult>()
         var finished = false
-        var failure: (any Error)?
-        var abandoned = false
         /// Set when the client is closing: the batch was stopped, so at most what was in flight
         /// and read ahead still comes, and `put` no longer waits for a consumer that may not
         /// read again (a `close()` must not hang on it).
         var unbounded = false
-        var consumer: CheckedContinuation<APNsSendResult?, any Error>?
+        var consumer: CheckedContinuation<APNsSendResult?, Never>?
     }
 
     private let state = Locked(State())
@@ -143,9 +143,8 @@ final class ResultChannel: Sendable {
 
     /// Called on the batch's result thread.
     func put(_ result: APNsSendResult) {
-        let consumer: CheckedContinuation<APNsSendResult?, any Error>?
-        consumer = state.withLock(waitingUntil: { $0.buffer.count < Self.capacity || $0.abandoned || $0.unbounded }) { state in
-            if state.abandoned { return nil }
+        let consumer: CheckedContinuation<APNsSendResult?, Never>?
+        consumer = state.withLock(waitingUntil: { $0.buffer.count < Self.capacity || $0.unbounded }) { state in
             if let consumer = state.consumer {
                 state.consumer = nil
                 return consumer
@@ -156,15 +155,14 @@ final class ResultChannel: Sendable {
         consumer?.resume(returning: result)
     }
 
-    /// The batch is over (`failure`: what the input sequence threw).
-    func finish(throwing failure: (any Error)?) {
-        let consumer: CheckedContinuation<APNsSendResult?, any Error>? = state.withLock { state in
+    /// The batch is over: `next()` returns nil once the buffer is empty.
+    func finish() {
+        let consumer: CheckedContinuation<APNsSendResult?, Never>? = state.withLock { state in
             state.finished = true
-            state.failure = failure
             defer { state.consumer = nil }
             return state.buffer.isEmpty ? state.consumer : nil
         }
-        if let failure { consumer?.resume(throwing: failure) } else { consumer?.resume(returning: nil) }
+        consumer?.resume(returning: nil)
     }
 
     /// The client is closing: `put` stops waiting for room.
@@ -175,35 +173,20 @@ final class ResultChannel: Sendable {
         }
     }
 
-    /// The consumer left: results are dropped from now on and `put` never blocks again.
-    func abandon() {
-        state.withLock { state in
-            state.abandoned = true
-            self.state.broadcast()
-        }
-    }
-
-    func next() async throws -> APNsSendResult? {
-        enum Answer { case result(APNsSendResult), end((any Error)?), wait }
-        return try await withCheckedThrowingContinuation { continuation in
-            let answer: Answer = state.withLock { state in
+    /// The next result; nil after the last. Not ended by the caller's cancellation: a
+    /// cancelled batch's results (the cancelled ones too) still come.
+    func next() async -> APNsSendResult? {
+        await withCheckedContinuation { continuation in
+            let answer: APNsSendResult?? = state.withLock { state in
                 if let result = state.buffer.popFirst() {
                     self.state.signal()
-                    return .result(result)
+                    return .some(result)
                 }
-                if state.finished {
-                    defer { state.failure = nil }
-                    return .end(state.failure)
-                }
+                if state.finished { return .some(nil) }
                 state.consumer = continuation
-                return .wait
+                return .none
             }
-            switch answer {
-            case .result(let result): continuation.resume(returning: result)
-            case .end(let failure?): continuation.resume(throwing: failure)
-            case .end(nil): continuation.resume(returning: nil)
-            case .wait: break
-            }
+            if let answer { continuation.resume(returning: answer) }
         }
     }
 }

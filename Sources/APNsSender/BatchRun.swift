@@ -41,13 +41,17 @@ struct PendingNotification: Sendable {
     /// may have it, so ending it now must not say "not sent".
     var mayHaveBeenDelivered = false
 
+    /// The result with `outcome`, which keeps the word of every earlier attempt: once one may
+    /// have reached APNs, no later failure (an unreachable gateway, a token that cannot be
+    /// signed, a cancel before the resend) reports it safe to send again.
     func result(_ outcome: APNsSendResult.Outcome, uniqueID: String? = nil) -> APNsSendResult {
-        APNsSendResult(index: index, token: notification.token, apnsIDText: apnsID, uniqueIDText: uniqueID, outcome: outcome,
-                           attempts: attempts, possiblyDuplicated: possiblyDuplicated)
+        APNsSendResult(index: index, token: notification.token, apnsIDText: apnsID, uniqueIDText: uniqueID,
+                       outcome: outcome.afterEarlierAttempt(mayHaveBeenDelivered: mayHaveBeenDelivered),
+                       attempts: attempts, possiblyDuplicated: possiblyDuplicated)
     }
 
     /// Ended before (another) attempt went out.
-    var unsentResult: APNsSendResult { result(.cancelled(written: mayHaveBeenDelivered)) }
+    var unsentResult: APNsSendResult { result(.cancelled(written: false)) }
 }
 
 /// Where a run takes its notifications from: a feed read inline (never blocks), a feed read
@@ -132,6 +136,9 @@ final class BatchRun: Sendable {
     /// The pool slot each of this run's slots uses.
     private let poolSlots: [Int]
     private var slotCount: Int { poolSlots.count }
+    /// Where the run starts its tasks (connects, back-offs, the cancellation hold): the
+    /// sender's, which `close()` ends and waits for.
+    private let tasks: RunTasks
 
     private struct Slot {
         var connection: (any ProviderConnection)?
@@ -195,7 +202,8 @@ final class BatchRun: Sendable {
 
     init(source: BatchSource, poolSlots: [Int], window: Int, pool: ConnectionPool, policy: APNsRetryPolicy,
          tokens: ProviderTokenCache?, observer: SenderObserver, defaultBundleID: String? = nil, diagnoser: TokenDiagnoser? = nil,
-         resultsOnOwnThread: Bool = false, onResult: @escaping @Sendable (APNsSendResult) -> Void) {
+         resultsOnOwnThread: Bool = false, tasks: RunTasks = RunTasks(), onResult: @escaping @Sendable (APNsSendResult) -> Void) {
+        self.tasks = tasks
         self.observer = observer
         self.defaultBundleID = defaultBundleID
         self.diagnoser = diagnoser
@@ -228,10 +236,10 @@ final class BatchRun: Sendable {
     /// A run over `feed`: read inline when it never blocks, else ahead on its own thread.
     convenience init(feed: any APNsNotificationFeed, poolSlots: [Int], window: Int, pool: ConnectionPool, policy: APNsRetryPolicy,
                      tokens: ProviderTokenCache?, observer: SenderObserver, defaultBundleID: String? = nil, diagnoser: TokenDiagnoser? = nil,
-                     resultsOnOwnThread: Bool = false, onResult: @escaping @Sendable (APNsSendResult) -> Void) {
+                     resultsOnOwnThread: Bool = false, tasks: RunTasks = RunTasks(), onResult: @escaping @Sendable (APNsSendResult) -> Void) {
         self.init(source: feed.mayBlock ? .prefetched(FeedPrefetcher(feed: feed)) : .inline(feed), poolSlots: poolSlots, window: window,
                   pool: pool, policy: policy, tokens: tokens, observer: observer, defaultBundleID: defaultBundleID, diagnoser: diagnoser,
-                  resultsOnOwnThread: resultsOnOwnThread, onResult: onResult)
+                  resultsOnOwnThread: resultsOnOwnThread, tasks: tasks, onResult: onResult)
     }
 
     /// Sends everything; returns when every notification has its result.
@@ -293,7 +301,7 @@ final class BatchRun: Sendable {
         }
         for (item, request) in inFlight {
             let written = request.cancel()
-            emit(item, item.result(.cancelled(written: written || item.mayHaveBeenDelivered)))
+            emit(item, item.result(.cancelled(written: written)))
         }
         finishIfDone()
     }
@@ -329,7 +337,7 @@ final class BatchRun: Sendable {
             emit(item, item.unsentResult)
         case .inFlight(let item, let request):
             let written = request.cancel()
-            emit(item, item.result(.cancelled(written: written || item.mayHaveBeenDelivered)))
+            emit(item, item.result(.cancelled(written: written)))
         }
     }
 
@@ -452,7 +460,7 @@ final class BatchRun: Sendable {
         state.holdUntil = min(limit, now + UInt64(Self.cancellationQuiet * 1e9))
         guard !state.holdTimerArmed else { return }
         state.holdTimerArmed = true
-        Task { [self] in
+        tasks.spawn { [self] in
             while true {
                 let wait = self.state.withLock { state -> UInt64 in
                     let now = DispatchTime.now().uptimeNanoseconds
@@ -461,14 +469,15 @@ final class BatchRun: Sendable {
                     return 0
                 }
                 if wait == 0 { break }
-                try? await Task.sleep(nanoseconds: wait)
+                // Cancelled: the sender is closing, and this run was stopped.
+                do { try await Task.sleep(nanoseconds: wait) } catch { return }
             }
             pumpAll()
         }
     }
 
     private func connect(_ slot: Int) {
-        Task {
+        tasks.spawn { [self] in
             let stale = state.withLock { state in
                 defer { state.slots[slot].stale.removeAll() }
                 return state.slots[slot].stale
@@ -481,12 +490,7 @@ final class BatchRun: Sendable {
                     state.slots[slot].connecting = false
                 }
             } catch {
-                let failure: APNsSendError
-                switch error {
-                case .credentialsRejected(let sentence): failure = APNsSendError(.credentialsRejected, "Not sent: \(sentence)")
-                case .closed(let sentence): failure = APNsSendError(.clientClosed, sentence)
-                default: failure = APNsSendError(.gatewayUnreachable, "Cannot reach the gateway: \(BatchSender.describe(error))")
-                }
+                let failure = APNsSendError(connectFailure: error)
                 state.withLock { state in
                     state.slots[slot].unreachable = failure
                     state.slots[slot].connecting = false
@@ -508,16 +512,12 @@ final class BatchRun: Sendable {
         }
         item.attempts += 1
         var request = item.request
-        var bearer: String?
-        if let tokens {
-            do {
-                let (token, header) = try tokens.authorization()
-                bearer = token
-                request.authorization = header
-            } catch {
-                giveBack(item, slot: slot, APNsSendError(.tokenSigningFailed, "Cannot sign a provider token: \(error)"))
-                return
-            }
+        let bearer: String?
+        do throws(APNsSendError) {
+            bearer = try request.sign(with: tokens)
+        } catch {
+            giveBack(item, slot: slot, error)
+            return
         }
         connection.submit(request, cancellation: cancellation) { [self, item, bearer] result in
             complete(item, bearer: bearer, slot: slot, connection: connection, result: result)
@@ -535,36 +535,32 @@ final class BatchRun: Sendable {
         if mine { emit(item, item.result(.failed(error))) }
     }
 
-    /// What becomes of a notification after one attempt.
-    private enum Decision {
-        case final(APNsSendResult.Outcome, uniqueID: String?)
-        case again
-        case after(seconds: Double)
-    }
-
     private func complete(_ item: PendingNotification, bearer: String?, slot: Int, connection: any ProviderConnection,
                           result: Result<ProviderResponse, ProviderSendError>) {
         var item = item
         // Decided first, then applied under one lock (the loop thread takes the run's lock once
         // per answer: with several loops, each lock is a chance to wait for another thread).
-        let decision: Decision
+        let decision: RetryDecision
+        var uniqueID: String?
         var connectionFailed = false
         switch result {
         case .success(let response):
-            decision = decide(response, &item, bearer: bearer)
+            decision = RetryDecision.afterAnswer(response, attempts: item.attempts, policy: policy) {
+                guard let tokens, let bearer, !item.refreshedToken else { return false }
+                item.refreshedToken = true
+                return tokens.invalidate(bearer)
+            }
+            if decision == .final(.delivered) { uniqueID = response.header("apns-unique-id") }
         case .failure(let error):
             connectionFailed = true
-            if case .connectionLost = error {
+            if error.mayHaveBeenProcessed {
                 item.possiblyDuplicated = true
                 item.mayHaveBeenDelivered = true
             }
-            decision = item.attempts >= policy.maximumAttempts
-                ? .final(.failed(APNsSendError(.connectionLost, "Gave up after \(item.attempts) attempts: \(BatchSender.describe(error))",
-                                               mayHaveBeenDelivered: item.mayHaveBeenDelivered)), uniqueID: nil)
-                : .again
+            decision = RetryDecision.afterFailure(error, attempts: item.attempts, policy: policy)
         }
         let final: APNsSendResult?
-        if case .final(let outcome, let uniqueID) = decision { final = item.result(outcome, uniqueID: uniqueID) } else { final = nil }
+        if case .final(let outcome) = decision { final = item.result(outcome, uniqueID: uniqueID) } else { final = nil }
         let retried = item
         // The slot's next notification is taken in the same lock: a completion frees one place
         // in the window, and refilling it needs no second trip through the lock.
@@ -590,7 +586,7 @@ final class BatchRun: Sendable {
         if mine, let final { emit(item, final, recorded: true) }
         if endedByStop { emit(item, item.unsentResult) }
         if mine, !endedByStop, case .after(let seconds) = decision {
-            Task { [item] in
+            tasks.spawn { [self, item] in
                 try? await Task.sleep(nanoseconds: TimerSeconds.nanoseconds(seconds))
                 state.withLock { state in
                     // Still ours unless the run was stopped or this send cancelled meanwhile.
@@ -600,23 +596,6 @@ final class BatchRun: Sendable {
             }
         }
         pump(slot, first: next)
-    }
-
-    /// APNs' answer: final, or worth another attempt (apns-protocol.md §1: retry 429 and 5xx with
-    /// back-off, never the permanent reasons; an expired provider token once, with a new one).
-    private func decide(_ response: ProviderResponse, _ item: inout PendingNotification, bearer: String?) -> Decision {
-        if response.status == 200 { return .final(.delivered, uniqueID: response.header("apns-unique-id")) }
-        let (reason, timestamp) = BatchSender.parseError(response.body)
-        if reason == .expiredProviderToken, let tokens, let bearer, !item.refreshedToken {
-            item.refreshedToken = true
-            if tokens.invalidate(bearer) { return .again }
-        }
-        let retryable = reason.isDocumented ? reason.isRetryable : response.status >= 500
-        if retryable && item.attempts < policy.maximumAttempts {
-            let retryAfter = response.header("retry-after").flatMap(Double.init)
-            return .after(seconds: min(policy.maximumDelay, retryAfter ?? policy.delay(afterAttempt: item.attempts)))
-        }
-        return .final(.rejected(status: response.status, reason: reason, timestamp: timestamp), uniqueID: nil)
     }
 
     // MARK: results

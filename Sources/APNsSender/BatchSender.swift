@@ -25,12 +25,16 @@ package final class BatchSender: Sendable {
     private let singles = SingleSendQueue()
     private let singleRun: BatchRun
     private let lifecycle = Locked(Lifecycle())
+    /// The tasks every run starts (connects, back-offs): `close` ends them and waits.
+    private let tasks = RunTasks()
+    /// Tasks of the runs still running (tests: none once `close()` returned).
+    var runningTasks: Int { tasks.count }
 
     /// What `close` needs: whether it happened, the batches running, who waits for them.
     private struct Lifecycle {
         var closed = false
         var batches: [ObjectIdentifier: BatchRun] = [:]
-        /// The result channels of `send(contentsOf:)` batches, released when closing.
+        /// The result channels of `send(contentsOf:onResult:)` batches, released when closing.
         var channels: [ObjectIdentifier: ResultChannel] = [:]
         var singleRunFinished = false
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -56,7 +60,8 @@ package final class BatchSender: Sendable {
         self.tokens = tokens
         let singles = self.singles
         singleRun = BatchRun(source: .queue(singles), poolSlots: Array(0..<pool.size), window: self.concurrency, pool: pool, policy: policy,
-                             tokens: tokens, observer: observer, defaultBundleID: defaultBundleID, diagnoser: diagnoser, onResult: { singles.finish($0) })
+                             tokens: tokens, observer: observer, defaultBundleID: defaultBundleID, diagnoser: diagnoser, tasks: tasks,
+                             onResult: { singles.finish($0) })
         let lifecycle = self.lifecycle
         singleRun.start { _ in Self.update(lifecycle) { $0.singleRunFinished = true } }
     }
@@ -80,8 +85,16 @@ package final class BatchSender: Sendable {
     /// Cancelling the calling task stops the batch: what was not written ends
     /// `.cancelled(written: false)`, what was in flight `.cancelled(written: true)`.
     package func send(_ feed: some APNsNotificationFeed, onResult: @escaping @Sendable (APNsSendResult) -> Void) async -> APNsBatchSummary {
+        await send(feed, stopSwitch: nil, onResult: onResult)
+    }
+
+    /// `send(_:onResult:)`; `stopSwitch` stops the batch on the caller's word (`APNsBatchControl.stop`).
+    func send(_ feed: some APNsNotificationFeed, stopSwitch: BatchStopSwitch?,
+              onResult: @escaping @Sendable (APNsSendResult) -> Void) async -> APNsBatchSummary {
         let run = BatchRun(feed: feed, poolSlots: Array(0..<pool.size), window: concurrency, pool: pool, policy: policy, tokens: tokens,
-                           observer: observer, defaultBundleID: defaultBundleID, diagnoser: diagnoser, resultsOnOwnThread: true, onResult: onResult)
+                           observer: observer, defaultBundleID: defaultBundleID, diagnoser: diagnoser, resultsOnOwnThread: true, tasks: tasks,
+                           onResult: onResult)
+        stopSwitch?.attach(run)
         let key = ObjectIdentifier(run)
         lifecycle.withLock { $0.batches[key] = run }
         defer { Self.update(lifecycle) { $0.batches[key] = nil } }
@@ -120,8 +133,9 @@ package final class BatchSender: Sendable {
     /// Closes the sender for good: sends after this fail at once (`clientClosed`), and no
     /// connection is made again. What waits for a slot ends `.cancelled(written: false)`; what
     /// is in flight gets its answer (or, with `cancellingInFlight`, is given up at once:
-    /// `.cancelled(written: true)`). Returns when every send and batch has its results and
-    /// every connection is gone. Safe to call more than once.
+    /// `.cancelled(written: true)`). Returns when every send and batch has its results, every
+    /// connection is gone and no connect or task of the sender runs any more (a process may
+    /// exit right after it). Safe to call more than once.
     package func close(cancellingInFlight: Bool = false) async {
         let (batches, channels): ([BatchRun], [ResultChannel]) = lifecycle.withLock { state in
             state.closed = true
@@ -139,7 +153,10 @@ package final class BatchSender: Sendable {
             }
             if now { continuation.resume() }
         }
+        // The pool first: it cancels the connects in progress, which the runs' connect tasks
+        // wait for; then those tasks end too. After this, nothing of the sender runs.
         await pool.closeAll()
+        await tasks.cancelAndWait()
     }
 
     /// Keeps `channel` known while its batch runs, so `close` can release it.

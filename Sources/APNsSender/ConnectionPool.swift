@@ -97,6 +97,8 @@ actor ConnectionPool {
                 let delay = consecutiveFailures == 0 || outage != nil ? 0 : policy.delay(afterAttempt: consecutiveFailures)
                 task = Task { () -> Result<any ProviderConnection, ProviderSendError> in
                     if delay > 0 { try? await Task.sleep(nanoseconds: TimerSeconds.nanoseconds(delay)) }
+                    // Cancelled by `closeAll` while it waited: no connect starts after a close.
+                    if Task.isCancelled { return .failure(.closed(Self.closedSentence)) }
                     do throws(ProviderSendError) {
                         return .success(try await connector.connect(slot: slot))
                     } catch {
@@ -155,9 +157,7 @@ actor ConnectionPool {
 
     /// The outage back-off after `round` failed rounds: doubling, capped, jittered.
     private func backOff(round: Int) -> Duration {
-        let exponential = policy.outageDelay * Double(1 << min(round - 1, 20))
-        let seconds = min(policy.maximumOutageDelay, exponential) * Double.random(in: 0.5...1.0)
-        return .nanoseconds(Int64(TimerSeconds.nanoseconds(seconds)))
+        .nanoseconds(Int64(TimerSeconds.nanoseconds(policy.outageBackOff(round: round))))
     }
 
     /// Drops `connection` from its slot if it is still there.
@@ -169,17 +169,29 @@ actor ConnectionPool {
     }
 
     /// Closes every connection and makes no new one: later callers get `.closed`. Returns
-    /// once every connection is gone (GOAWAY sent, in-flight requests answered or failed).
+    /// once every connection is gone (GOAWAY sent, in-flight requests answered or failed) and
+    /// every connect in progress has ended (cancelled; one that got through anyway is closed
+    /// too): after it, nothing of the pool runs, so a process may exit at once (issue 32: a
+    /// connect still making its TLS context at exit crashed in OpenSSL's cleanup).
     func closeAll() async {
         closed = true
         var closing: [any ProviderConnection] = []
+        var connecting: [Task<Result<any ProviderConnection, ProviderSendError>, Never>] = []
         for index in slots.indices {
-            slots[index].connecting?.cancel()
+            if let task = slots[index].connecting {
+                task.cancel()
+                connecting.append(task)
+            }
             if let connection = slots[index].connection { closing.append(connection) }
             slots[index].connection = nil
         }
-        await withTaskGroup(of: Void.self) { group in
+        await withDiscardingTaskGroup { group in
             for connection in closing { group.addTask { await connection.closeAndWait() } }
+            for task in connecting {
+                group.addTask {
+                    if case .success(let late) = await task.value { await late.closeAndWait() }
+                }
+            }
         }
     }
 

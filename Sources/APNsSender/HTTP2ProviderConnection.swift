@@ -49,7 +49,8 @@ package final class HTTP2ProviderConnection: ProviderConnection {
     /// duplicate).
     static func map(_ error: TransportError) -> ProviderSendError {
         switch error.kind {
-        case .notProcessed, .streamReset(7):  // 7 = REFUSED_STREAM
+        // REFUSED_STREAM arrives as `.notProcessed` (the state machine maps it), never as a reset.
+        case .notProcessed:
             return .notProcessed(error.message)
         default:
             return .connectionLost(error.message)
@@ -99,9 +100,12 @@ package struct HTTP2ProviderConnector: ProviderConnector {
             let client = try await HTTP2Client.connect(to: endpoint, tls: tls, settings: .apnsClient(),
                                                        timeout: connectTimeout, healthCheck: healthCheck, loop: loop)
             do {
-                try await client.ready(timeout: connectTimeout)
+                // A cancel (the pool closing) ends the wait: the connection closes, which
+                // fails the wait for its SETTINGS.
+                try await withTaskCancellationHandler { try await client.ready(timeout: connectTimeout) } onCancel: { client.close() }
             } catch {
-                client.close()
+                // Gone before this returns: nothing of a failed attempt outlives it.
+                await client.closeAndWait()
                 throw error
             }
             return HTTP2ProviderConnection(client: client, requestTimeout: requestTimeout)

@@ -194,7 +194,8 @@ struct LegacyRun {
 
     private mutating func connect() async -> Bool {
         if failures > 0 {
-            let delay = min(2.0, 0.1 * Double(1 << min(failures - 1, 5)))
+            // The one back-off formula (`APNsRetryPolicy.backOff`), without jitter: 0.1 s doubling to 2 s.
+            let delay = APNsRetryPolicy.backOff(first: 0.1, cap: 2, step: failures, jitter: 1)
             try? await Task.sleep(nanoseconds: TimerSeconds.nanoseconds(delay))
         }
         do {

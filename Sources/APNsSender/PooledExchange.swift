@@ -46,8 +46,10 @@ final class PooledExchange: Sendable {
         var written = false
         var possiblyDuplicated = false
         var refreshedToken = false
+        // Every answer keeps the word of the attempts before it (`afterEarlierAttempt`).
         func answer(_ outcome: APNsSendResult.Outcome, _ response: ProviderResponse? = nil) -> Answer {
-            Answer(outcome: outcome, response: response, attempts: attempts, possiblyDuplicated: possiblyDuplicated)
+            Answer(outcome: outcome.afterEarlierAttempt(mayHaveBeenDelivered: possiblyDuplicated), response: response, attempts: attempts,
+                   possiblyDuplicated: possiblyDuplicated)
         }
         while true {
             if Task.isCancelled { return answer(.cancelled(written: written)) }
@@ -64,15 +66,11 @@ final class PooledExchange: Sendable {
                 return answer(.cancelled(written: written))
             }
             var sending = request
-            var bearer: String?
-            if let tokens {
-                do {
-                    let (token, header) = try tokens.authorization()
-                    bearer = token
-                    sending.authorization = header
-                } catch {
-                    return answer(.failed(APNsSendError(.tokenSigningFailed, "Cannot sign a provider token: \(error)")))
-                }
+            let bearer: String?
+            do throws(APNsSendError) {
+                bearer = try sending.sign(with: tokens)
+            } catch {
+                return answer(.failed(error))
             }
             attempts += 1
             let cancellation = RequestCancellation()
@@ -87,29 +85,23 @@ final class PooledExchange: Sendable {
             if cancellation.wasWritten { written = true }
             if cancellation.isCancelled { return answer(.cancelled(written: written)) }
             switch result {
-            case .success(let response) where (200..<300).contains(response.status):
-                return answer(.delivered, response)
             case .success(let response):
-                let (reason, timestamp) = BatchSender.parseError(response.body)
-                if reason == .expiredProviderToken, let tokens, let bearer, !refreshedToken {
+                let decision = RetryDecision.afterAnswer(response, attempts: attempts, policy: policy) {
+                    guard let tokens, let bearer, !refreshedToken else { return false }
                     refreshedToken = true
-                    if tokens.invalidate(bearer) { continue }
+                    return tokens.invalidate(bearer)
                 }
-                let retryable = reason.isDocumented ? reason.isRetryable : response.status >= 500
-                guard retryable && attempts < policy.maximumAttempts else {
-                    return answer(.rejected(status: response.status, reason: reason, timestamp: timestamp), response)
+                switch decision {
+                case .final(let outcome): return answer(outcome, response)
+                case .again: continue
+                case .after(let seconds):
+                    do { try await Task.sleep(nanoseconds: TimerSeconds.nanoseconds(seconds)) } catch { return answer(.cancelled(written: written)) }
                 }
-                let retryAfter = response.header("retry-after").flatMap(Double.init)
-                let seconds = min(policy.maximumDelay, retryAfter ?? policy.delay(afterAttempt: attempts))
-                do { try await Task.sleep(nanoseconds: TimerSeconds.nanoseconds(seconds)) } catch { return answer(.cancelled(written: written)) }
             case .failure(let error):
-                if case .connectionLost = error { possiblyDuplicated = true }
+                if error.mayHaveBeenProcessed { possiblyDuplicated = true }
                 // REFUSED_STREAM on a live connection leaves it usable; anything else replaces it.
                 if possiblyDuplicated || !connection.isUsable { await pool.discard(connection, slot: slot) }
-                guard attempts < policy.maximumAttempts else {
-                    return answer(.failed(APNsSendError(.connectionLost, "Gave up after \(attempts) attempts: \(BatchSender.describe(error))",
-                                                        mayHaveBeenDelivered: possiblyDuplicated)))
-                }
+                if case .final(let outcome) = RetryDecision.afterFailure(error, attempts: attempts, policy: policy) { return answer(outcome) }
             }
         }
     }

@@ -67,3 +67,20 @@ package final class ProviderTokenCache: Sendable {
         }
     }
 }
+
+extension ProviderRequest {
+    /// Signs this attempt: with token auth (`tokens`), sets `authorization` to the provider
+    /// token's header and returns the token (an ExpiredProviderToken answer names it to
+    /// `ProviderTokenCache.invalidate`); with certificates, changes nothing and returns nil.
+    /// The one place the batch and the single exchanges sign a request.
+    mutating func sign(with tokens: ProviderTokenCache?) throws(APNsSendError) -> String? {
+        guard let tokens else { return nil }
+        do {
+            let (token, header) = try tokens.authorization()
+            authorization = header
+            return token
+        } catch {
+            throw APNsSendError(.tokenSigningFailed, "Cannot sign a provider token: \(error)")
+        }
+    }
+}

@@ -53,36 +53,62 @@ package final class HTTP2Client: Sendable {
     /// .tlsAlert, .protocolError when the server does not agree to h2). With `healthCheck`, a
     /// connection quiet for its idle interval is pinged and closed when the PING goes
     /// unanswered (`isOpen` turns false).
+    ///
+    /// Cancelling the calling task ends the attempt: before the TLS context is made, after the
+    /// name is resolved, or on the loop while it connects or handshakes (`TransportError`
+    /// `.cancelled`). It returns only once the attempt is over, so an owner that awaited it
+    /// (`close()`) knows nothing of it still runs (issue 32: a process exiting while a
+    /// connect still made its `SSL_CTX` crashed in OpenSSL's cleanup).
     package static func connect(to endpoint: Endpoint, tls: TLSConfiguration, settings: HTTP2Settings = HTTP2Settings(maxConcurrentStreams: 100),
                                timeout: Double = 10, healthCheck: HTTP2HealthCheck? = nil, loop: EventLoop = .shared) async throws -> HTTP2Client {
+        let cancelled = TransportError(.cancelled, "The connection to \(endpoint) was given up (the task was cancelled).")
+        if Task.isCancelled { throw cancelled }
         let context = try SSLContext(tls, server: false)
         let addresses = try await Resolver.resolve(endpoint)
+        if Task.isCancelled { throw cancelled }
         let status = HTTP2ClientStatus()
-        return try await withCheckedThrowingContinuation { continuation in
-            loop.execute {
-                let connection = Connection(loop: loop, context: context, host: endpoint.host, addresses: addresses, through: endpoint)
-                let client = HTTP2ClientRole()
-                let session = HTTP2Session(connection: connection, settings: settings, role: client)
-                session.onClose = { error in status.markGone(error) }
-                client.onGoAway = { status.markClosed(TransportError(.connectionClosed, "The server sent GOAWAY: the connection takes no new requests.")) }
-                client.onRemoteSettings = { status.setMaxConcurrentStreams($0) }
-                let timer = loop.schedule(after: timeout) {
-                    connection.fail(TransportError(.timeout, Resolver.timeoutMessage(endpoint, connection.state, timeout)))
+        // The attempt in progress, for a cancel from another thread.
+        let attempt = PendingConnect()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                loop.execute {
+                    start(endpoint: endpoint, context: context, addresses: addresses, settings: settings, status: status, timeout: timeout,
+                          healthCheck: healthCheck, loop: loop, attempt: attempt, cancelled: cancelled, continuation)
                 }
-                session.onHandshake = { result in
-                    loop.cancelTimer(timer)
-                    switch result {
-                    case .success(let info):
-                        if let healthCheck { session.startHealthCheck(healthCheck) }
-                        let bound = LoopBound(Session(core: session, client: client), loop: loop)
-                        continuation.resume(returning: HTTP2Client(endpoint: endpoint, handshake: info, loop: loop, session: bound, status: status))
-                    case .failure(let error):
-                        continuation.resume(throwing: error)
-                    }
-                }
-                connection.start()
+            }
+        } onCancel: {
+            attempt.cancel(on: loop, cancelled)
+        }
+    }
+
+    /// On the loop: starts the connection whose handshake resumes `continuation` (at once with
+    /// `cancelled` when the attempt was cancelled before it began).
+    private static func start(endpoint: Endpoint, context: SSLContext, addresses: [SocketAddress], settings: HTTP2Settings,
+                              status: HTTP2ClientStatus, timeout: Double, healthCheck: HTTP2HealthCheck?, loop: EventLoop,
+                              attempt: PendingConnect, cancelled: TransportError, _ continuation: CheckedContinuation<HTTP2Client, any Error>) {
+        let connection = Connection(loop: loop, context: context, host: endpoint.host, addresses: addresses, through: endpoint)
+        guard attempt.begin(connection, loop: loop) else { return continuation.resume(throwing: cancelled) }
+        let client = HTTP2ClientRole()
+        let session = HTTP2Session(connection: connection, settings: settings, role: client)
+        session.onClose = { error in status.markGone(error) }
+        client.onGoAway = { status.markClosed(TransportError(.connectionClosed, "The server sent GOAWAY: the connection takes no new requests.")) }
+        client.onRemoteSettings = { status.setMaxConcurrentStreams($0) }
+        let timer = loop.schedule(after: timeout) {
+            connection.fail(TransportError(.timeout, Resolver.timeoutMessage(endpoint, connection.state, timeout)))
+        }
+        session.onHandshake = { result in
+            loop.cancelTimer(timer)
+            attempt.end()
+            switch result {
+            case .success(let info):
+                if let healthCheck { session.startHealthCheck(healthCheck) }
+                let bound = LoopBound(Session(core: session, client: client), loop: loop)
+                continuation.resume(returning: HTTP2Client(endpoint: endpoint, handshake: info, loop: loop, session: bound, status: status))
+            case .failure(let error):
+                continuation.resume(throwing: error)
             }
         }
+        connection.start()
     }
 
     /// Waits for the server's SETTINGS frame: proof the server accepted the connection. With
@@ -150,6 +176,43 @@ extension HTTP2Client.Session {
     func submit(_ request: HTTP2Request, timeout: Double?, cancellation: RequestCancellation?,
                 completion: @escaping @Sendable (Result<HTTP2Response, TransportError>) -> Void) {
         client.submit(request, timeout: timeout, cancellation: cancellation, in: core, completion: completion)
+    }
+}
+
+/// A connect in progress, which a cancel from another thread ends on the loop: the
+/// connection while it connects or handshakes, or a flag the loop reads before it starts.
+private final class PendingConnect: Sendable {
+    private struct State {
+        var cancelled = false
+        var connection: LoopBound<Connection>?
+    }
+
+    private let state = Locked(State())
+
+    /// On the loop: the attempt is under way; false when it was cancelled already (it must
+    /// not start).
+    func begin(_ connection: Connection, loop: EventLoop) -> Bool {
+        state.withLock { state in
+            if state.cancelled { return false }
+            state.connection = LoopBound(connection, loop: loop)
+            return true
+        }
+    }
+
+    /// On the loop: the handshake ended (either way); a late cancel has nothing to end.
+    func end() {
+        state.withLock { $0.connection = nil }
+    }
+
+    /// Fails the attempt with `error` on its loop (its handshake callback resumes the caller).
+    func cancel(on loop: EventLoop, _ error: TransportError) {
+        let begun: Bool = state.withLock { state in
+            state.cancelled = true
+            return state.connection != nil
+        }
+        guard begun else { return }
+        // Looked up again on the loop: a handshake that ended meanwhile is left alone.
+        loop.execute { [self] in state.withLock { $0.connection }?.value.fail(error) }
     }
 }
 

@@ -1,10 +1,12 @@
 import APNsProtocol
-import APNsSender
+@testable import APNsSender
+import TestSupport
 import Foundation
 import Testing
 
-/// `send(contentsOf:)`: an async sequence of notifications in, an async sequence of results
-/// out, with back-pressure both ways and cancellation that keeps the "not sent" promise.
+/// `send(contentsOf:onResult:)`: an async sequence of notifications in, every result handed to
+/// the caller's handler, with back-pressure both ways; every notification pulled from the input
+/// gets its one result, however the batch ends (issue 32).
 @Suite("Batches as async sequences")
 struct AsyncSequenceSendTests {
     let fast = APNsRetryPolicy(maximumAttempts: 3, baseDelay: 0.001, maximumDelay: 0.01, outageDelay: 0.01, maximumOutageDelay: 0.05)
@@ -39,40 +41,58 @@ struct AsyncSequenceSendTests {
         let sender = BatchSender(connector: FakeGateway(), connections: 2, policy: fast)
         var indices = Set<Int>()
         var delivered = 0
-        for try await result in sender.send(contentsOf: CountingInput().stream(10_000)) {
+        let summary = try await sender.send(contentsOf: CountingInput().stream(10_000)) { result in
             indices.insert(result.index)
             if result.isDelivered { delivered += 1 }
+            return .continue
         }
         #expect(indices.count == 10_000 && indices.min() == 0 && indices.max() == 9_999)
-        #expect(delivered == 10_000)
+        #expect(delivered == 10_000 && summary.total == 10_000 && summary.delivered == 10_000, "\(summary)")
         await sender.close()
     }
 
-    @Test("A consumer that stops reading holds the input back: bounded read-ahead", .timeLimit(.minutes(1)))
+    @Test("A handler that stops reading holds the input back: read-ahead bounded by batchReadAhead, then .stop accounts for all",
+          .timeLimit(.minutes(1)))
     func backPressure() async throws {
         let sender = BatchSender(connector: FakeGateway(), policy: fast)
         let input = CountingInput()
-        let results = sender.send(contentsOf: input.stream(100_000))
-        let iterator = results.makeAsyncIterator()
-        for _ in 0..<10 { _ = try await iterator.next() }
-        // Wait until the pipeline is full and the input stops being pulled.
+        let gate = Gate()
+        let holding = Gate()
+        let consumer = Task {
+            var received: [APNsSendResult] = []
+            let summary = try await sender.send(contentsOf: input.stream(100_000)) { result in
+                received.append(result)
+                if received.count == 10 {
+                    holding.open()
+                    await gate.wait()
+                    return .stop
+                }
+                return .continue
+            }
+            return (received, summary)
+        }
+        // Wait until the handler holds its 10th result, the pipeline is full and the input
+        // stops being pulled.
+        await holding.wait()
         var last = -1
         while input.pulled != last {
             last = input.pulled
             try await Task.sleep(nanoseconds: 200_000_000)
         }
-        // Buffers between input and consumer: 256 (sequence feed) + 256 (read-ahead) + 100 (in
-        // flight) + 1,024 (results for the consumer's thread) + 256 (results for the consumer).
-        #expect(input.pulled < 2_000, "the input was pulled \(input.pulled) times with 10 results consumed")
-        // close() returns although this consumer holds its iterator and reads nothing: the
-        // stopped batch's last results no longer wait for room. They are still all there.
+        let readAhead = input.pulled - 10
+        let bound = APNsClient.batchReadAhead(concurrency: 100, connections: 1)
+        #expect(readAhead <= bound, "read \(readAhead) ahead of the handler, more than the documented \(bound)")
+        #expect(readAhead > 256, "the pipeline filled (\(readAhead) ahead)")
+        print("send(contentsOf:onResult:) read \(readAhead) ahead of a handler that stopped reading (bound \(bound))")
+        gate.open()
+        let (received, summary) = try await consumer.value
+        // Every notification pulled has its one result; the rest were never pulled.
+        #expect(received.count == input.pulled, "\(received.count) results for \(input.pulled) pulled")
+        #expect(Set(received.map(\.index)) == Set(0..<input.pulled))
+        #expect(summary.total == input.pulled, "\(summary)")
+        #expect(received.allSatisfy { $0.isDelivered || $0.outcome == .cancelled(written: false) })
+        #expect(input.pulled < 100_000)
         await sender.close()
-        var rest = 0
-        while let result = try await iterator.next() {
-            #expect(result.isDelivered || result.outcome == .cancelled(written: false))
-            rest += 1
-        }
-        #expect(10 + rest == input.pulled, "one result per notification pulled: \(10 + rest) for \(input.pulled)")
     }
 
     @Test("An input that throws: the results of what it yielded, then its error", .timeLimit(.minutes(1)))
@@ -80,41 +100,40 @@ struct AsyncSequenceSendTests {
         let sender = BatchSender(connector: FakeGateway(), policy: fast)
         var count = 0
         await #expect(throws: InputFailure.self) {
-            for try await result in sender.send(contentsOf: CountingInput().stream(100, failAfter: 5)) {
+            try await sender.send(contentsOf: CountingInput().stream(100, failAfter: 5)) { result in
                 #expect(result.isDelivered)
                 count += 1
+                return .continue
             }
         }
         #expect(count == 5)
         await sender.close()
     }
 
-    @Test("Cancelling the consuming task stops the batch: what was held is 'cancelled, written', nothing else is sent", .timeLimit(.minutes(1)))
-    func cancellingTheConsumer() async throws {
+    @Test("Cancelling the calling task: what was held comes back 'cancelled, written', the rest 'not sent', nothing unreported",
+          .timeLimit(.minutes(1)))
+    func cancellingTheCaller() async throws {
         var faults = FakeGateway.Faults()
         faults.holdAnswers = true
         let gateway = FakeGateway(faults)
         let sender = BatchSender(connector: gateway, concurrency: 10, policy: fast)
         let input = CountingInput()
         let consumer = Task {
-            var seen = 0
-            do { for try await _ in sender.send(contentsOf: input.stream(100_000)) { seen += 1 } } catch {}
-            return seen
+            var received: [APNsSendResult] = []
+            _ = try await sender.send(contentsOf: input.stream(100_000)) { result in
+                received.append(result)
+                return .continue
+            }
+            return received
         }
-        while gateway.heldCount < 10 { try await Task.sleep(nanoseconds: 1_000_000) }
+        #expect(await Wait.until { gateway.heldCount >= 10 })
         consumer.cancel()
-        _ = await consumer.value
+        let received = try await consumer.value
         gateway.releaseHeld()
         await sender.close()
-        // The released requests reach the fake gateway on tasks of their own, which nothing
-        // awaits: on a loaded machine `close()` can return before the last of them is counted
-        // (seen: 9). Wait for the ten (at most 30 s), then check no more came.
-        var waited = 0
-        while gateway.requestCount < 10, waited < 30_000 {
-            try await Task.sleep(nanoseconds: 1_000_000)
-            waited += 1
-        }
-        #expect(gateway.requestCount == 10, "only the window was ever written: \(gateway.requestCount)")
+        #expect(received.count == input.pulled, "\(received.count) results for \(input.pulled) pulled")
+        #expect(received.filter { $0.outcome == .cancelled(written: true) }.count == 10, "the window was written and given up")
+        #expect(received.filter { $0.outcome == .cancelled(written: false) }.count == input.pulled - 10)
         #expect(input.pulled < 2_000)
     }
 }

@@ -14,6 +14,9 @@ final class FakeGateway: @unchecked Sendable, ProviderConnector {
         var dropAfterProcessing = 0
         /// Connection attempts that fail before one succeeds (-1: always fail).
         var failedConnects = 0
+        /// Connection attempts that succeed before every later one fails: the gateway goes down
+        /// for good after that many connects (0: never).
+        var connectsBeforeOutage = 0
         /// Tokens answered 410 Unregistered.
         var unregistered: Set<String> = []
         /// Requests are held unanswered until `releaseHeld()` (a gateway gone silent).
@@ -62,6 +65,7 @@ final class FakeGateway: @unchecked Sendable, ProviderConnector {
             connects += 1
             if faults.failedConnects < 0 { return true }
             if faults.failedConnects > 0 { faults.failedConnects -= 1; return true }
+            if faults.connectsBeforeOutage > 0, connects > faults.connectsBeforeOutage { return true }
             return false
         }
         if fail { throw .cannotConnect("connection refused (scripted)") }

@@ -119,7 +119,9 @@ struct HTTP2ProviderConnectionTests {
     }
 
     @Test func transportErrorsMapToResendSafety() {
-        #expect(HTTP2ProviderConnection.map(TransportError(.streamReset(7), "refused")) == .notProcessed("refused"))
+        // REFUSED_STREAM never reaches the sender as a reset: the state machine names it, and the
+        // client role reports it `.notProcessed` (issue 32: the `.streamReset(7)` case was dead).
+        #expect(HTTP2ConnectionStateMachine(now: 0).streamEnd(1, errorCode: HTTP2ConnectionStateMachine.refusedStream, answered: false) == .refused)
         #expect(HTTP2ProviderConnection.map(TransportError(.notProcessed, "above last-stream-id")) == .notProcessed("above last-stream-id"))
         #expect(HTTP2ProviderConnection.map(TransportError(.connectionClosed, "closed")) == .connectionLost("closed"))
         #expect(HTTP2ProviderConnection.map(TransportError(.timeout, "silent")) == .connectionLost("silent"))

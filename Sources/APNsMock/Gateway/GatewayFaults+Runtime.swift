@@ -150,11 +150,14 @@ extension ProviderAPIHandler {
     package var faults: GatewayFaults { books.withLock { $0.faults } }
 
     /// Replaces the run-time faults (`GatewayFaults.replacingRuntime`); the next request is
-    /// judged by them. Connections keep their request counts, so `goaway_after`/`drop_after`
-    /// count from each connection's first request.
+    /// judged by them. `drop_after N` counts each connection's requests from now (a connection
+    /// already past N requests is dropped at its N-th from now, not never); `goaway_after N`
+    /// counts from each connection's first request, so a connection already past N gets its
+    /// GOAWAY with its next answer.
     package func replaceFaults(with runtime: GatewayFaults) {
         books.withLock { books in
             books.faults = books.faults.replacingRuntime(with: runtime)
+            books.faultsVersion += 1
             books.failureDraws = books.faults.failureDraws
         }
     }

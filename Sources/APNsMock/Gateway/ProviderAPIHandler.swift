@@ -43,6 +43,11 @@ package final class ProviderAPIHandler: Sendable {
     /// ever reached under the lock of `books`, which holds it.
     final class ConnectionState {
         var requests = 0
+        /// Requests since the faults in force were set (`Books.faultsVersion`): a run-time
+        /// `drop_after N` drops a connection's N-th request from then on, also on a connection
+        /// already past N requests.
+        var requestsUnderFaults = 0
+        var faultsVersion = 0
         /// The client certificate's reading, for a certificate connection.
         let certificateInfo: APNsCertificateInfo?
         /// `certificateInfo != nil`, as a flag: testing the optional copied (and destroyed)
@@ -87,6 +92,9 @@ package final class ProviderAPIHandler: Sendable {
         /// `replaceFaults` (`PUT /api/faults`). Read under this lock, which every request takes
         /// anyway, so changing them costs a request nothing more.
         var faults: GatewayFaults
+        /// Counts `replaceFaults` calls: a connection that sees a new version starts counting
+        /// its requests under the new faults from zero.
+        var faultsVersion = 0
         /// The failure rates that are not zero, in draw order (worked out when the faults are
         /// set: most runs have none, and then no request looks any up).
         var failureDraws: [(status: Int, rate: Double)]
@@ -131,11 +139,16 @@ package final class ProviderAPIHandler: Sendable {
         // Each port numbers its connections from 1: the management port's are kept apart.
         let state = connection(request, key: management ? -request.connectionID : request.connectionID, &books)
         state.requests += 1
+        if state.faultsVersion != books.faultsVersion {
+            state.faultsVersion = books.faultsVersion
+            state.requestsUnderFaults = 0
+        }
+        state.requestsUnderFaults += 1
         let now = Date()
         state.lastActivity = now
         let faults = books.faults
 
-        if faults.dropAfter > 0, state.requests == faults.dropAfter, faults.dropMode == .unprocessed {
+        if faults.dropAfter > 0, state.requestsUnderFaults == faults.dropAfter, faults.dropMode == .unprocessed {
             var response = HTTP2Response(status: 500)
             response.afterward = .dropWithoutResponse
             return response
@@ -185,10 +198,11 @@ package final class ProviderAPIHandler: Sendable {
         return finish(state, faults, response)
     }
 
-    /// `--drop-after N` (modes accepted and answered): the N-th request of a connection, once
+    /// `--drop-after N` (modes accepted and answered): the N-th request of a connection (counted
+    /// from when the faults were set), once
     /// accepted (and recorded), ends the connection, unanswered or answered. True when it did.
     private func dropIfDue(_ request: HTTP2Request, _ state: ConnectionState, _ faults: GatewayFaults, _ response: inout HTTP2Response) -> Bool {
-        guard faults.dropAfter > 0, state.requests == faults.dropAfter else { return false }
+        guard faults.dropAfter > 0, state.requestsUnderFaults == faults.dropAfter else { return false }
         response.afterward = faults.dropMode == .answered ? .close : .dropWithoutResponse
         log("connection #\(request.connectionID): dropping after request \(state.requests) (\(faults.dropMode.rawValue))")
         return true

@@ -43,7 +43,7 @@ struct CancellationPromiseTests {
         task.cancel()
         let results = await task.value
         await client.close()
-        let received = try await settledRecord(f)
+        let received = try await f.settledRecord()
 
         #expect(results.count == 3_000 && Set(results.map(\.apnsIDText)).count == 3_000, "exactly one result per send")
         let byID = Dictionary(uniqueKeysWithValues: results.map { ($0.apnsIDText, $0) })
@@ -83,22 +83,8 @@ struct CancellationPromiseTests {
         }
         #expect(summary.failed == 5 && summary.delivered == 0, "\(summary)")
         #expect(codes.all == Array(repeating: .clientClosed, count: 5))
-        let received = try await settledRecord(f)
+        let received = try await f.settledRecord()
         #expect(received.count == 1, "only the send before close() reached the gateway")
-    }
-
-    /// The apns-ids in the gateway's record once it stops growing (its delayed handlers record
-    /// after their delay, even for streams the client reset).
-    private func settledRecord(_ f: GatewayFixture) async throws -> Set<String> {
-        var last = -1
-        var stableChecks = 0
-        for _ in 0..<100 where stableChecks < 3 {
-            try await Task.sleep(nanoseconds: 250_000_000)
-            let count = try f.records().count
-            stableChecks = count == last ? stableChecks + 1 : 0
-            last = count
-        }
-        return Set(try f.records().compactMap { $0["apns_id"] as? String })
     }
 }
 

@@ -64,6 +64,20 @@ final class GatewayFixture: @unchecked Sendable {
         try APNsTokenSigner(key: key ?? authKey, keyID: keyID ?? self.keyID, teamID: teamID ?? self.teamID).token(issuedAt: issuedAt)
     }
 
+    /// The apns-ids in the gateway's record once it stops growing (its delayed handlers record
+    /// after their delay, even for streams the client reset).
+    func settledRecord() async throws -> Set<String> {
+        var last = -1
+        var stableChecks = 0
+        for _ in 0..<100 where stableChecks < 3 {
+            try await Task.sleep(nanoseconds: 250_000_000)
+            let count = try records().count
+            stableChecks = count == last ? stableChecks + 1 : 0
+            last = count
+        }
+        return Set(try records().compactMap { $0["apns_id"] as? String })
+    }
+
     /// The record's lines as dictionaries.
     func records() throws -> [[String: Any]] {
         let text = (try? String(contentsOfFile: recordPath, encoding: .utf8)) ?? ""

@@ -1,0 +1,61 @@
+import APNsProtocol
+@testable import APNsSender
+import Foundation
+import Testing
+
+/// Issue 32: a notification written once is never reported safe to resend, whatever fails
+/// after it (the soak's "safe to resend" for an apns-id in the gateway's record).
+@Suite("A result keeps the word of every earlier attempt")
+struct ResultWordTests {
+    let fast = APNsRetryPolicy(maximumAttempts: 4, baseDelay: 0.001, maximumDelay: 0.01, maximumReconnects: 2,
+                               outageDelay: 0.01, maximumOutageDelay: 0.05)
+
+    /// The gateway records every request, the first connection dies after its first request
+    /// (processed, unanswered), and no connection can be made after it.
+    func gatewayThatDiesAfterTheFirstRequest() -> FakeGateway {
+        var faults = FakeGateway.Faults()
+        faults.dropAfterProcessing = 1
+        faults.connectsBeforeOutage = 1
+        return FakeGateway(faults)
+    }
+
+    @Test("A batch: lost in flight, then the gateway unreachable: failed, may have been delivered")
+    func batchLostThenUnreachable() async throws {
+        let gateway = gatewayThatDiesAfterTheFirstRequest()
+        let sender = BatchSender(connector: gateway, policy: fast)
+        let collector = ResultCollector()
+        _ = await sender.send(APNsNotificationList(notifications(1))) { collector.add($0) }
+        await sender.close()
+        let result = try #require(collector.results.first)
+        #expect(gateway.accepted[result.apnsIDText] == 1, "the gateway has it")
+        guard case .failed(let error) = result.outcome else { Issue.record("\(result.outcome)"); return }
+        #expect(error.code == .gatewayUnreachable)
+        #expect(error.mayHaveBeenDelivered, "\(error)")
+        #expect(result.mayHaveBeenDelivered && result.possiblyDuplicated)
+        let line = String(decoding: result.jsonLine(), as: UTF8.self)
+        #expect(line.contains(#""may_have_been_delivered":true"#), "\(line)")
+    }
+
+    @Test("A single send: lost in flight, then the gateway unreachable: failed, may have been delivered")
+    func singleLostThenUnreachable() async throws {
+        let gateway = gatewayThatDiesAfterTheFirstRequest()
+        let sender = BatchSender(connector: gateway, policy: fast)
+        let result = await sender.send(notifications(1)[0])
+        await sender.close()
+        #expect(gateway.accepted[result.apnsIDText] == 1, "the gateway has it")
+        #expect(result.mayHaveBeenDelivered, "\(result.outcome)")
+    }
+
+    @Test("The outcomes that follow a lost attempt never say 'not sent'")
+    func outcomesAfterALostAttempt() {
+        let unreachable = APNsSendResult.Outcome.failed(APNsSendError(.gatewayUnreachable, "Cannot reach the gateway."))
+        guard case .failed(let error) = unreachable.afterEarlierAttempt(mayHaveBeenDelivered: true) else { Issue.record(); return }
+        #expect(error.mayHaveBeenDelivered && error.code == .gatewayUnreachable)
+        #expect(APNsSendResult.Outcome.cancelled(written: false).afterEarlierAttempt(mayHaveBeenDelivered: true) == .cancelled(written: true))
+        #expect(unreachable.afterEarlierAttempt(mayHaveBeenDelivered: false) == unreachable, "no earlier attempt: unchanged")
+        let rejected = APNsSendResult(index: 0, token: notifications(1)[0].token, apnsIDText: APNsNotification.newID(),
+                                      outcome: .rejected(status: 503, reason: .serviceUnavailable, timestamp: nil), attempts: 4,
+                                      possiblyDuplicated: true)
+        #expect(rejected.mayHaveBeenDelivered, "a 503 answers the last attempt, not the one lost before it")
+    }
+}
