@@ -168,8 +168,12 @@ let package = Package(
         // CLI end-to-end tests for inspect/check/mock: run the built apnskit binary.
         .testTarget(name: "InspectCheckTests", dependencies: ["OpenSSLCore", "apnskit", "APNsMock", "APNsCredentials", "TestSupport"],
                     exclude: ["Schemas"]),
-        // The outbox's rules without a database (the PostgreSQL tests are CLI tests in apnskitTests).
-        .testTarget(name: "APNsOutboxTests", dependencies: ["APNsOutbox", "APNsSender", "APNsProtocol", "TestSupport"]),
+        // The outbox's rules without a database, and the worker in a ServiceGroup against PostgreSQL
+        // and the in-process mock (the fleet tests are CLI tests in apnskitTests).
+        .testTarget(name: "APNsOutboxTests", dependencies: ["APNsOutbox", "APNs", "APNsSender", "APNsProtocol", "APNsMock", "TestSupport",
+                                                            .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Outbox"])),
+                                                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                                                            .product(name: "Logging", package: "swift-log")]),
         // CLI end-to-end tests; the mock inbox's (issue 16) also test its store in-process.
         .testTarget(name: "apnskitTests", dependencies: ["apnskit", "APNsCredentials", "TestSupport", "APNsMock", "APNsMockInbox"]),
         // Issue 7: the fuzz harnesses over fixed-seed mutations, secrets, resource bounds.

@@ -104,7 +104,7 @@ public struct APNsOutboxStore: Sendable {
         let textLimit = Int32(APNsOutboxRow.maximumShortText)
         let query: PostgresQuery = """
             UPDATE apns_outbox AS o
-            SET state = 'leased', lease_owner = \(owner), lease_until = now() + \(leaseMilliseconds) * interval '1 millisecond',
+            SET state = 'leased', lease_owner = \(owner), lease_until = now() + \(leaseMilliseconds)::float8 * interval '1 millisecond',
                 attempts = o.attempts + 1
             FROM (SELECT id FROM apns_outbox WHERE state = 'queued' AND not_before <= now()
                   ORDER BY id LIMIT \(limit) FOR UPDATE SKIP LOCKED) AS c
@@ -173,7 +173,7 @@ public struct APNsOutboxStore: Sendable {
                 apns_unique_id = COALESCE(NULLIF(r.unique_id, '')::uuid, o.apns_unique_id),
                 possibly_duplicated = o.possibly_duplicated OR r.duplicated,
                 attempts = CASE WHEN r.counted THEN o.attempts ELSE o.attempts - 1 END,
-                not_before = CASE WHEN r.state = 'queued' THEN now() + r.delay * interval '1 millisecond' ELSE o.not_before END,
+                not_before = CASE WHEN r.state = 'queued' THEN now() + r.delay::float8 * interval '1 millisecond' ELSE o.not_before END,
                 finished_at = CASE WHEN r.state = 'queued' THEN NULL ELSE now() END,
                 lease_owner = NULL, lease_until = NULL
             FROM unnest(\(ids)::bigint[], \(states)::text[], \(statuses)::int[], \(reasons)::text[], \(details)::text[],
@@ -192,7 +192,7 @@ public struct APNsOutboxStore: Sendable {
     func extendLeases(owner: UUID, lease: Duration) async throws {
         let leaseMilliseconds = lease.milliseconds
         try await client.query("""
-            UPDATE apns_outbox SET lease_until = now() + \(leaseMilliseconds) * interval '1 millisecond'
+            UPDATE apns_outbox SET lease_until = now() + \(leaseMilliseconds)::float8 * interval '1 millisecond'
             WHERE state = 'leased' AND lease_owner = \(owner)
             """, logger: logger)
     }

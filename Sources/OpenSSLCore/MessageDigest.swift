@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// One-shot message digests over OpenSSL's EVP API, for identifiers derived from data
 /// (the outbox's name-based UUIDs, RFC 9562 §5.5), not for signatures.

@@ -90,9 +90,10 @@ struct OutboxRun: AsyncParsableCommand {
         let start = Date()
         let untilEmpty = self.untilEmpty
         let pollInterval = settings.pollInterval
+        let configuration = settings
         let totals = try await database.withStore(connections: batchesInFlight + 4) { store in
             try await store.requireCurrentSchema()
-            let worker = APNsOutboxWorker(store: store, client: client, configuration: settings)
+            let worker = APNsOutboxWorker(store: store, client: client, configuration: configuration)
             interruption.onSignal { _ in worker.stop() }
             interruption.onSecondSignal { Task { await client.close(cancellingInFlight: true) } }
             progress.start { Self.progressLine(worker.totals, since: start) }

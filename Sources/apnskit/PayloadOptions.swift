@@ -2,7 +2,7 @@ import APNsProtocol
 import APNsSender
 import ArgumentParser
 import Foundation
-import SecureIO
+import OpenSSLCore
 
 /// The payload and header options of a notification: `push` sends them, `outbox enqueue` puts
 /// them in the outbox table. One group, so that the same flags build the same notification in

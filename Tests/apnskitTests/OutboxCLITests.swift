@@ -88,9 +88,10 @@ struct OutboxCLITests {
         try #require(listening, "\(worker.stderr)")
         try await w.psql("INSERT INTO apns_outbox (token, topic, payload) VALUES ('\(String(repeating: "cd", count: 32))', 'com.example.app', '{\"aps\":{}}')")
         let sent = try await w.waitForCounts(seconds: 60, while: { worker.isRunning }) { $0["delivered"] == 1 }
-        #expect(sent, "\(worker.stderr)")
+        let counts = try await w.counts()
         kill(worker.pid, SIGTERM)
         #expect(await worker.exited().status == 143)
+        #expect(sent, "\(counts) \(worker.stdout) \(worker.stderr)")
     }
 }
 #endif

@@ -139,19 +139,21 @@ struct OutboxFleetTests {
               ('\(good)', 'com.example.app', 'alert', NULL, NULL, NULL, 'not json'),
               ('\(good)', 'com.example.app', 'alert', NULL, NULL, NULL, ''),
               ('\(good)', repeat('t', 1000), 'alert', NULL, NULL, NULL, '{"aps":{"alert":"huge topic"}}'),
-              ('\(good)', 'com.example.app', 'voip', 10, 0, '', '{"aps":{}}');
+              ('\(good)', 'com.example.app', 'background', 5, 0, '', '{"aps":{"content-available":1}}');
+            -- A row its workers died with ten times already (a row that crashes workers).
+            INSERT INTO apns_outbox (token, topic, payload, attempts) VALUES ('\(good)', 'com.example.app', '{"aps":{"alert":"poison"}}', 10);
             """)
         let worker = try w.worker(port: port, ["--poll-interval", "0.2", "--until-empty", "--format", "json"])
         let end = await worker.exited()
         #expect(end.status == 0, "\(worker.stdout) \(worker.stderr)")
         let lines = try await w.psql("SELECT id, state, coalesce(reason, ''), coalesce(detail, '') FROM apns_outbox ORDER BY id").split(separator: "\n")
         let rows = lines.map { $0.split(separator: "|", maxSplits: 3, omittingEmptySubsequences: false).map(String.init) }
-        try #require(rows.count == 14, "\(lines)")
+        try #require(rows.count == 15, "\(lines)")
         let expected = ["delivered", "BadDeviceToken", "BadDeviceToken", "BadDeviceToken", "InvalidPushType", "BadPriority", "BadExpirationDate",
-                        "BadCollapseId", "PayloadTooLarge", "PayloadTooLarge", "BadPayload", "PayloadEmpty", "BadTopic", "delivered"]
+                        "BadCollapseId", "PayloadTooLarge", "PayloadTooLarge", "BadPayload", "PayloadEmpty", "BadTopic", "delivered", "failed"]
         for (row, want) in zip(rows, expected) {
-            if want == "delivered" {
-                #expect(row[1] == "delivered", "\(row)")
+            if want == "delivered" || want == "failed" {
+                #expect(row[1] == want, "\(row)")
             } else {
                 #expect(row[1] == "rejected" && row[2] == want && !row[3].isEmpty, "row \(row[0]): \(row) (want \(want))")
             }

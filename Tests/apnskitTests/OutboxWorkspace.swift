@@ -18,7 +18,8 @@ struct OutboxWorkspace {
         try #require(PostgresCluster.isInstalled, "PostgreSQL is not installed: run scripts/setup.sh (Debian's postgresql)")
         let fixture = try await CLIFixture()
         try await fixture.prepareMock()
-        let server = try await cluster ?? sharedCluster.get()
+        let server: PostgresCluster
+        if let cluster { server = cluster } else { server = try await sharedCluster.get() }
         let database = "outbox_\(UUID().uuidString.prefix(8).lowercased())"
         try await server.createDatabase(database)
         let workspace = OutboxWorkspace(fixture: fixture, cluster: server, database: database)
@@ -57,6 +58,7 @@ struct OutboxWorkspace {
         return try dir.write(name, text: text)
     }
 
+    @discardableResult
     func psql(_ sql: String) async throws -> String { try await cluster.psql(sql, database: database) }
 
     /// Rows by state, as psql reads them.
