@@ -75,7 +75,7 @@ struct OutboxCLITests {
     @Test("an idle worker (polling once an hour) is woken by the insert's NOTIFY and sends the row")
     func notifyWakesAnIdleWorker() async throws {
         let w = try await OutboxWorkspace.make()
-        let (_, ports) = try await w.fixture.startMock()
+        let (mock, ports) = try await w.fixture.startMock()
         let port = try #require(ports["provider"] as? Int)
         let worker = try w.worker(port: port, ["--poll-interval", "3600"])
         // The worker is listening once its connection's last statement is the LISTEN.
@@ -92,6 +92,7 @@ struct OutboxCLITests {
         kill(worker.pid, SIGTERM)
         #expect(await worker.exited().status == 143)
         #expect(sent, "\(counts) \(worker.stdout) \(worker.stderr)")
+        withExtendedLifetime(mock) {}
     }
 }
 #endif

@@ -71,7 +71,7 @@ struct OutboxFleetTests {
         let cluster = try await PostgresCluster.start()
         let w = try await OutboxWorkspace.make(cluster: cluster)
         try await w.watchFinalStates()
-        let (_, ports) = try await w.fixture.startMock()
+        let (mock, ports) = try await w.fixture.startMock()
         let port = try #require(ports["provider"] as? Int)
         let rows = 20_000
         _ = try w.tokenFile(rows)
@@ -89,6 +89,7 @@ struct OutboxFleetTests {
         #expect(try await w.psql("SELECT count(*) FROM final_state_changes") == "0\n")
         let errors = workers.map { OutboxWorkspace.summary($0)["database_errors"] as? Int ?? 0 }.reduce(0, +)
         #expect(errors > 0, "the restart reached the workers: \(workers.map(\.stdout))")
+        withExtendedLifetime(mock) {}
     }
 
     @Test("the gateway down for 30 s: rows wait (nothing final, nothing failed), then all are delivered, each tried once", .timeLimit(.minutes(5)))
@@ -109,19 +110,20 @@ struct OutboxFleetTests {
             try #require(worker.isRunning, "\(worker.stderr)")
             try await Task.sleep(nanoseconds: 1_000_000_000)
         }
-        let (_, again) = try await w.fixture.startMock(["--port", "\(port)"], portsFile: "second.json")
+        let (mock, again) = try await w.fixture.startMock(["--port", "\(port)"], portsFile: "second.json")
         #expect(again["provider"] as? Int == port)
         let end = await worker.exited()
         #expect(end.status == 0, "\(worker.stdout) \(worker.stderr)")
         #expect(try await w.counts() == ["delivered": rows])
         #expect(try await w.psql("SELECT max(attempts) FROM apns_outbox") == "1\n", "untried claims are not counted as attempts")
         #expect(OutboxWorkspace.summary(worker)["released"] as? Int ?? 0 > 0, "rows were put back untried while the gateway was down: \(worker.stdout)")
+        withExtendedLifetime(mock) {}
     }
 
     @Test("hostile rows (bad tokens, oversize payloads and columns, unknown push types, bad priorities) end rejected with a reason; the worker goes on")
     func hostileRows() async throws {
         let w = try await OutboxWorkspace.make()
-        let (_, ports) = try await w.fixture.startMock(["--record", "record.jsonl"])
+        let (mock, ports) = try await w.fixture.startMock(["--record", "record.jsonl"])
         let port = try #require(ports["provider"] as? Int)
         let good = String(repeating: "ab", count: 32)
         try await w.psql("""
@@ -168,6 +170,7 @@ struct OutboxFleetTests {
         let python = try await ProcessRunner.run("python3", ["-c", program] + delivered.map { $0[0] })
         #expect(python.stdout.split(separator: "\n").map(String.init) == delivered.map { $0[1] }, "\(python) \(delivered)")
         #expect(Set(try w.recordedIDs().keys) == Set(delivered.map { $0[1] }))
+        withExtendedLifetime(mock) {}
     }
 }
 #endif
