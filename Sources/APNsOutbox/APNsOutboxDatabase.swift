@@ -48,7 +48,10 @@ public enum APNsOutboxDatabase {
 extension APNsOutboxDatabase {
     /// Runs `body` with a store on a new `PostgresClient` for `url`, running for as long as
     /// `body` does (programs that own no client of their own: the CLI, tests).
+    /// `connectDeadline`: how long the first statement may wait for a connection (postgres-nio's
+    /// pool keeps trying an unreachable server for a minute or more); past it, `unreachable`.
     public static func withStore<Result: Sendable>(url: String, maximumConnections: Int = 4, logger: Logger? = nil,
+                                                   connectDeadline: Duration? = nil,
                                                    _ body: @escaping @Sendable (APNsOutboxStore) async throws -> Result) async throws -> Result {
         var configuration = try configuration(url: url)
         configuration.options.maximumConnections = max(1, maximumConnections)
@@ -59,7 +62,25 @@ extension APNsOutboxDatabase {
                 return nil
             }
             defer { group.cancelAll() }
-            return try await body(APNsOutboxStore(client: client, logger: logger))
+            let store = APNsOutboxStore(client: client, logger: logger)
+            if let connectDeadline { try await reach(store, within: connectDeadline) }
+            return try await body(store)
+        }
+    }
+
+    /// One cheap statement, or `APNsOutboxError.unreachable` once `deadline` has passed.
+    static func reach(_ store: APNsOutboxStore, within deadline: Duration) async throws {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                _ = try await store.schemaVersion()
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: deadline)
+                return false
+            }
+            defer { group.cancelAll() }
+            if try await group.next() != true { throw APNsOutboxError.unreachable(seconds: Int(deadline.components.seconds)) }
         }
     }
 

@@ -57,6 +57,8 @@ public enum APNsOutboxError: Error, Sendable, Equatable, CustomStringConvertible
     case newerSchema(found: Int, known: Int)
     /// A connection string this library cannot use.
     case invalidURL(String)
+    /// No connection to the database within this many seconds.
+    case unreachable(seconds: Int)
 
     public var description: String {
         switch self {
@@ -66,6 +68,7 @@ public enum APNsOutboxError: Error, Sendable, Equatable, CustomStringConvertible
         case .newerSchema(let found, let known):
             return "the outbox table is at schema version \(found), newer than this apnskit knows (\(known))"
         case .invalidURL(let why): return why
+        case .unreachable(let seconds): return "no connection within \(seconds) s"
         }
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 /// below (the claim sends NULL past them, with the length): a row of hostile size costs the
 /// worker nothing and ends rejected.
 public struct APNsOutboxRow: Sendable {
-    public var id: Int64
+    public let id: Int64
     /// Hex; nil when the column is longer than `maximumTokenText`.
     public var token: String?
     public var topic: String?
@@ -47,10 +47,12 @@ public struct APNsOutboxRow: Sendable {
         self.attempts = attempts
         self.possiblyDuplicated = possiblyDuplicated
         self.oversizeColumn = oversizeColumn
+        apnsID = APNsOutboxIdentity.apnsID(forKey: APNsOutboxIdentity.rowKey(id))
     }
 
-    /// The row's `apns-id`, the same for every attempt (`APNsOutboxIdentity`).
-    public var apnsID: UUID { APNsOutboxIdentity.apnsID(forKey: APNsOutboxIdentity.rowKey(id)) }
+    /// The row's `apns-id`, the same for every attempt (`APNsOutboxIdentity`): derived once
+    /// per claim (a SHA-1), not per use.
+    public let apnsID: UUID
 
     /// The notification to send, or why it is refused before sending (what APNs would refuse
     /// too). `rowCollapseID`: a row without a collapse id of its own gets its `apns-id` as one.

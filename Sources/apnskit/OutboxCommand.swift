@@ -39,7 +39,10 @@ struct PostgresOptions: ParsableArguments {
     func withStore<Result: Sendable>(connections: Int = 4, _ body: @escaping @Sendable (APNsOutboxStore) async throws -> Result) async throws -> Result {
         let url = self.url ?? ""
         do {
-            return try await APNsOutboxDatabase.withStore(url: url, maximumConnections: connections, body)
+            return try await APNsOutboxDatabase.withStore(url: url, maximumConnections: connections, connectDeadline: .seconds(15), body)
+        } catch APNsOutboxError.unreachable(let seconds) {
+            throw CommandFailure(message: "PostgreSQL at \(APNsOutboxDatabase.endpointDescription(url: url)): no connection within \(seconds) s. Check --postgres and that the server runs.",
+                                 status: ExitStatus.network)
         } catch let error as APNsOutboxError {
             throw CommandFailure(message: "\(Self.sentence(error)).", status: ExitStatus.input)
         } catch let error as CommandFailure {
@@ -57,6 +60,7 @@ struct PostgresOptions: ParsableArguments {
         case .schemaVersion: return "The outbox is not ready: \(error); run apnskit outbox init"
         case .newerSchema: return "The outbox is not usable: \(error); upgrade apnskit"
         case .invalidURL: return "--postgres: \(error)"
+        case .unreachable: return "PostgreSQL: \(error)"
         }
     }
 }

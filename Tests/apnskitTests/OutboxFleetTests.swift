@@ -80,15 +80,21 @@ struct OutboxFleetTests {
         let workers = try (0..<2).map { _ in try w.worker(port: port, flags) }
         let started = try await w.waitForCounts(while: { workers[0].isRunning }) { ($0["delivered"] ?? 0) >= 2_000 }
         try #require(started, "\(workers.map(\.stderr))")
+        let before = try await w.psql("SELECT pg_postmaster_start_time()")
         try await cluster.control("restart")
+        // A new server process, and work left for the workers after it.
+        #expect(try await w.psql("SELECT pg_postmaster_start_time()") != before)
+        let afterRestart = try await w.counts()
+        #expect((afterRestart["delivered"] ?? 0) < rows, "the restart came before the end: \(afterRestart)")
         for worker in workers {
             let end = await worker.exited()
             #expect(end.status == 0, "\(worker.stdout) \(worker.stderr)")
         }
         #expect(try await w.counts() == ["delivered": rows])
         #expect(try await w.psql("SELECT count(*) FROM final_state_changes") == "0\n")
-        let errors = workers.map { OutboxWorkspace.summary($0)["database_errors"] as? Int ?? 0 }.reduce(0, +)
-        #expect(errors > 0, "the restart reached the workers: \(workers.map(\.stdout))")
+        // Both workers stayed up through it (a claim or a write that hit the restart is counted in
+        // database_errors and retried; one that found a new connection did not fail at all).
+        #expect(workers.allSatisfy { OutboxWorkspace.summary($0)["delivered"] != nil }, "\(workers.map(\.stdout))")
         withExtendedLifetime(mock) {}
     }
 
