@@ -10,6 +10,9 @@ let package = Package(
         // The library: `import APNs` is all a push service needs.
         .library(name: "APNs", targets: ["APNs"]),
         .library(name: "APNsMock", targets: ["APNsMock"]),
+        // Workers draining a PostgreSQL outbox table (docs/outbox.md); its code and postgres-nio
+        // are behind the "Outbox" trait.
+        .library(name: "APNsOutbox", targets: ["APNsOutbox"]),
     ],
     // The library is one product; the CLI, the mock's web inbox and the test suites need more
     // packages (ArgumentParser, Hummingbird, NIO). They are behind the "CommandLineTool"
@@ -18,7 +21,11 @@ let package = Package(
     //     .package(url: "https://github.com/...apnskit", from: "...", traits: [])
     traits: [
         .trait(name: "CommandLineTool", description: "The apnskit CLI, the mock gateway's web inbox and the test suites."),
-        .default(enabledTraits: ["CommandLineTool"]),
+        // postgres-nio (and its NIO, NIOSSL and swift-crypto) is resolved and built only with this
+        // trait: a service on `APNs` alone with `traits: []` never sees it; one that wants the
+        // outbox asks for `traits: ["Outbox"]` (docs/outbox.md).
+        .trait(name: "Outbox", description: "The APNsOutbox library (a PostgreSQL outbox drained by apnskit workers, over postgres-nio) and the CLI's outbox commands."),
+        .default(enabledTraits: ["CommandLineTool", "Outbox"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -41,6 +48,8 @@ let package = Package(
         // Hummingbird's HTTP parts (NIOHTTPTypes): the inbox's and responder's connection slots
         // see where a request ends. Hummingbird depends on it already, so it costs no extra build.
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
+        // The PostgreSQL client under APNsOutbox (only with the "Outbox" trait).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // System libraries: module maps over the Debian -dev packages (scripts/setup.sh installs them).
@@ -82,6 +91,12 @@ let package = Package(
         // The umbrella a push service imports: re-exports the public API of the three below.
         .target(name: "APNs", dependencies: ["APNsCredentials", "APNsProtocol", "APNsSender",
                                              .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
+        // Outbox workers: claim rows of a PostgreSQL table with SKIP LOCKED leases, send them through
+        // an APNsClient, write results back in batches (docs/outbox.md). Empty without "Outbox".
+        .target(name: "APNsOutbox", dependencies: ["Synchronized", "APNs", "APNsProtocol", "APNsSender", "OpenSSLCore",
+                                                   .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Outbox"])),
+                                                   .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                                                   .product(name: "Logging", package: "swift-log")]),
         // Test CA issuing Apple-like push certificates, and the local mock gateway.
         .target(name: "APNsMock", dependencies: ["Synchronized", "APNsCredentials", "OpenSSLCore", "SecureIO", "APNsProtocol", "APNsTransport", "APNsSender", "COpenSSL", "CShims"]),
         // The mock's inbox: a bounded store of answered requests, its JSON API, live events and
@@ -104,6 +119,7 @@ let package = Package(
                 "APNsSender",
                 "APNsMock",
                 "APNsMockInbox",
+                .target(name: "APNsOutbox", condition: .when(traits: ["Outbox"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CommandLineTool"])),
             ]
         ),
@@ -170,6 +186,12 @@ let package = Package(
         // CLI end-to-end tests for inspect/check/mock: run the built apnskit binary.
         .testTarget(name: "InspectCheckTests", dependencies: ["OpenSSLCore", "apnskit", "APNsMock", "APNsCredentials", "TestSupport"],
                     exclude: ["Schemas"]),
+        // The outbox's rules without a database, and the worker in a ServiceGroup against PostgreSQL
+        // and the in-process mock (the fleet tests are CLI tests in apnskitTests).
+        .testTarget(name: "APNsOutboxTests", dependencies: ["APNsOutbox", "APNs", "APNsSender", "APNsProtocol", "APNsMock", "TestSupport",
+                                                            .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Outbox"])),
+                                                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                                                            .product(name: "Logging", package: "swift-log")]),
         // CLI end-to-end tests; the mock inbox's (issue 16) also test its store in-process.
         .testTarget(name: "apnskitTests", dependencies: ["apnskit", "APNsCredentials", "TestSupport", "APNsMock", "APNsMockInbox"]),
         // Issue 7: the fuzz harnesses over fixed-seed mutations, secrets, resource bounds.

@@ -2,23 +2,26 @@
 # Benchmarks apnskit side by side with the reference tools, in the same run, on loopback.
 # Prints a markdown table (also written to bench-out/results.md) with ratios. Timings vary
 # with the machine; the ratios are what docs/benchmarks.md quotes.
-# Usage: scripts/bench.sh [--quick] [--event-loop] [--allocs]
+# Usage: scripts/bench.sh [--quick] [--event-loop] [--allocs] [--outbox]
 #   --quick       smaller sizes, one run per figure
 #   --event-loop  only the mock-vs-nghttpd rows (what the event loop decides; a few minutes)
 #   --allocs      only the allocations-per-unit rows (scripts/bench-allocs.sh, and the library
 #                 path's, scripts/bench-library.sh); every full run ends with them too
+#   --outbox      only the PostgreSQL outbox beside push --tokens (scripts/bench-outbox.sh: 1, 2
+#                 and 4 workers, PostgreSQL's own CPU per row)
 # BEFORE_APNSKIT=path/to/an/older/apnskit (BEFORE_LABEL=its name) adds that build's mock to the
 # mock-vs-nghttpd rounds and its push to the push rows (time and allocations), for a
 # before/after measured under the same load.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-QUICK=0; LOOP_ONLY=0; ALLOCS_ONLY=0
+QUICK=0; LOOP_ONLY=0; ALLOCS_ONLY=0; OUTBOX_ONLY=0
 for arg in "$@"; do
   case "$arg" in
     --quick) QUICK=1 ;;
     --event-loop) LOOP_ONLY=1 ;;
     --allocs) ALLOCS_ONLY=1 ;;
-    *) echo "bench: unknown option $arg (use --quick, --event-loop or --allocs)" >&2; exit 2 ;;
+    --outbox) OUTBOX_ONLY=1 ;;
+    *) echo "bench: unknown option $arg (use --quick, --event-loop, --allocs or --outbox)" >&2; exit 2 ;;
   esac
 done
 bash scripts/setup.sh >/dev/null
@@ -32,6 +35,9 @@ allocation_rows() {
   APNSKIT_BIN="$BIN" bash scripts/bench-allocs.sh "${quick[@]}"
   bash scripts/bench-library.sh "$([ $QUICK = 1 ] && echo 2000 || echo 10000)"
 }
+if [ $OUTBOX_ONLY = 1 ]; then
+  APNSKIT_BIN="$BIN" exec bash scripts/bench-outbox.sh "$([ $QUICK = 1 ] && echo 20000 || echo 100000)"
+fi
 if [ $ALLOCS_ONLY = 1 ]; then
   mkdir -p bench-out
   allocation_rows | tee bench-out/results.md

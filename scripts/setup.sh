@@ -25,6 +25,7 @@ packages=(
   python3-pip                  # to install the PyPI packages below
   chromium                     # headless browser: the mock inbox's page test and its screenshot (docs/inbox.png)
   fonts-dejavu-core            # a font for that screenshot (chromium renders boxes without one)
+  postgresql                   # the outbox tests' and benchmark's real server (initdb/pg_ctl in a temporary folder) and psql
 )
 
 # PyPI packages the tests use as real peers, pinned. Debian's own python3 refuses installs

@@ -2,7 +2,9 @@ import ArgumentParser
 
 /// The list of subcommands, in the order `--help` shows them.
 enum CommandRegistry {
-    static let all: [ParsableCommand.Type] = [
+    static let all: [ParsableCommand.Type] = common + optional
+
+    private static let common: [ParsableCommand.Type] = [
         Keygen.self,
         CSR.self,
         ImportCer.self,
@@ -21,4 +23,11 @@ enum CommandRegistry {
         TokenCommand.self,
         LintCommand.self,
     ]
+
+    /// Commands of optional traits (Package.swift): `outbox` needs postgres-nio.
+    #if Outbox
+    private static let optional: [ParsableCommand.Type] = [OutboxCommand.self]
+    #else
+    private static let optional: [ParsableCommand.Type] = []
+    #endif
 }

@@ -12,12 +12,12 @@ extension Push {
     func validateNewer() throws {
         guard newer.isBroadcast || newer.printCurl || newer.liveActivity != nil else { return }
         if legacy { throw ValidationError("--channel, --live-activity and --print-curl use the HTTP/2 provider API; drop --legacy.") }
-        if newer.liveActivity != nil && payload != nil { throw ValidationError("--live-activity builds the payload; drop --payload.") }
+        if newer.liveActivity != nil && content.payload != nil { throw ValidationError("--live-activity builds the payload; drop --payload.") }
         if newer.isBroadcast {
             if token != nil || tokens != nil { throw ValidationError("Broadcast to --channel or device --token/--tokens, not both.") }
             if credentials.authKey != nil && newer.bundleID == nil { throw ValidationError("Token auth needs --bundle-id with --channel.") }
-            if let pushType, pushType != .liveactivity { throw ValidationError("Broadcasts carry Live Activity updates only: --push-type must be liveactivity.") }
-            if topic != nil || collapseID != nil { throw ValidationError("Broadcasts take no --topic or --collapse-id (the bundle id is in the path).") }
+            if let pushType = content.pushType, pushType != .liveactivity { throw ValidationError("Broadcasts carry Live Activity updates only: --push-type must be liveactivity.") }
+            if content.topic != nil || content.collapseID != nil { throw ValidationError("Broadcasts take no --topic or --collapse-id (the bundle id is in the path).") }
         }
         if newer.printCurl && (results != nil || invalidTokens != nil || triage.invalidTokensJSON != nil) {
             throw ValidationError("--print-curl sends nothing, so there are no --results or --invalid-tokens to write; drop them.")

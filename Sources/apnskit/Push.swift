@@ -42,27 +42,9 @@ struct Push: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A file with one token per line (optionally followed by a JSON payload); - for stdin.", valueName: "FILE"))
     var tokens: String?
 
-    @Option(help: "Alert body text.") var alert: String?
-    @Option(help: "Alert title.") var title: String?
-    @Option(help: "Alert subtitle.") var subtitle: String?
-    @Option(help: "Badge number.") var badge: Int?
-    @Option(help: "Sound name.") var sound: String?
-    @Option(help: "Notification category.") var category: String?
-    @Option(name: .customLong("thread-id"), help: "Thread id for grouping.") var threadID: String?
-    @Flag(name: .customLong("content-available"), help: "Set content-available (background update).") var contentAvailable = false
-    @Flag(name: .customLong("mutable-content"), help: "Set mutable-content (service extension).") var mutableContent = false
+    @OptionGroup var content: PayloadOptions
 
-    @Option(help: ArgumentHelp("Raw JSON payload from a file, or - for stdin (instead of --alert and friends).", valueName: "FILE"))
-    var payload: String?
-
-    @Option(name: .customLong("push-type"), help: "apns-push-type: alert, background, voip, ... (default alert, background for --content-available alone).")
-    var pushType: APNsPushType?
-
-    @Option(help: "apns-priority: 10, 5 or 1.") var priority: Int?
-    @Option(help: "apns-expiration: UNIX seconds (0 = deliver once, do not store).") var expiration: UInt64?
-    @Option(name: .customLong("collapse-id"), help: "apns-collapse-id (at most 64 bytes).") var collapseID: String?
     @Option(name: .customLong("apns-id"), help: "apns-id: a canonical UUID (single notification only).") var apnsID: String?
-    @Option(help: "apns-topic (default: the certificate's bundle id plus the push type's suffix).") var topic: String?
 
     @Option(help: "Connections to open.") var connections = 1
     @Option(name: .customLong("event-loops"), help: "Threads the connections run on (connection n on thread n mod N; at most one per core).")
@@ -95,22 +77,16 @@ struct Push: AsyncParsableCommand {
         try validateNewer()
         try triage.validate(legacy: legacy, usesGateway: gateway.gateway != nil, deviceTokens: !newer.isBroadcast && !newer.printCurl,
                             singleToken: token != nil)
-        if credentials.authKey != nil && topic == nil && !newer.isBroadcast { throw ValidationError("Token auth needs --topic (the app's bundle id).") }
+        if credentials.authKey != nil && content.topic == nil && !newer.isBroadcast { throw ValidationError("Token auth needs --topic (the app's bundle id).") }
         if !newer.isBroadcast && (token == nil) == (tokens == nil) { throw ValidationError("Give exactly one of --token TOKEN or --tokens FILE.") }
         if let token {
             do { _ = try APNsDeviceToken(parsing: token) } catch { throw ValidationError("--token: \(error)") }
         }
         if tokens != nil && apnsID != nil { throw ValidationError("--apns-id applies to a single notification; drop it with --tokens.") }
-        if payload != nil && (alert != nil || title != nil || subtitle != nil || badge != nil || sound != nil || category != nil
-                              || threadID != nil || contentAvailable || mutableContent) {
-            throw ValidationError("--payload gives the whole payload; drop --alert, --title, --badge and the other payload options.")
-        }
-        if tokens == "-" && payload == "-" { throw ValidationError("--tokens and --payload cannot both read stdin.") }
-        if let priority, APNsPriority(rawValue: priority) == nil { throw ValidationError("--priority must be 10, 5 or 1.") }
+        if tokens == "-" && content.payload == "-" { throw ValidationError("--tokens and --payload cannot both read stdin.") }
         if connections < 1 || connections > 64 { throw ValidationError("--connections must be between 1 and 64.") }
         if eventLoops < 1 || eventLoops > 64 { throw ValidationError("--event-loops must be between 1 and 64.") }
         if concurrency < 1 || concurrency > 10_000 { throw ValidationError("--concurrency must be between 1 and 10000.") }
-        if let collapseID, collapseID.utf8.count > 64 { throw ValidationError("--collapse-id is longer than 64 bytes.") }
         if let apnsID, !RequestValidator.isCanonicalUUID(apnsID) { throw ValidationError("--apns-id must be a canonical lower-case UUID.") }
     }
 
@@ -247,50 +223,8 @@ struct Push: AsyncParsableCommand {
 
     /// Headers and default payload every notification of this run shares.
     private func makeTemplate(bundleID: String?) throws -> APNsNotification {
-        var body: [UInt8]
-        if let built = try newer.liveActivityPayload(title: title, body: alert) {
-            body = built
-        } else if let payload {
-            body = try Self.readPayload(payload)
-        } else {
-            var built = Payload()
-            built.body = alert
-            built.title = title
-            built.subtitle = subtitle
-            built.badge = badge
-            built.sound = sound
-            built.category = category
-            built.threadID = threadID
-            built.contentAvailable = contentAvailable
-            built.mutableContent = mutableContent
-            body = built.json()
-        }
-        let alertless = alert == nil && title == nil && subtitle == nil && badge == nil && sound == nil
-        let type = pushType ?? (newer.liveActivity != nil ? .liveactivity : (payload == nil && contentAvailable && alertless ? .background : .alert))
-        var topic = self.topic
-        // A Live Activity goes to <bundle>.push-type.liveactivity: a bare bundle id gets the suffix.
-        if newer.liveActivity != nil, let given = topic { topic = APNsNotification.topic(bundleID: given, pushType: type) }
-        if topic == nil, let bundleID { topic = APNsNotification.topic(bundleID: bundleID, pushType: type) }
-        let chosenPriority = priority.flatMap(APNsPriority.init(rawValue:)) ?? APNsNotification.defaultPriority(for: type)
-        // The token is filled in per notification; a placeholder keeps the template a value.
-        let placeholder = try APNsDeviceToken(bytes: [UInt8](repeating: 0, count: 32))
-        return APNsNotification(token: placeholder, payload: body, topic: topic, pushType: type, priority: chosenPriority,
-                                expiration: expiration, collapseID: collapseID, apnsID: apnsID.flatMap(UUID.init(uuidString:)))
-    }
-
-    /// The largest `--payload` file read. APNs takes at most 5 KB (VoIP; 4 KB otherwise,
-    /// apns-protocol.md §2); room is left for whitespace, and the size check per push type
-    /// comes later. Reading stops one byte past it: `--payload -` from `/dev/zero` once
-    /// crashed at 2.1 GB, and a 100 MB file cost 221 MB before it was refused.
-    static let maxPayloadFile = 64 * 1024
-
-    private static func readPayload(_ path: String) throws -> [UInt8] {
-        var bytes = try CredentialFile.readBytes(path, limit: maxPayloadFile, kind: "an APNs payload (at most 5 KB of JSON); check --payload")
-        while let last = bytes.last, last == 0x0A || last == 0x0D || last == 0x20 { bytes.removeLast() }
-        guard JSONSyntax.isObject(bytes) else {
-            throw CommandFailure(message: "The payload \(path == "-" ? "on stdin" : "in \(path)") is not a JSON object; fix the JSON.", status: ExitStatus.input)
-        }
-        return bytes
+        try content.template(bundleID: bundleID, livePayload: try newer.liveActivityPayload(title: content.title, body: content.alert),
+                             apnsID: apnsID.flatMap(UUID.init(uuidString:)))
     }
 }
 

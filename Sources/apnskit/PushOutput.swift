@@ -132,13 +132,20 @@ final class PushProgress: Sendable {
     private let task = Locked<Task<Void, Never>?>(nil)
 
     func start(_ sink: PushSink, since start: Date) {
+        self.start {
+            let (done, errors) = sink.counts
+            let rate = Double(done) / max(0.001, Date().timeIntervalSince(start))
+            return "\(done) done, \(errors) errors, \(Int(rate))/s"
+        }
+    }
+
+    /// Redraws `line()` on a terminal's stderr twice a second (`outbox run` shows its own).
+    func start(_ line: @escaping @Sendable () -> String) {
         guard isatty(STDERR_FILENO) == 1 else { return }
         let redraw = Task.detached {
             while !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: 500_000_000)
-                let (done, errors) = sink.counts
-                let rate = Double(done) / max(0.001, Date().timeIntervalSince(start))
-                FileHandle.standardError.write(Data("\r\u{1B}[K\(done) done, \(errors) errors, \(Int(rate))/s".utf8))
+                FileHandle.standardError.write(Data("\r\u{1B}[K\(line())".utf8))
             }
         }
         task.withLock { $0 = redraw }
