@@ -28,8 +28,8 @@ if [ -n "${APNSKIT_BINARY:-}" ]; then
     exit 3
   fi
 else
-  echo "install.sh: release build (a few minutes)"
-  binary="$(apnskit_binary release)"
+  echo "install.sh: release build, the Swift runtime linked in (a few minutes)"
+  binary="$(apnskit_binary release --static-swift-stdlib)"
 fi
 
 # The man page comes from swift-argument-parser's generate-manual plugin. The plugin itself
