@@ -90,7 +90,11 @@ make_base() {
     echo "package-test.sh: base root from the cache ($base)"; return 0
   fi
   rm -rf --one-file-system "$base.tmp"
-  mmdebstrap --quiet --variant=apt --mode=root --skip=cleanup/apt/lists bookworm "$base.tmp" \
+  # dpkg without fsync (a root thrown away after the test needs no crash safety: minutes
+  # less), and man-db without rebuilding its index after every install.
+  mmdebstrap --quiet --variant=apt --mode=root --skip=cleanup/apt/lists --dpkgopt=force-unsafe-io \
+    --customize-hook='echo "man-db man-db/auto-update boolean false" | chroot "$1" debconf-set-selections' \
+    bookworm "$base.tmp" \
     "deb $mirror bookworm main" "deb $mirror bookworm-updates main" \
     "deb ${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security} bookworm-security main"
   rm -rf --one-file-system "$base"
@@ -148,7 +152,14 @@ setup_root() {
   mount_in --bind "$toolchain" "$root/opt/swift"
   mount -o remount,bind,ro "$root/opt/swift"
   cp -a scripts "$root/src/"
-  stage "setup root: scripts/setup.sh" in_root "$root" bash /src/scripts/setup.sh
+  # pip reaches PyPI as this machine's pip does: behind a proxy that re-signs TLS, the CA file
+  # pip is told to trust (PIP_CERT) goes into the root too.
+  local pip_cert=()
+  if [ -n "${PIP_CERT:-}" ] && [ -f "$PIP_CERT" ]; then
+    cp "$PIP_CERT" "$root/etc/pip-ca.pem"
+    pip_cert=(PIP_CERT=/etc/pip-ca.pem)
+  fi
+  stage "setup root: scripts/setup.sh" in_root "$root" "${pip_cert[@]}" bash /src/scripts/setup.sh
   stage "setup root: scripts/check-tools.sh" in_root "$root" bash /src/scripts/check-tools.sh all
   in_root "$root" bash -c '. /src/scripts/lib.sh && swift --version >/dev/null' \
     || { echo "package-test.sh: the toolchain does not run in the root after scripts/setup.sh (a library it links is missing)." >&2; return 1; }
