@@ -16,6 +16,9 @@
 #                 scripts/setup-tools.txt is there
 #
 #   scripts/package-test.sh [roots|packages|all]   (default: all)
+#   scripts/package-test.sh demo                   not in CI (a release build: many minutes):
+#                 a root with only Swift, a clone of this checkout's HEAD, then
+#                 scripts/demo.sh, timed, as a new user on a fresh machine runs it
 #
 # roots makes the base root and runs the setup root (no apnskit build needed: scripts/test.sh
 # runs it beside the build); packages makes the packages (APNSKIT_PACKAGE_BUILD, default debug:
@@ -29,7 +32,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
 what="${1:-all}"
-case "$what" in roots|packages|all) ;; *) echo "package-test.sh: say roots, packages or all (got '$what')." >&2; exit 2 ;; esac
+case "$what" in roots|packages|all|demo) ;; *) echo "package-test.sh: say roots, packages, all or demo (got '$what')." >&2; exit 2 ;; esac
 if [ "$(id -u)" -ne 0 ]; then echo "package-test.sh: making and entering roots needs root (chroot, mount); run it as root." >&2; exit 2; fi
 work="$(mkdir -p "${PACKAGE_TEST_WORK:-.build/package-test}" && cd "${PACKAGE_TEST_WORK:-.build/package-test}" && pwd)"
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
@@ -144,13 +147,35 @@ tarball_root() {
   stage "tarball root: the flow" in_root_loopback_only "$root" bash /tmp/flow.sh apnskit /tmp/flow
 }
 
+# bind_toolchain ROOT: the host's Swift toolchain at ROOT/opt/swift, read-only.
+bind_toolchain() {
+  mkdir -p "$1/opt/swift"
+  mount_in --bind "${SWIFT_TOOLCHAIN:-/opt/swift}" "$1/opt/swift"
+  mount -o remount,bind,ro "$1/opt/swift"
+}
+
+# The demo root: only Swift added, then what a new user does: clone, scripts/demo.sh. The
+# certificates this machine trusts beyond Debian's go in too (as a fresh machine on the same
+# network would have them), for git's clones of the dependencies and pip.
+demo_root() {
+  local root
+  new_root demo
+  bind_toolchain "$root"
+  mkdir -p "$root/usr/local/share/ca-certificates"
+  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/" 2>/dev/null || true
+  git clone --quiet "$PWD" "$root/src/apnskit"
+  stage "demo root: scripts/demo.sh (setup.sh demo, release build, the demo)" \
+    in_root "$root" CI=true bash -c 'cd /src/apnskit && bash scripts/demo.sh' > "$work/demo-root.log" 2>&1 \
+    || { tail -30 "$work/demo-root.log" >&2; return 1; }
+  tail -3 "$work/demo-root.log"
+}
+
 # The setup root: only Swift added. setup.sh installs both sets, then every listed tool is there.
 setup_root() {
-  local root toolchain="${SWIFT_TOOLCHAIN:-/opt/swift}"
+  local root
   new_root setup
-  mkdir -p "$root/opt/swift" "$root/src"
-  mount_in --bind "$toolchain" "$root/opt/swift"
-  mount -o remount,bind,ro "$root/opt/swift"
+  bind_toolchain "$root"
+  mkdir -p "$root/src"
   cp -a scripts "$root/src/"
   # pip reaches PyPI as this machine's pip does: behind a proxy that re-signs TLS, the CA file
   # pip is told to trust (PIP_CERT) goes into the root too.
@@ -172,6 +197,7 @@ packages() {
 }
 
 if [ "$what" != packages ] || [ ! -x "$base/usr/bin/apt-get" ]; then stage "base root (mmdebstrap bookworm)" make_base; fi
+if [ "$what" = demo ]; then demo_root; cleanup; echo "== package-test.sh: passed (demo)"; exit 0; fi
 if [ "$what" != packages ]; then setup_root; fi
 if [ "$what" != roots ]; then
   packages
