@@ -11,6 +11,7 @@ trap 'echo "demo: stopped: the command on line $LINENO of scripts/demo.sh failed
 # Only the minimal set: the toolchain's needs, OpenSSL, nghttp2, curl and python3 (no JDK,
 # browser or valgrind: those are for the tests).
 bash scripts/setup.sh demo >/dev/null
+. scripts/lib.sh
 
 echo "== building apnskit"
 # Not inside $(...): a failure there does not stop the script under set -e.
