@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# This source file is part of apnskit. Copyright (c) 2026 the apnskit authors.
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
 # SPDX-License-Identifier: Apache-2.0
 #
 # The release packages proven on bare systems, in clean Debian 12 roots made by mmdebstrap from
@@ -163,6 +163,19 @@ demo_root() {
   bind_toolchain "$root"
   mkdir -p "$root/usr/local/share/ca-certificates"
   cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/" 2>/dev/null || true
+  # So are this machine's ways to the package dependencies' repositories: the URL rewrites in
+  # its /etc/gitconfig (url.LOCAL.insteadOf URL), with each local folder they name bound in
+  # read-only. (Not credential helpers or anything else of that file.)
+  local key value folder
+  while read -r key value; do
+    git config --file "$root/etc/gitconfig" --add "$key" "$value"
+    folder="${key#url.}"; folder="${folder%.insteadof}"
+    if [ -d "$folder" ] && [ ! -e "$root$folder" ]; then
+      mkdir -p "$root$folder"
+      mount_in --bind "$folder" "$root$folder"
+      mount -o remount,bind,ro "$root$folder"
+    fi
+  done < <(git config --system --get-regexp '^url\..*\.insteadof$' || true)
   git clone --quiet "$PWD" "$root/src/apnskit"
   stage "demo root: scripts/demo.sh (setup.sh demo, release build, the demo)" \
     in_root "$root" CI=true bash -c 'cd /src/apnskit && bash scripts/demo.sh' > "$work/demo-root.log" 2>&1 \
