@@ -1,4 +1,6 @@
 // swift-tools-version:6.1
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 // apnskit: APNs provider credentials on OpenSSL 3 and nghttp2.
 import Foundation
 import PackageDescription

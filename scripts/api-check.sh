@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# This source file is part of apnskit. Copyright (c) 2026 the apnskit authors.
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
 # SPDX-License-Identifier: Apache-2.0
 #
 # The libraries' public API against the last release: `swift package

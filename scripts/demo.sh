@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 # The main job end to end, offline, on the embedded default: the local mock gateway.
 # Keychain's part (key + CSR), the portal's part (the mock CA issues aps_development.cer),
 # Keychain's legacy .p12 export, apnskit prepare -> combined PEM, inspect/check, the app's

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 # Installs apnskit: the binary, bash/zsh/fish completions and a man page, in their usual places
 # under PREFIX (default /usr/local). docs/installing.md says how to uninstall.
 #

@@ -1,3 +1,5 @@
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # What the scripts in scripts/ share: the toolchain on PATH, building apnskit and finding the
 # binary, waiting for a server's ports file, and the small Python one-liners (JSON fields,

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 # Installs the system packages apnskit builds against and tests with, in two sets:
 #
 #   scripts/setup.sh demo   the minimal set: what the Swift toolchain itself needs on a bare

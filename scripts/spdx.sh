@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# This source file is part of apnskit. Copyright (c) 2026 the apnskit authors.
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
 # SPDX-License-Identifier: Apache-2.0
 #
 # The licence header every source file starts with, as the Swift server projects (SwiftNIO,
 # Hummingbird, swift-log) put theirs: at the top of each Swift, C and script file, after a
 # `swift-tools-version` line or a shebang. scripts/test.sh checks it; --fix adds it where it is
-# missing (a new file, or a merge that brought files without it).
+# missing (a new file, or a merge that brought files without it). Examples/ has none: its code
+# is for users to copy into their own (docs/library.md shows Examples/PushWorker verbatim).
 #
 #   scripts/spdx.sh [--check|--fix]     (default: --check)
 set -euo pipefail
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 mode="${1:---check}"
 case "$mode" in --check|--fix) ;; *) echo "spdx.sh: say --check or --fix (got '$mode')." >&2; exit 2 ;; esac
 
-holder="This source file is part of apnskit. Copyright (c) 2026 the apnskit authors."
+holder="Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE)."
 missing=()
 while IFS= read -r file; do
   grep -q 'SPDX-License-Identifier: Apache-2.0' <(head -5 "$file") && continue
@@ -32,7 +33,7 @@ else:
     text = header + "\n" + text
 open(path, "w", encoding="utf-8").write(text)
 PY
-done < <(git ls-files --cached --others --exclude-standard -- '*.swift' '*.c' '*.h' '*.sh' '*.py' .ci/run)
+done < <(git ls-files --cached --others --exclude-standard -- '*.swift' '*.c' '*.h' '*.sh' '*.py' .ci/run ':!Examples/')
 
 if [ ${#missing[@]} -eq 0 ]; then echo "spdx.sh: every source file has the licence header."; exit 0; fi
 if [ "$mode" = --fix ]; then echo "spdx.sh: added the licence header to ${#missing[@]} file(s)."; exit 0; fi

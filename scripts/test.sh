@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 # Builds apnskit and runs every test. This is what CI runs (.ci/run) and what the README gives.
 #
 # Two lanes start together, so that both cores stay busy from the first second:

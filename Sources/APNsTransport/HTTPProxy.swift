@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// An HTTP proxy that opens tunnels with CONNECT (RFC 9110 §9.3.6), as corporate and cloud

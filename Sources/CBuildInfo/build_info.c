@@ -1,4 +1,4 @@
-// This source file is part of apnskit. Copyright (c) 2026 the apnskit authors.
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
 // SPDX-License-Identifier: Apache-2.0
 #include "CBuildInfo.h"
 
