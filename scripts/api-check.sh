@@ -6,7 +6,8 @@
 # diagnose-api-breaking-changes` compares the modules of the APNs and APNsMock products (and the
 # three modules APNs re-exports) with the release commit named in api-baseline/release. A
 # breaking change passes only when VERSION raises the release's major version (before 1.0: its
-# minor version) and CHANGELOG.md's section for VERSION has a line starting `- **Breaking**`.
+# minor version) and CHANGELOG.md's section for VERSION (or [Unreleased]) has a line starting
+# `- **Breaking**`.
 #
 # The release's API is kept in api-baseline/COMMIT/*.json (swift-api-digester's dumps, made by
 # the same command from that commit's build), so CI compares without building the release
@@ -55,10 +56,11 @@ else
   echo "api-check: $breaks breaking change(s) of the public API since $release, but VERSION is $version: raise the $( [ "$v_major" -eq 0 ] && echo minor || echo major ) version and list each under its release in CHANGELOG.md with '- **Breaking**'." >&2
   exit 1
 fi
-# The changelog's section for VERSION: from its heading to the next release's.
-section="$(awk -v v="$version" '/^## \[/ { inside = index($0, "## [" v "]") == 1; next } inside' CHANGELOG.md)"
+# The changelog's sections for VERSION and for what is not released yet: from each heading to
+# the next one's.
+section="$(awk -v v="$version" '/^## \[/ { inside = index($0, "## [" v "]") == 1 || index($0, "## [Unreleased]") == 1; next } inside' CHANGELOG.md)"
 if ! grep -q '^- \*\*Breaking\*\*' <<<"$section"; then
-  echo "api-check: $breaks breaking change(s) of the public API since $release (above); VERSION $version raises the version, but CHANGELOG.md's section for $version has no '- **Breaking**' line saying what breaks and what to do instead." >&2
+  echo "api-check: $breaks breaking change(s) of the public API since $release (above); VERSION $version raises the version, but CHANGELOG.md's sections for $version and [Unreleased] have no '- **Breaking**' line saying what breaks and what to do instead." >&2
   exit 1
 fi
 echo "api-check: $breaks breaking change(s) since $release, released as $version and described in CHANGELOG.md."
