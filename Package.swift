@@ -1,6 +1,24 @@
 // swift-tools-version:6.1
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 // apnskit: APNs provider credentials on OpenSSL 3 and nghttp2.
+import Foundation
 import PackageDescription
+
+// What `apnskit --version` prints: the one VERSION file (CHANGELOG.md describes each release)
+// and the commit this checkout is at (7 hex digits; "unknown" outside git, as in a source
+// tarball). They reach the code as defines of the CBuildInfo target only.
+let buildVersion: String = {
+    let url = URL(fileURLWithPath: Context.packageDirectory).appendingPathComponent("VERSION")
+    let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
+    let version = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    return version.range(of: #"^[0-9]+\.[0-9]+\.[0-9]+$"#, options: .regularExpression) != nil ? version : "0.0.0"
+}()
+let buildCommit: String = {
+    guard let commit = Context.gitInformation?.currentCommit,
+          commit.range(of: #"^[0-9a-f]{7,}$"#, options: .regularExpression) != nil else { return "unknown" }
+    return String(commit.prefix(7))
+}()
 
 let package = Package(
     name: "apnskit",
@@ -65,6 +83,9 @@ let package = Package(
         ),
         // C wrappers for OpenSSL macros and variadic calls that Swift cannot import.
         .target(name: "CShims", dependencies: ["COpenSSL"]),
+        // The version and commit of this build (see buildVersion above), for `apnskit --version`.
+        .target(name: "CBuildInfo", cSettings: [.define("APNSKIT_VERSION", to: buildVersion),
+                                                .define("APNSKIT_COMMIT", to: buildCommit)]),
         // The one lock primitive (`Locked<Value>`) and a one-time event (`Latch`), for every module.
         .target(name: "Synchronized"),
         // OpenSSL wrappers that know no APNs: certificates, keys, PKCS#12, PEM/DER, CSRs, CMS,
@@ -110,6 +131,7 @@ let package = Package(
         .executableTarget(
             name: "apnskit",
             dependencies: [
+                "CBuildInfo",
                 "Synchronized",
                 "APNsCredentials",
                 "OpenSSLCore",

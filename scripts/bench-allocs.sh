@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 # Allocations per unit (issue 24): heap calls (malloc, calloc, realloc, the memalign family)
 # per notification or request, counted by scripts/malloc-count.c (LD_PRELOAD) in every process
 # of the same work side by side: push and h2load sending the same requests (client side), and

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 # Instructions per notification (issue 24): `apnskit push` and h2load sending the same requests
 # (same header set, payload and path) to the same nghttpd, each counted by valgrind's callgrind
 # at two sizes, so start-up cancels out: (instructions(N) - instructions(N/4)) / (3N/4). Unlike

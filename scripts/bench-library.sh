@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 # The library path's cost (issue 21): Examples/PushWorker sends N notifications through one
 # APNsClient from a task group (one single send per token, as a server does), beside
 # `apnskit push --tokens` sending the same N as a batch, against the same mock gateway, in one

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 # Benchmarks apnskit side by side with the reference tools, in the same run, on loopback.
 # Prints a markdown table (also written to bench-out/results.md) with ratios. Timings vary
 # with the machine; the ratios are what docs/benchmarks.md quotes.

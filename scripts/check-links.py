@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 """Checks the relative links of README.md and docs/*.md: each linked file exists, and each
 #anchor names a heading of its target (GitHub's rule: lower case, punctuation dropped, spaces
 to hyphens). The README was split into docs/ pages; this keeps the links between them true.

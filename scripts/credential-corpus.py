@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 """Writes a corpus of credential files with tools other than apnskit, and a manifest of what
 each writer put in, for Tests/InspectCheckTests/CredentialCorpusTests.swift.
 

@@ -1,23 +1,47 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 # The main job end to end, offline, on the embedded default: the local mock gateway.
 # Keychain's part (key + CSR), the portal's part (the mock CA issues aps_development.cer),
 # Keychain's legacy .p12 export, apnskit prepare -> combined PEM, inspect/check, the app's
 # provisioning profile cross-checked with the certificate, then verify
 # and push against the mock gateway. Everything is written under demo-out/.
-set -euo pipefail
+set -eEuo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh >/dev/null
+# Any command that fails stops the demo with one sentence naming it (the steps say which step).
+trap 'echo "demo: stopped: the command on line $LINENO of scripts/demo.sh failed (exit $?); the lines above say why." >&2' ERR
+# Only the minimal set: the toolchain's needs, OpenSSL, nghttp2, curl and python3 (no JDK,
+# browser or valgrind: those are for the tests).
+bash scripts/setup.sh demo >/dev/null
 . scripts/lib.sh
 
 echo "== building apnskit"
-APNSKIT="$(apnskit_binary release 2> >(tail -1 >&2))"
+# Not inside $(...): a failure there does not stop the script under set -e.
+if ! swift build -c release --product apnskit 2> >(tail -1 >&2) >/dev/null; then
+  echo "demo: the release build of apnskit failed; run swift build -c release --product apnskit to see every error." >&2
+  exit 1
+fi
+APNSKIT="$(swift build -c release --show-bin-path)/apnskit"
 
 OUT=demo-out
 rm -rf "$OUT" && mkdir -p "$OUT" && cd "$OUT"
 GATEWAY_PID=""
 cleanup() { if [ -n "$GATEWAY_PID" ]; then kill "$GATEWAY_PID" 2>/dev/null || true; fi; }
 trap cleanup EXIT
-step() { printf '\n== %s\n$ apnskit %s\n' "$1" "${*:3}"; "${@:2}"; }
+step() {
+  printf '\n== %s\n$ apnskit %s\n' "$1" "${*:3}"
+  local status=0
+  "${@:2}" || status=$?
+  if [ "$status" -ne 0 ]; then echo "demo: step ${1%%.*} failed (exit $status); the lines above say why." >&2; exit 1; fi
+}
+# step_failing NAME COMMAND...: a step that shows a refusal: it must fail, with exit 1.
+step_failing() {
+  printf '\n== %s\n$ apnskit %s\n' "$1" "${*:3}"
+  local status=0
+  "${@:2}" || status=$?
+  if [ "$status" -ne 1 ]; then echo "demo: step ${1%%.*} should have failed with exit 1 (got $status)." >&2; exit 1; fi
+  printf '   (exit %s, as expected)\n' "$status"
+}
 
 step "0. a local stand-in for Apple: the mock CA (root, WWDR-like intermediate, gateway certificate)" \
   "$APNSKIT" mock ca -o mock-ca
@@ -57,12 +81,8 @@ step "7c. certificate and profile agree: app id, environment, team" \
 step "7d. an App Store profile for the same app (aps-environment production)" \
   "$APNSKIT" mock issue --profile --ca mock-ca --bundle-id com.example.demo --distribution appstore -o Demo_AppStore.mobileprovision
 
-if step "7e. the App Store build's tokens are production ones; the development certificate cannot reach them: the gate fails" \
-  "$APNSKIT" check apns-dev.pem Demo_AppStore.mobileprovision --ca-file mock-ca/ca-bundle.pem; then
-  echo "demo: the gate should have failed" >&2; exit 1
-else
-  printf '   (exit %s, as expected)\n' "$?"
-fi
+step_failing "7e. the App Store build's tokens are production ones; the development certificate cannot reach them: the gate fails" \
+  "$APNSKIT" check apns-dev.pem Demo_AppStore.mobileprovision --ca-file mock-ca/ca-bundle.pem
 
 step "7f. a token-auth key (.p8), registered with the mock gateway, for the Live Activity steps" \
   "$APNSKIT" mock issue --auth-key --ca mock-ca --team-id DEMOTEAM01 --key-id DEMOKEY001 -o keys
@@ -98,8 +118,10 @@ step "12. a provider JWT from the .p8, and what the Console's JWT validator woul
   "$APNSKIT" token inspect "$("$APNSKIT" token --auth-key keys/AuthKey_DEMOKEY001.p8 --team-id DEMOTEAM01)" --auth-key keys/AuthKey_DEMOKEY001.p8
 step "13. create a broadcast channel" "$APNSKIT" channels create "${KEY[@]}" --gateway "127.0.0.1:$CHANNELS"
 CHANNEL=$("$APNSKIT" channels list "${KEY[@]}" --gateway "127.0.0.1:$CHANNELS" | tail -1)
-step "14. broadcast a Live Activity update to every device subscribed to it" \
-  "$APNSKIT" push --channel "$CHANNEL" --live-activity update --content-state '{"score": "2-1", "minute": 67}' --stale-date +900 \
+# Priority 5: an update without an alert at priority 10 spends the activity's budget of
+# high-priority updates (the la-priority-budget lint); 10 is for updates that alert.
+step "14. broadcast a Live Activity update to every device subscribed to it (priority 5: no alert, no budget spent)" \
+  "$APNSKIT" push --channel "$CHANNEL" --live-activity update --content-state '{"score": "2-1", "minute": 67}' --stale-date +900 --priority 5 \
   "${KEY[@]}" --gateway "127.0.0.1:$PORT"
 step "15. read the channel, then delete it" "$APNSKIT" channels read "$CHANNEL" "${KEY[@]}" --gateway "127.0.0.1:$CHANNELS"
 "$APNSKIT" channels delete "$CHANNEL" "${KEY[@]}" --gateway "127.0.0.1:$CHANNELS"
@@ -109,7 +131,7 @@ curl_run() { printf '$ %s\n' "$1" | cut -c1-160; sh -c "$1 --silent --show-error
 curl_run "$("$APNSKIT" channels create "${KEY[@]}" --gateway "127.0.0.1:$CHANNELS" --print-curl)"
 CHANNEL=$(tr -d '\r' < curl-headers.txt | awk -F': ' 'tolower($1) == "apns-channel-id" {print $2}')
 echo "   channel $CHANNEL"
-curl_run "$("$APNSKIT" push --channel "$CHANNEL" --live-activity update --content-state '{"score": "3-1", "minute": 81}' \
+curl_run "$("$APNSKIT" push --channel "$CHANNEL" --live-activity update --content-state '{"score": "3-1", "minute": 81}' --priority 5 \
   "${KEY[@]}" --gateway "127.0.0.1:$PORT" --print-curl)"
 curl_run "$("$APNSKIT" channels read "$CHANNEL" "${KEY[@]}" --gateway "127.0.0.1:$CHANNELS" --print-curl)"; echo
 curl_run "$("$APNSKIT" channels delete "$CHANNEL" "${KEY[@]}" --gateway "127.0.0.1:$CHANNELS" --print-curl)"

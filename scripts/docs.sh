@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 # Builds the `APNs` library's DocC documentation (Sources/APNs/APNs.docc) into .build/docs with
 # the toolchain's own `docc` and `swift-symbolgraph-extract`: no package plugin, no new
 # dependency. Fails (exit 1) on anything a reader would trip over:

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 # Runs one libFuzzer harness for SECONDS (default 60): scripts/fuzz.sh TARGET [SECONDS] [libFuzzer flags...]
 # TARGET is one of the FuzzTarget cases (scripts/fuzz.sh list prints them). Builds the APNsFuzz
 # executable with -sanitize=fuzzer,address in .build-fuzz/ (separate from the normal build, which

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 """Drives headless Chromium over the DevTools protocol (--remote-debugging-pipe: NUL-separated
 JSON on file descriptors 3 and 4, so the standard library is enough) to look at the mock inbox
 as a person would: load the page, wait until it shows N notification cards (live, over its

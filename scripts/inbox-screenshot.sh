@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 # Makes the picture of the mock inbox in docs/mock-gateway.md (docs/inbox.png, or the PNG path given): a mock
 # gateway with --ui-port, a few notifications a developer would send (an alert, a localized
 # alert, a Live Activity update, a silent push, an oversize payload, a wrong topic), and

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 # Installs apnskit: the binary, bash/zsh/fish completions and a man page, in their usual places
 # under PREFIX (default /usr/local). docs/installing.md says how to uninstall.
 #
@@ -28,8 +30,8 @@ if [ -n "${APNSKIT_BINARY:-}" ]; then
     exit 3
   fi
 else
-  echo "install.sh: release build (a few minutes)"
-  binary="$(apnskit_binary release)"
+  echo "install.sh: release build, the Swift runtime linked in (a few minutes)"
+  binary="$(apnskit_binary release --static-swift-stdlib)"
 fi
 
 # The man page comes from swift-argument-parser's generate-manual plugin. The plugin itself

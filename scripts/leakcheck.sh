@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 # Runs apnskit's commands under valgrind memcheck and fails on any "definitely lost" block or
 # memory error: the credential commands, provisioning profiles, verify and push (single and a small batch, HTTP/2 and
 # legacy) against a mock gateway running outside valgrind, and `mock serve` itself under

@@ -1,3 +1,5 @@
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
 # What the scripts in scripts/ share: the toolchain on PATH, building apnskit and finding the
 # binary, waiting for a server's ports file, and the small Python one-liners (JSON fields,
@@ -12,8 +14,8 @@ build_product() {
   echo "$(swift build "$@" --show-bin-path)/$product"
 }
 
-# apnskit_binary [debug|release]: build_product for the apnskit CLI.
-apnskit_binary() { build_product apnskit -c "${1:-debug}"; }
+# apnskit_binary [debug|release] [swift build options...]: build_product for the apnskit CLI.
+apnskit_binary() { local configuration="${1:-debug}"; shift || true; build_product apnskit -c "$configuration" "$@"; }
 
 # wait_for_file PATH SECONDS [PID]: returns once PATH exists and is non-empty (a server's ports
 # file); fails with a sentence after SECONDS, or as soon as process PID (the server) has exited.

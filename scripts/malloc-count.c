@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 // A counting malloc interposer for the benchmarks' allocations-per-unit rows (issue 24).
 //
 //   gcc -O2 -shared -fPIC -o malloc-count.so scripts/malloc-count.c -ldl

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 # Builds apnskit and runs every test. This is what CI runs (.ci/run) and what the README gives.
 #
 # Two lanes start together, so that both cores stay busy from the first second:
@@ -12,8 +14,15 @@
 # Each lane's output goes to its own log (.build/test-output.txt, .build/memory-checks.txt);
 # the memory lane's log is printed when it ends, and the failing checks of either are printed
 # last, so that the end of the output (all a CI summary may show) names them.
+#   packages: clean Debian 12 roots (mmdebstrap: network, little CPU, beside the build), with
+#           scripts/setup.sh proven complete in one that has only Swift; then, once the main
+#           build is done, the release packages made from its objects (no compiling) and each
+#           installed and run in a root without Swift (scripts/package-test.sh).
+# After the tests, the tests lane checks the libraries' API against the last release
+# (scripts/api-check.sh) and the licence headers (scripts/spdx.sh).
 # ASAN_PASS=0 skips the AddressSanitizer pass (the fuzz pass then runs in the hardening suites);
-# LEAKCHECK=0 skips the memcheck pass; TEST_WIDTH=N sets how many tests run at once.
+# LEAKCHECK=0 skips the memcheck pass; PACKAGE_TEST=0 skips the packages lane; TEST_WIDTH=N sets
+# how many tests run at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -23,10 +32,12 @@ started=$SECONDS
 mkdir -p .build
 tests_log=.build/test-output.txt
 memory_log=.build/memory-checks.txt
+package_log=.build/package-checks.txt
 # Written by the test lane when the main build is done: the memcheck pass needs its apnskit.
 built_marker=.build/main-build-done
 : >"$tests_log"
 : >"$memory_log"
+: >"$package_log"
 rm -f "$built_marker"
 failures=()
 
@@ -55,16 +66,32 @@ memory_lane() {
     LEAKCHECK_JOBS="${LEAKCHECK_JOBS:-2}" stage "valgrind memcheck" bash scripts/leakcheck.sh .build/debug/apnskit || return 1
   fi
 }
+# The packages lane. The roots need no build; the packages need the main build's objects and
+# run no swift command (the test lane's `swift test` holds the build folder).
+package_lane() {
+  stage "clean roots: base, and setup.sh in one with only Swift" bash scripts/package-test.sh roots || return 1
+  until [ -e "$built_marker" ]; do sleep 1; done
+  stage "release packages, installed in clean roots" bash scripts/package-test.sh packages || return 1
+}
 # Both lanes' builds read the dependency versions; resolving them first means neither writes
 # Package.resolved while the other reads it.
 stage "resolve packages" swift package resolve
 memory_lane >"$memory_log" 2>&1 &
 memory_pid=$!
-# Should this script stop early, the lane (and its build, valgrind or fuzz child) stops with it.
-stop_memory_lane() {
-  if [ -n "$memory_pid" ]; then pkill -TERM -P "$memory_pid" 2>/dev/null || true; kill "$memory_pid" 2>/dev/null || true; fi
+package_pid=""
+if [ "${PACKAGE_TEST:-1}" != "0" ]; then
+  package_lane >"$package_log" 2>&1 &
+  package_pid=$!
+fi
+# Should this script stop early, the lanes (and their build, valgrind, fuzz or root children)
+# stop with it; package-test.sh unmounts and deletes its roots on the way out.
+stop_lanes() {
+  local pid
+  for pid in "$memory_pid" "$package_pid"; do
+    if [ -n "$pid" ]; then pkill -TERM -P "$pid" 2>/dev/null || true; kill "$pid" 2>/dev/null || true; fi
+  done
 }
-trap stop_memory_lane EXIT
+trap stop_lanes EXIT
 
 # swift-argument-parser's man page generator is built with the rest, for the install.sh test
 # (which must not build from inside `swift test`).
@@ -92,6 +119,10 @@ SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${TEST_WIDTH:-4}" \
 if [ "$status" -ne 0 ]; then failures+=("swift test ${skip[*]} (exit $status)"); fi
 # The library's DocC catalog: every symbol link resolves, no warning, every article's code compiles.
 stage "docs (DocC)" bash scripts/docs.sh >>"$tests_log" 2>&1 || failures+=("scripts/docs.sh (DocC; log in $tests_log)")
+# The libraries' public API against the last release (its dumps are in api-baseline/, so only
+# the current modules are read: the build is done) and every source file's licence header.
+stage "API check" bash scripts/api-check.sh 2>&1 | tee -a "$tests_log" || failures+=("scripts/api-check.sh (the API broke; log in $tests_log)")
+stage "licence headers" bash scripts/spdx.sh --check 2>&1 | tee -a "$tests_log" || failures+=("scripts/spdx.sh (licence headers)")
 
 memory_status=0
 wait "$memory_pid" || memory_status=$?
@@ -99,6 +130,14 @@ memory_pid=""
 echo "== memory checks (AddressSanitizer fuzz pass, valgrind memcheck):"
 cat "$memory_log"
 if [ "$memory_status" -ne 0 ]; then failures+=("memory checks (exit $memory_status; log in $memory_log)"); fi
+if [ -n "$package_pid" ]; then
+  package_status=0
+  wait "$package_pid" || package_status=$?
+  package_pid=""
+  echo "== packages (clean roots, setup.sh, the .deb and the tarball):"
+  cat "$package_log"
+  if [ "$package_status" -ne 0 ]; then failures+=("release packages (exit $package_status; log in $package_log)"); fi
+fi
 echo "== test.sh: $((SECONDS - started)) s in all"
 
 if [ "${#failures[@]}" -ne 0 ]; then
@@ -107,6 +146,7 @@ if [ "${#failures[@]}" -ne 0 ]; then
   echo "== the failing tests and checks:" >&2
   grep -hE "✘|recorded an issue|Fatal error|ERROR: AddressSanitizer|leakcheck: .*(errors|expected|did not)" \
     "$tests_log" "$memory_log" | grep -v "passed after" | tail -40 >&2 || true
+  grep -hE "^(package|package-test|flow|check-tools|api-check|setup)[.a-z]*: " "$package_log" "$tests_log" | grep -vE "passed|links:|apnskit [0-9]|installing|all .* installed" | tail -20 >&2 || true
   exit 1
 fi
 echo "== test.sh: every test and check passed."

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 """A webhook receiver for `apnskit mock serve --webhook` tests (and for trying it by hand):
 Python's own http.server, not apnskit code, so the mock's POSTs are read by a peer we did not
 write.

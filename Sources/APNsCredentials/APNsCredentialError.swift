@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 import OpenSSLCore
 
 /// The error loading or checking credentials throws: its `kind` says what went wrong, its

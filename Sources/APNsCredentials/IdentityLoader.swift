@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 import OpenSSLCore
 /// Assembles an `APNsIdentity` from the files users actually have: one combined PEM, one .p12,
 /// or a certificate file (PEM or DER) plus a key file, with optional chain files.

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// The deterministic, CI-sized fuzz pass: every harness over its valid seeds and a fixed-seed
 /// stream of mutations of them.
 ///

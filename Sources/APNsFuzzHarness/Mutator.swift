@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// A tiny seeded PRNG (SplitMix64): the deterministic pass must produce the same inputs on
 /// every machine and every run, which `SystemRandomNumberGenerator` cannot promise.
 package struct SplitMix64: RandomNumberGenerator, Sendable {

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// The inbox page: one self-contained document (inline CSS and script, no fetch but this
 /// server's API), kept in the source so the binary needs no resource bundle at run time.
 ///

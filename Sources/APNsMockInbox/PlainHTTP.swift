@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// One HTTP/1.1 exchange over a plain socket, one request per connection: the mock's own small

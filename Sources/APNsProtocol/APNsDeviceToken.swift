@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// A device token: the bytes APNs addresses a device by, or a Live Activity push token or
 /// push-to-start token, which the provider API takes in the same place (`/3/device/<hex>`).
 ///

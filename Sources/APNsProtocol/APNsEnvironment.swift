@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// An APNs environment: the sandbox (api.sandbox.push.apple.com) or production.
 public enum APNsEnvironment: String, Sendable, Codable, CaseIterable {
     case sandbox

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// The provider API's header names as HTTP/2 header-compression rules
 /// (docs/apns-protocol.md §1, "Header compression"). The transport knows no APNs: the sender
 /// and the mock gateway hand these to it through `HTTP2Settings`.

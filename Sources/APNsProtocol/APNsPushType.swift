@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// `apns-push-type` values, the payload limit that goes with each, and the topic suffix APNs
 /// expects (VoIP pushes go to `<bundle>.voip`, and so on).
 public enum APNsPushType: String, Sendable, CaseIterable, Codable {

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// What a provider should change when APNs answers with a reason: one line each, in the
 /// sender's terms (header names, flags of `apnskit push`). The mock's inbox shows it next to
 /// every rejected request; any other front end can use the same table instead of a copy.

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// A reason APNs gives in `{"reason": ...}`: the documented ones as static members (each
 /// with its status and what a sender should do), and any other string APNs may start sending
 /// one day as `unknown` - so a result always carries the reason it got, and code that

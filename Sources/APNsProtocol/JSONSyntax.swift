@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// A strict JSON syntax check (RFC 8259) over bytes, with a nesting limit so hostile input
 /// cannot exhaust the stack. It validates; it builds nothing, so checking a million payloads
 /// allocates nothing.

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// A small JSON value with a deterministic writer: payloads are built per notification in
 /// batches of millions, so key order is stable (tests and records compare bytes) and no
 /// Foundation bridging is involved.

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// The legacy binary provider protocol (apns-protocol.md §4): retired by Apple in 2021 but still
 /// spoken by older systems. One codec serves both the sender and the mock gateway, so the two
 /// cannot drift apart. All integers are big-endian.

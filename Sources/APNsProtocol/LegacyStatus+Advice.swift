@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// What a provider should change when the legacy binary gateway answers an error response
 /// (apns-protocol.md §4): the legacy twin of `APNsReason.advice`, shown by the mock's inbox next
 /// to a rejected frame.

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// A provider API request as the server sees it, after the checks that need no credentials.
 package struct ValidatedRequest: Sendable, Equatable {
     package let token: APNsDeviceToken

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// Where a batch's notifications come from; `next` returns nil when done. Implementations
 /// serialise it (a lock around a file reader, say). A feed that may block (`mayBlock`, the
 /// default: files, pipes, databases) is read on a thread of its own, ahead of the sender; one

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// When and how often to try again. APNs says: never retry the permanent reasons; retry 429
 /// after a delay and 5xx with back-off; a request the server did not process is safe to
 /// resend. Rapid reconnects look like an attack, so reconnecting backs off too.

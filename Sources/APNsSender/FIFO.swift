@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// A first-in first-out queue over an array and a head index: taking from the front is O(1)
 /// where `Array.removeFirst` moves every element. The storage is reset (its capacity kept)
 /// whenever the queue runs empty, and compacted when more than 1,024 taken elements are over

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 import APNsTransport
 /// What the sender needs from a connection to the provider API, kept abstract so retry and
 /// accounting logic is tested against scripted faults as well as real servers. The HTTP/2

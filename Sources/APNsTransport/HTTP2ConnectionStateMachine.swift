@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// The decisions of one HTTP/2 connection that need no socket and no nghttp2: when requests
 /// time out, what a PING and the idle health check do next, which streams a GOAWAY failed
 /// and which may be retried, when a quiet server connection is told to go away.

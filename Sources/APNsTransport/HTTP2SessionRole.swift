@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 internal import CNGHTTP2
 
 /// What an `HTTP2Session` asks of its role: the client half (`HTTP2ClientRole`: requests out,

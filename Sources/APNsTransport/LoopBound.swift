@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// A value that lives on one event loop, carried through code that must be `Sendable`.
 ///
 /// The transport's connection objects (`Connection`, `HTTP2Session` and its roles, `Listener`,

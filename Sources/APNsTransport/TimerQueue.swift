@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// The event loop's timers: a binary min-heap ordered by deadline, then by id.
 ///
 /// Why a heap: the loop asks for the earliest deadline before every wait and runs what is due

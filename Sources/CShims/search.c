@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /* memmem is a GNU extension: glibc declares it only under _GNU_SOURCE, which must come
  * before any system header. Its two-way search is linear in the haystack, whatever the
  * needle (the mock inbox's `q` search relies on that). */

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// The one error type the credential layer throws: the OpenSSL wrappers here, and the APNs
 /// rules above them, which name it `APNsCredentialError` (its public name, a type alias: this
 /// layer sits below the transport, which knows no APNs).

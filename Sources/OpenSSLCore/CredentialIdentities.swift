@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// The attributes PKCS#12 bags carry, which `openssl pkcs12` also prints as "Bag Attributes"
 /// above each PEM block: how Keychain, keytool and the rest name an identity and tie a key to
 /// its certificate.

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// A passphrase in memory. Its description never shows the text, so it cannot end up in a
 /// log line or an error message by accident; the bytes are reachable only through
 /// `withCallbackContext`, which is how OpenSSL receives them.

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// What one end of a TLS connection presents: a certificate, its private key and the
 /// intermediates sent with it (a client certificate on a client, the server certificate on a
 /// server).

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// A one-time event tasks can wait for: `open()` once, and every `wait()` returns, those
 /// suspended now and those that come later (a connection gone for good, a producer task
 /// ended). Waiters are resumed outside the lock, after the latch is marked open.

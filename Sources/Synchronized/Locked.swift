@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// A value behind a lock: the one way apnskit's modules share mutable state between threads,

@@ -1,4 +1,7 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
+import CBuildInfo
 
 /// The root command. Each subcommand lives in its own file and stays thin: parse, call a
 /// library, print.
@@ -12,7 +15,11 @@ struct APNsKit: AsyncParsableCommand {
         --force, output folder not writable); 3 input unreadable, of the wrong kind, or \
         wrong/missing passphrase; 4 network/TLS failure.
         """,
-        version: "0.1.0",
+        version: APNsKit.version,
         subcommands: CommandRegistry.all
     )
+
+    /// `0.2.0 (1a2b3c4)`: the release (the VERSION file) and the commit built, so that a bug
+    /// report names the exact code. Package.swift reads both when the package is built.
+    static let version = "\(String(cString: apnskit_build_version())) (\(String(cString: apnskit_build_commit())))"
 }

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// Just enough HTTP/2 framing and HPACK (RFC 9113, RFC 7541) to write the frames a hostile
 /// peer sends and read back what it gets: nghttp2 refuses to encode such header blocks, so
 /// the tests build them byte by byte.

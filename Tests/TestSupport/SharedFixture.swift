@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// A fixture made once for a whole test target, on first use, by async code (it runs child

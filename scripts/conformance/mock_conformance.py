@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 """Runs clients nobody on this project wrote against a running `apnskit mock serve` and checks
 that each request in a table is answered as Apple answers it (status and reason) and that the
 client itself reports that answer. Nine independent clients:

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 import OpenSSLCore
 /// Apple's topics extension (1.2.840.113635.100.6.3.6): which `apns-topic` values a
 /// certificate may push to, and what kind of push each is for.

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 import OpenSSLCore
 /// Apple's rule for a bundle id (apns-protocol.md §8): reverse-DNS text of the letters A-Z and
 /// a-z, the digits 0-9, hyphens and periods, as the developer portal and Info.plist take it.

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// A JSON description of a Live Activity's Swift types, the app's `ActivityAttributes` and its
 /// `ContentState`, so lint can check a payload's fields as ActivityKit's decoder will:
 ///

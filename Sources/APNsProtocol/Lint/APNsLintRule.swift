@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// How bad a lint finding is: an error is a payload APNs refuses or a device does not apply;
 /// a warning is a risk (a key ignored, a budget spent, behaviour Apple does not document).
 public enum APNsLintSeverity: String, Sendable, Codable, Comparable {

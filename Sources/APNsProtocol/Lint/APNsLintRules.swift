@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// The payload lint's rules, one constant each (docs/lint.md is this list as a table; the
 /// sources are docs/apns-protocol.md §11 unless said). Ids are stable: scripts filter on them.
 public enum APNsLintRules {

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// The rules for alert, background, widget and Push to Talk pushes, and for the shapes of
 /// Apple's alert keys whatever the push type (apns-protocol.md §11.1, §11.3).
 extension LintPass {

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// Builds a `JSONValue` from bytes `JSONSyntax` has already accepted, for the payload lint:
 /// straight from the bytes, keys in the order written, no Foundation objects in between. The
 /// mock lints every accepted notification it records, and `JSONSerialization` (plus sorting

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// The rules for Live Activity pushes (apns-protocol.md §8, §11.2): the keys ActivityKit
 /// needs per event, its clocks (UNIX seconds, newer than the last update), the start's extra
 /// keys, the update budget; and with a schema, the app's own fields (SchemaLint.swift).

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// A Live Activity's `content-state` and `attributes` against the app's types
 /// (`APNsActivitySchema`), as ActivityKit decodes them: a `JSONDecoder` at its default
 /// strategies (apns-protocol.md §8), where a missing non-optional field, a wrong type or a

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// The `aps.alert` dictionary of an alert push: the text shown, either as is or as keys into
 /// the app's `Localizable.strings` with their arguments (the device localizes). Key names are
 /// Apple's ("Generating a remote notification"; apns-protocol.md §8).

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// An alert push (push type `alert`): the full `aps` dictionary Apple documents ("Generating
 /// a remote notification"; apns-protocol.md §8), and the app's own keys beside `aps`.
 ///

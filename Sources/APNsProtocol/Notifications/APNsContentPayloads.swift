@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// A payload that is the app's own value, encoded as the whole JSON body: PushKit and the
 /// system extensions hand the app the dictionary as is, with no `aps` keys of Apple's to fill.
 /// The value must encode as a JSON object (a struct, a `[String: ...]` dictionary).
