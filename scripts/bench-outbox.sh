@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 # The outbox beside push (docs/benchmarks.md, "The outbox"): the same N notifications to the
 # same mock, sent by `push --tokens` and drained from a PostgreSQL outbox by 1, 2 and 4
 # `outbox run` workers. Per run: rows per second (wall time from the workers' start to the last

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 """Hostile HTTP/1.1 peers for the bounds tests of apnskit's small HTTP clients (`mock expect`,
 `mock faults`, the webhook of `mock serve --webhook`): Python's own sockets, not apnskit code.
 Listens on 127.0.0.1 only; each connection is served on a thread of its own.

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// The outbox table and its migrations (docs/outbox.md, "The table"). Each migration is a list
 /// of single statements (the extended query protocol runs one at a time), applied in order in
 /// one transaction under an advisory lock, so that two `outbox init` at once apply each once.

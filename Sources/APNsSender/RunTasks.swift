@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 import Synchronized
 
 /// The tasks a sender's runs start for the rare things that wait (a connect, a back-off, the

@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// The one reader of a TCP port taken from input: flags, `HOST:PORT`, URLs (`--proxy`,
 /// `https_proxy`, `--ui`, `--webhook`, `mock ca --revocation-url`) and files (a ports file).
 /// A port is 1 to 65535; 0 only where "any free port" is documented (`allowingAny`). Anything

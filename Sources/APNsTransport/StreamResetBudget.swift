@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// The rapid-reset defence of a server connection (CVE-2023-44487): a client that opens
 /// streams and resets them before they are answered makes the server start work it then
 /// throws away, at no cost to itself. Such resets draw on a token bucket (`burst` at once,

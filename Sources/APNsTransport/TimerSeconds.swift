@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 /// Seconds from input (a flag, a peer's `retry-after`, a computed back-off) turned into the
 /// integers timers and sleeps take. A `Double` can be negative, NaN or 1e300, and a plain
 /// `UInt64(seconds * 1e9)` traps on each; here negative and NaN are 0 and anything past

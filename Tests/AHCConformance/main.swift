@@ -1,3 +1,5 @@
+// Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+// SPDX-License-Identifier: Apache-2.0
 // async-http-client (APNSwift's transport, and the most used Swift HTTP client on servers)
 // against the mock gateway, for the conformance suite (scripts/conformance/mock_conformance.py).
 // Not our code: only its public API is used here, configured as APNSwift configures it

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 """A rapid-reset flood (CVE-2023-44487) against a running `apnskit mock serve`, on loopback
 only and bounded: one TLS connection (a client certificate, so the mock offers its full
 stream limit), then batches of streams each opened with HEADERS (no END_STREAM: the request is

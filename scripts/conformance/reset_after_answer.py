@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
+# SPDX-License-Identifier: Apache-2.0
 """The pattern async-http-client was seen sending (issue 30): RST_STREAM(CANCEL) for a stream
 whose whole answer has been read. On one TLS connection to a running `apnskit mock serve`
 (loopback only, bounded by COUNT), requests go out in batches of 50; each answer is read to its
