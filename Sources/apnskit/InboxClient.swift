@@ -1,5 +1,6 @@
 // Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
 // SPDX-License-Identifier: Apache-2.0
+import APNsMock
 import APNsMockInbox
 import APNsTransport
 import ArgumentParser
@@ -70,15 +71,30 @@ struct InboxClient {
     /// the server may take to answer (a long poll's timeout); the whole exchange takes at most
     /// `wait + answerMargin` seconds. `entries`: how many inbox entries the answer may hold.
     func get(_ path: String, wait: Double, entries: Int) throws -> (status: Int, body: [UInt8]) {
-        try send("GET", path, body: nil, wait: wait, entries: entries)
+        // An entry's JSON is over 256 bytes: no answer of `maxAnswer` bytes holds more.
+        let entries = min(max(entries, 1), Self.maxAnswer / 256)
+        return try send("GET", path, body: nil, wait: wait, valueLimit: min((entries + 1) * Self.maxValuesPerEntry, Self.maxValues),
+                        holding: "\(entries) inbox entr\(entries == 1 ? "y" : "ies")")
     }
 
-    /// PUT `body` (JSON) to `path`.
-    func put(_ path: String, json body: [UInt8]) throws -> (status: Int, body: [UInt8]) {
-        try send("PUT", path, body: body, wait: 0, entries: 1)
+    /// The JSON values an answer of `/api/faults` holds at most: its settings, and one value for
+    /// each of up to `GatewayFaults.maxUnregistered` tokens.
+    static let maxFaultsValues = GatewayFaults.maxUnregistered + maxValuesPerEntry
+
+    /// GET the faults in force.
+    func getFaults() throws -> (status: Int, body: [UInt8]) {
+        try send("GET", "/api/faults", body: nil, wait: 0, valueLimit: Self.maxFaultsValues, holding: "the faults")
     }
 
-    private func send(_ method: String, _ path: String, body: [UInt8]?, wait: Double, entries: Int) throws -> (status: Int, body: [UInt8]) {
+    /// PUT `body` (JSON) to `/api/faults`; the answer is the faults in force after.
+    func putFaults(json body: [UInt8]) throws -> (status: Int, body: [UInt8]) {
+        try send("PUT", "/api/faults", body: body, wait: 0, valueLimit: Self.maxFaultsValues, holding: "the faults")
+    }
+
+    /// `valueLimit`: the JSON values the answer may hold, `holding` says for what (in the sentence
+    /// that refuses more).
+    private func send(_ method: String, _ path: String, body: [UInt8]?, wait: Double, valueLimit limit: Int,
+                      holding: String) throws -> (status: Int, body: [UInt8]) {
         var headers = [("Accept", "application/json")]
         if let token { headers.append(("Authorization", "Bearer \(token)")) }
         if body != nil { headers.append(("Content-Type", "application/json")) }
@@ -89,11 +105,8 @@ struct InboxClient {
         } catch {
             throw Failure(description: sentence(error))
         }
-        // An entry's JSON is over 256 bytes: no answer of `maxAnswer` bytes holds more.
-        let entries = min(max(entries, 1), Self.maxAnswer / 256)
-        let limit = min((entries + 1) * Self.maxValuesPerEntry, Self.maxValues)
         guard JSONValueCount.atMost(limit, in: answer.body) else {
-            throw Failure(description: "The answer from \(display) holds more JSON values than \(entries) inbox entr\(entries == 1 ? "y" : "ies") can (\(limit)); is that the inbox's port (ports file key \"ui\")?")
+            throw Failure(description: "The answer from \(display) holds more JSON values than \(holding) can (\(limit)); is that the inbox's port (ports file key \"ui\")?")
         }
         return (answer.status, answer.body)
     }

@@ -45,7 +45,7 @@ struct FaultsTarget: ParsableArguments {
         let client = try client()
         let answer: (status: Int, body: [UInt8])
         do {
-            answer = try faults.map { try client.put("/api/faults", json: $0.runtimeJSON.serialized()) } ?? client.get("/api/faults", wait: 0, entries: 1)
+            answer = try faults.map { try client.putFaults(json: $0.runtimeJSON.serialized()) } ?? client.getFaults()
         } catch {
             throw CommandFailure(message: "\(error)", status: ExitStatus.network)
         }

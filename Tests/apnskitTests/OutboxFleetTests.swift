@@ -40,7 +40,10 @@ struct OutboxFleetTests {
         #expect(OutboxWorkspace.summary(workers[1])["delivered"] as? Int ?? 0 > 0, "\(workers[1].stdout)")
         let last = await workers[2].exited()
         #expect(last.status == 0, "the last worker drains the rest and stops: \(workers[2].stdout) \(workers[2].stderr)")
-        #expect(OutboxWorkspace.summary(workers[2])["reclaimed"] as? Int ?? 0 > 0, "the killed worker's rows were reclaimed: \(workers[2].stdout)")
+        // Either survivor may reclaim the killed worker's rows once their lease runs out: the
+        // second one too, in the time between the kill and its SIGTERM.
+        let reclaimed = workers[1...].map { OutboxWorkspace.summary($0)["reclaimed"] as? Int ?? 0 }.reduce(0, +)
+        #expect(reclaimed > 0, "the killed worker's rows were reclaimed: \(workers[1].stdout) \(workers[2].stdout)")
 
         // Every row in exactly one final state, none lost, none leased, none finished twice.
         let counts = try await w.counts()

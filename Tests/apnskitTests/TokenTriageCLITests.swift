@@ -199,10 +199,14 @@ struct TokenTriageCLITests {
     @Test("A double SIGTERM while diagnoses wait for production: no token production received is listed for deletion or called safe to delete (exit 143)")
     func doubleSignalDuringDiagnosis() async throws {
         let f = try await CLIFixture()
-        let (sandbox, sandboxPort, production, productionPort) = try await mocks(f, production: ["--delay-ms", "10000"])
+        // Production holds its answers past the run's timeout (30 s), so that the signals land while
+        // the diagnoses wait, however slowly a loaded machine lets the record reach the test
+        // (CI once saw half the record only as the default 10 s timeout ended the run).
+        let (sandbox, sandboxPort, production, productionPort) = try await mocks(f, production: ["--delay-ms", "60000"])
         defer { sandbox.kill(); production.kill() }
         _ = try f.dir.write("tokens.txt", text: Self.manyProduction.joined(separator: "\n") + "\n")
         let push = try BackgroundProcess(Binaries.apnskit, ["push", "--tokens", "tokens.txt", "--alert", "Hi", "--gateway", "127.0.0.1:\(sandboxPort)",
+                                                            "--timeout", "30",
                                                             "--diagnose-tokens", "--diagnose-gateway", "127.0.0.1:\(productionPort)",
                                                             "--results", "results.jsonl", "--invalid-tokens", "remove.txt",
                                                             "--invalid-tokens-json", "remove.jsonl"] + credentials,
