@@ -5,9 +5,10 @@
 /// throws away, at no cost to itself. Such resets draw on a token bucket (`burst` at once,
 /// refilled `perSecond`); an empty bucket ends the connection with GOAWAY ENHANCE_YOUR_CALM.
 ///
-/// A reset of a stream already answered or closed is free: async-http-client (APNSwift's
-/// transport) sends RST_STREAM(CANCEL) for streams whose answer it has read, and nghttp2's own
-/// limiter, which counts every RST_STREAM, ended its connections (docs/apns-protocol.md §10).
+/// A reset of a stream already answered or closed is free: widely used clients (async-http-client
+/// among them) send RST_STREAM(CANCEL) for streams whose answer they have read, and nghttp2's own
+/// limiter, which counts every RST_STREAM, ended their connections (docs/mock-gateway.md, the
+/// table of clients in the wild).
 /// The figures are nghttp2's defaults (1,000 at once, 33 a second), so the attack is ended as
 /// soon as before. Loop thread only, one per connection.
 struct StreamResetBudget {
