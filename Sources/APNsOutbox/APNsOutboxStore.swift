@@ -191,11 +191,15 @@ public struct APNsOutboxStore: Sendable {
     }
 
     /// Pushes `owner`'s leases `lease` into the future (a worker's heartbeat).
-    func extendLeases(owner: UUID, lease: Duration) async throws {
+    /// Only the rows `ids` names: a claim whose answer was lost (the connection broke after the
+    /// server committed it) leased rows the worker never saw, and renewing every row of the
+    /// owner's would hold those forever; left alone, their lease runs out and they are reclaimed.
+    func extendLeases(owner: UUID, ids: [Int64], lease: Duration) async throws {
+        if ids.isEmpty { return }
         let leaseMilliseconds = lease.milliseconds
         try await client.query("""
             UPDATE apns_outbox SET lease_until = now() + \(leaseMilliseconds)::float8 * interval '1 millisecond'
-            WHERE state = 'leased' AND lease_owner = \(owner)
+            WHERE state = 'leased' AND lease_owner = \(owner) AND id = ANY(\(ids)::bigint[])
             """, logger: logger)
     }
 

@@ -72,6 +72,8 @@ public final class APNsOutboxWorker: Service, Sendable {
     private let stopping = Latch()
     private let wake = WakeSignal()
     private let counters = Locked(Totals())
+    /// The rows of the batches in flight: the heartbeat renews these leases and no others.
+    private let held = Locked<Set<Int64>>([])
     /// When the gateway could not be reached, claims pause until this time.
     private let pause = Locked<(until: ContinuousClock.Instant?, delay: Duration)>((nil, .zero))
 
@@ -145,6 +147,7 @@ public final class APNsOutboxWorker: Service, Sendable {
                     continue
                 }
                 counters.withLock { $0.claimed += rows.count }
+                held.withLock { $0.formUnion(rows.map(\.id)) }
                 inFlight += 1
                 batches.addTask { await self.process(rows) }
             }
@@ -193,6 +196,7 @@ public final class APNsOutboxWorker: Service, Sendable {
             notePause(gatewayDown: untried == notifications.count)
         }
         await write(outcomes)
+        held.withLock { $0.subtract(rows.map(\.id)) }
     }
 
     /// The gateway could not be reached for a whole batch: claims wait 1 s, doubling to 10 s,
@@ -275,7 +279,7 @@ public final class APNsOutboxWorker: Service, Sendable {
             try? await Task.sleep(for: configuration.lease / 3)
             if Task.isCancelled { return }
             do {
-                try await store.extendLeases(owner: id, lease: configuration.lease)
+                try await store.extendLeases(owner: id, ids: Array(held.withLock { $0 }), lease: configuration.lease)
                 if !isStopping {
                     let reclaimed = try await store.reclaimExpiredLeases()
                     if reclaimed > 0 { counters.withLock { $0.reclaimed += reclaimed } }

@@ -103,6 +103,35 @@ struct OutboxFleetTests {
         withExtendedLifetime(mock) {}
     }
 
+    /// A claim whose answer is lost (the connection broke after the server committed it) leaves
+    /// rows leased to a worker that never saw them. CI once hung here: the heartbeat renewed
+    /// every lease of its owner, those rows' too, so they never came back and `--until-empty`
+    /// never ended. Simulated by leasing queued rows to the running worker's id by hand.
+    @Test("rows leased to a worker by a claim it never saw are not renewed: their lease runs out, they are reclaimed and sent", .timeLimit(.minutes(3)))
+    func lostClaimIsReclaimed() async throws {
+        let w = try await OutboxWorkspace.make()
+        let (mock, ports) = try await w.fixture.startMock(["--delay-ms", "1500"])
+        let port = try #require(ports["provider"] as? Int)
+        let rows = 400
+        _ = try w.tokenFile(rows)
+        #expect(try await w.outbox(["enqueue", "--tokens", "tokens.txt", "--topic", "com.example.app", "--alert", "Hello"]).status == 0)
+        let worker = try w.worker(port: port, ["--batch-size", "50", "--batches-in-flight", "1", "--lease", "2", "--poll-interval", "0.2",
+                                               "--until-empty", "--format", "json"])
+        let leased = try await w.waitForCounts(seconds: 60, while: { worker.isRunning }) { ($0["leased"] ?? 0) > 0 }
+        try #require(leased, "\(worker.stderr)")
+        let orphaned = try await w.psql("""
+            WITH owner AS (SELECT lease_owner FROM apns_outbox WHERE state = 'leased' LIMIT 1)
+            UPDATE apns_outbox SET state = 'leased', lease_owner = (SELECT lease_owner FROM owner), lease_until = now() + interval '2 seconds'
+            WHERE id IN (SELECT id FROM apns_outbox WHERE state = 'queued' ORDER BY id DESC LIMIT 20) RETURNING id
+            """)
+        #expect(orphaned.split(separator: "\n").count >= 20, "\(orphaned)")
+        let end = await worker.exited()
+        #expect(end.status == 0, "\(worker.stdout) \(worker.stderr)")
+        #expect(try await w.counts() == ["delivered": rows])
+        #expect(OutboxWorkspace.summary(worker)["reclaimed"] as? Int ?? 0 >= 20, "\(worker.stdout)")
+        withExtendedLifetime(mock) {}
+    }
+
     @Test("the gateway down for 30 s: rows wait (nothing final, nothing failed), then all are delivered, each tried once", .timeLimit(.minutes(5)))
     func gatewayDown() async throws {
         let w = try await OutboxWorkspace.make()
