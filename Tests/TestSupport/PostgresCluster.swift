@@ -1,6 +1,7 @@
 // Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import Synchronization
 
 /// A throwaway PostgreSQL cluster of Debian's `postgresql` package (scripts/setup.sh installs
 /// it): `initdb` and `pg_ctl` in a temporary folder, listening only on a Unix socket in that
@@ -42,15 +43,30 @@ public final class PostgresCluster: @unchecked Sendable {
                      "synchronous_commit = off", "full_page_writes = off", "max_connections = 200"] + settings
         try lines.joined(separator: "\n").appendLine(to: cluster.dataFolder + "/postgresql.auto.conf")
         try await cluster.control("start")
+        _ = exitHandler
+        running.withLock { _ = $0.insert(cluster.dataFolder) }
         return cluster
     }
 
     deinit {
-        // Synchronous: the folder is removed right after.
-        let child = try? BackgroundProcess(Self.serverCommand("pg_ctl").executable,
-                                           Self.serverCommand("pg_ctl").prefix + ["-D", dataFolder, "-m", "immediate", "-w", "stop"])
+        Self.running.withLock { $0.remove(dataFolder) }
+        Self.stop(dataFolder: dataFolder)
+    }
+
+    /// Synchronous: the folder is removed right after.
+    private static func stop(dataFolder: String) {
+        let child = try? BackgroundProcess(serverCommand("pg_ctl").executable,
+                                           serverCommand("pg_ctl").prefix + ["-D", dataFolder, "-m", "immediate", "-w", "stop"])
         child?.process.waitUntilExit()
     }
+
+    /// Clusters still running: a shared one lives as long as the test process, and no deinit
+    /// runs at exit, so the first start registers an exit handler that stops whatever is left
+    /// (a server outliving its tests was seen after every run).
+    private static let running = Mutex<Set<String>>([])
+    private static let exitHandler: Void = {
+        atexit { for folder in PostgresCluster.running.withLock({ $0 }) { PostgresCluster.stop(dataFolder: folder) } }
+    }()
 
     /// `pg_ctl start|stop|restart`, waiting for it to finish (`-m fast` for stop and restart:
     /// open connections are ended, as at a failover or a restart by an operator).
