@@ -138,3 +138,13 @@ malloc_counts() {
 words = struct.unpack("<8Q", open(sys.argv[1], "rb").read(64))
 print(sum(words[0:4]), words[5])' "$1"
 }
+
+# stage NAME COMMAND...: runs COMMAND and prints how many seconds it took, named by the script
+# that runs it ("== test.sh: build: 586 s (exit 0)"; the README's numbers come from these lines).
+stage() {
+  local name="$1" start=$SECONDS status=0
+  shift
+  "$@" || status=$?
+  echo "== ${0##*/}: $name: $((SECONDS - start)) s (exit $status)"
+  return "$status"
+}

@@ -42,15 +42,6 @@ base="${base:-$work/base}"
 mounts=()
 roots=()
 
-# stage NAME COMMAND...: runs COMMAND, printing how many seconds it took.
-stage() {
-  local name="$1" start=$SECONDS status=0
-  shift
-  "$@" || status=$?
-  echo "== package-test.sh: $name: $((SECONDS - start)) s (exit $status)"
-  return "$status"
-}
-
 # Unmounts what this script mounted (last first), then deletes its roots; a root that still
 # has a mount under it is never deleted (a bind-mounted toolchain would go with it).
 cleanup() {

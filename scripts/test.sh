@@ -41,15 +41,6 @@ built_marker=.build/main-build-done
 rm -f "$built_marker"
 failures=()
 
-# stage NAME COMMAND...: runs COMMAND and logs how long it took (for the README's numbers).
-stage() {
-  local name="$1" start=$SECONDS status=0
-  shift
-  "$@" || status=$?
-  echo "== test.sh: $name: $((SECONDS - start)) s (exit $status)"
-  return "$status"
-}
-
 # The memory lane. Only the APNsFuzzPass product (the libraries and the fuzz harnesses) is built
 # sanitized, not the CLI or the test bundle.
 memory_lane() {
@@ -124,19 +115,20 @@ stage "docs (DocC)" bash scripts/docs.sh >>"$tests_log" 2>&1 || failures+=("scri
 stage "API check" bash scripts/api-check.sh 2>&1 | tee -a "$tests_log" || failures+=("scripts/api-check.sh (the API broke; log in $tests_log)")
 stage "licence headers" bash scripts/spdx.sh --check 2>&1 | tee -a "$tests_log" || failures+=("scripts/spdx.sh (licence headers)")
 
-memory_status=0
-wait "$memory_pid" || memory_status=$?
+# finish_lane PID TITLE LOG WHAT: waits for a lane, prints its log under TITLE, and counts it
+# among the failures as WHAT when it failed.
+finish_lane() {
+  local status=0
+  wait "$1" || status=$?
+  echo "== $2:"
+  cat "$3"
+  if [ "$status" -ne 0 ]; then failures+=("$4 (exit $status; log in $3)"); fi
+}
+finish_lane "$memory_pid" "memory checks (AddressSanitizer fuzz pass, valgrind memcheck)" "$memory_log" "memory checks"
 memory_pid=""
-echo "== memory checks (AddressSanitizer fuzz pass, valgrind memcheck):"
-cat "$memory_log"
-if [ "$memory_status" -ne 0 ]; then failures+=("memory checks (exit $memory_status; log in $memory_log)"); fi
 if [ -n "$package_pid" ]; then
-  package_status=0
-  wait "$package_pid" || package_status=$?
+  finish_lane "$package_pid" "packages (clean roots, setup.sh, the .deb and the tarball)" "$package_log" "release packages"
   package_pid=""
-  echo "== packages (clean roots, setup.sh, the .deb and the tarball):"
-  cat "$package_log"
-  if [ "$package_status" -ne 0 ]; then failures+=("release packages (exit $package_status; log in $package_log)"); fi
 fi
 echo "== test.sh: $((SECONDS - started)) s in all"
 
