@@ -42,6 +42,8 @@ packages=(
   time                         # /usr/bin/time: the hardening tests' peak-memory bounds, and -v for mock expect's memory bound
   nghttp2-client nghttp2-server nghttp2-proxy   # nghttp, nghttpd, nghttpx, h2load: real HTTP/2 peers for tests
   valgrind                     # leak checks
+  gdb                          # test.sh's deadline prints a stuck test process's stacks with it
+  procps                       # ps, pgrep: test.sh finds, reports and ends its lanes' processes by parent PID
   gcc libc6-dev                 # builds scripts/malloc-count.c, the benchmarks' counting malloc interposer
   man-db                       # `man -l` reads the installed man page in the install.sh test
   libxml2-utils                # xmllint validates check's JUnit XML against the JUnit schema

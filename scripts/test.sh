@@ -25,6 +25,9 @@
 # how many tests run at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Whatever stdin the caller gave (CI: none), the run and every child read /dev/null: a closed
+# descriptor 0 would be handed to the first file or socket a test opens.
+exec </dev/null
 bash scripts/setup.sh
 . scripts/lib.sh
 started=$SECONDS
@@ -40,6 +43,12 @@ built_marker=.build/main-build-done
 : >"$package_log"
 rm -f "$built_marker"
 failures=()
+
+# descendants PID: every process under PID, deepest first.
+descendants() {
+  local child
+  for child in $(pgrep -P "$1" || true); do descendants "$child"; echo "$child"; done
+}
 
 # The memory lane. Only the APNsFuzzPass product (the libraries and the fuzz harnesses) is built
 # sanitized, not the CLI or the test bundle.
@@ -82,7 +91,40 @@ stop_lanes() {
     if [ -n "$pid" ]; then pkill -TERM -P "$pid" 2>/dev/null || true; kill "$pid" 2>/dev/null || true; fi
   done
 }
-trap stop_lanes EXIT
+# release_output: the run's output ends only when every process holding it has closed it, and
+# a caller reading it through a pipe (CI) waits until then. A process the run started that
+# outlived it (a daemon a test or an install started) would hold it for ever: each is named,
+# then ended.
+release_output() {
+  local ours pid holders=()
+  ours=$(readlink "/proc/$$/fd/1" 2>/dev/null) || return 0
+  case "$ours" in pipe:*) ;; *) return 0 ;; esac
+  local callers fd
+  callers=$(ancestors $$)
+  for pid in $(ls /proc | grep -E '^[0-9]+$'); do
+    # This shell and its callers are not leftovers.
+    [ "$pid" = "$$" ] && continue
+    grep -qxF "$pid" <<<"$callers" && continue
+    for fd in /proc/"$pid"/fd/*; do
+      # A write end of the same pipe (flags with O_WRONLY or O_RDWR): the reader's end is not.
+      if [ "$(readlink "$fd" 2>/dev/null)" = "$ours" ] \
+         && grep -qE '^flags:\s*[0-7]*[12]$' "/proc/$pid/fdinfo/${fd##*/}" 2>/dev/null; then
+        holders+=("$pid"); break
+      fi
+    done
+  done
+  if [ ${#holders[@]} -gt 0 ]; then
+    echo "== test.sh: processes of this run still hold its output; ending them:"
+    ps -o pid,ppid,etimes,args -p "$(IFS=,; echo "${holders[*]}")" | cut -c1-200
+    kill -KILL "${holders[@]}" 2>/dev/null || true
+  fi
+}
+# ancestors PID: PID's parent, its parent, and so on.
+ancestors() {
+  local pid="$1"
+  while pid=$(ps -o ppid= -p "$pid" 2>/dev/null | tr -d ' ') && [ -n "$pid" ] && [ "$pid" != 0 ]; do echo "$pid"; done
+}
+trap 'stop_lanes; release_output' EXIT
 
 # swift-argument-parser's man page generator is built with the rest, for the install.sh test
 # (which must not build from inside `swift test`).
@@ -105,9 +147,73 @@ fi
 skip=()
 if [ "${ASAN_PASS:-1}" != "0" ]; then skip=(--skip FuzzPassTests); fi
 status=0
-SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${TEST_WIDTH:-4}" \
-  stage "swift test (parallel)" swift test --skip-build "${skip[@]}" 2>&1 | tee -a "$tests_log" || status=$?
-if [ "$status" -ne 0 ]; then failures+=("swift test ${skip[*]} (exit $status)"); fi
+# deadline_watch PID SECONDS WHAT: in the background, waits SECONDS; should PID still run then,
+# prints what it was doing (for the test run: the tests the log shows started and not ended, and
+# the test process's threads' stacks when gdb is there; for any: the processes under it), ends it
+# and every process under it. A hang then fails the run with its cause in the output instead of
+# running into CI's time limit with nothing said. Prints the watchdog's PID.
+deadline_watch() {
+  local pid="$1" seconds="$2" what="$3"
+  (
+    sleep "$seconds" </dev/null >/dev/null 2>&1
+    kill -0 "$pid" 2>/dev/null || exit 0
+    echo "== test.sh: $what still running after $seconds s"
+    if [ "$what" = "swift test" ]; then
+      echo "== test.sh: the tests started and not ended:"
+      python3 - "$tests_log" <<'PY'
+import re, sys
+running = {}
+for line in open(sys.argv[1], errors="replace"):
+    match = re.search(r'Test "(.*)" (started|passed|failed)', line)
+    if match:
+        name, what = match.groups()
+        running[name] = running.get(name, 0) + (1 if what == "started" else -1)
+print("\n".join(f"  {name}" for name, count in running.items() if count > 0) or "  (none)")
+PY
+    fi
+    local pids
+    pids=$(descendants "$pid" | paste -sd, -)
+    if [ -n "$pids" ]; then
+      echo "== test.sh: the processes under it:"
+      ps -o pid,ppid,etimes,time,args --forest -p "$pids" | cut -c1-240
+      if command -v gdb >/dev/null; then
+        for child in ${pids//,/ }; do
+          case "$(tr '\0' ' ' <"/proc/$child/cmdline" 2>/dev/null)" in *PackageTests*) ;; *) continue ;; esac
+          echo "== test.sh: the threads of test process $child:"
+          timeout 120 gdb -p "$child" -batch -ex "thread apply all bt 12" 2>/dev/null | grep -E "^(Thread|#)" | cut -c1-200
+        done
+      fi
+    fi
+    kill -TERM ${pids//,/ } "$pid" 2>/dev/null || true
+    sleep 10
+    kill -KILL ${pids//,/ } "$pid" 2>/dev/null || true
+  ) >&2 &
+  echo $!
+}
+# end_watch WATCHDOG: stops a watchdog (and its sleep) whose process ended in time.
+end_watch() { kill $(descendants "$1") "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+
+# with_deadline SECONDS COMMAND...: runs COMMAND under a deadline_watch; 124 when it was past
+# its deadline, else COMMAND's status.
+with_deadline() {
+  local seconds="$1" command_pid watchdog status=0 started_at=$SECONDS
+  shift
+  "$@" &
+  command_pid=$!
+  watchdog=$(deadline_watch "$command_pid" "$seconds" "swift test")
+  wait "$command_pid" || status=$?
+  end_watch "$watchdog"
+  if [ $((SECONDS - started_at)) -ge "$seconds" ]; then return 124; fi
+  return "$status"
+}
+run_swift_tests() {
+  SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${TEST_WIDTH:-4}" swift test --skip-build "${skip[@]}" 2>&1 | tee -a "$tests_log"
+  return "${PIPESTATUS[0]}"
+}
+# The deadline: the suites take about 8 minutes on an idle machine; TEST_DEADLINE=N sets it.
+stage "swift test (parallel)" with_deadline "${TEST_DEADLINE:-1800}" run_swift_tests || status=$?
+if [ "$status" -eq 124 ]; then failures+=("swift test ${skip[*]}: still running after its deadline (the tests it was running, its processes and stacks are listed above)")
+elif [ "$status" -ne 0 ]; then failures+=("swift test ${skip[*]} (exit $status)"); fi
 # The library's DocC catalog: every symbol link resolves, no warning, every article's code compiles.
 stage "docs (DocC)" bash scripts/docs.sh >>"$tests_log" 2>&1 || failures+=("scripts/docs.sh (DocC; log in $tests_log)")
 # The libraries' public API against the last release (its dumps are in api-baseline/, so only
@@ -118,8 +224,12 @@ stage "licence headers" bash scripts/spdx.sh --check 2>&1 | tee -a "$tests_log" 
 # finish_lane PID TITLE LOG WHAT: waits for a lane, prints its log under TITLE, and counts it
 # among the failures as WHAT when it failed.
 finish_lane() {
-  local status=0
+  local status=0 watchdog
+  # The lanes started with the build; they get until the run's deadline (LANE_DEADLINE s after
+  # the start, 45 minutes by default: about twice what they take).
+  watchdog=$(deadline_watch "$1" $(( ${LANE_DEADLINE:-2700} - (SECONDS - started) > 1 ? ${LANE_DEADLINE:-2700} - (SECONDS - started) : 1 )) "the $4 lane")
   wait "$1" || status=$?
+  end_watch "$watchdog"
   echo "== $2:"
   cat "$3"
   if [ "$status" -ne 0 ]; then failures+=("$4 (exit $status; log in $3)"); fi

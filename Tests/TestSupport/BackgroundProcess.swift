@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import CTestSpawn
 import Foundation
+import Synchronization
 
 /// A child process with its stdout and stderr in files: a server that tests start, talk to and
 /// stop, or (through `ProcessRunner.run`) a command run to completion. `deinit` sends SIGKILL if
@@ -14,6 +15,8 @@ public final class BackgroundProcess: @unchecked Sendable {
     private let errorPath: String
     private let inputPath: String?
     private let exit = ExitSignal()
+    /// Set when `killAfterDeadline` ended the child.
+    private let deadlineNote = Mutex("")
 
     /// The write end of the pipe on a child's stdin, held open so it never sees its end
     /// (`keepStdinOpen`); closed in deinit.
@@ -59,7 +62,7 @@ public final class BackgroundProcess: @unchecked Sendable {
     public var isRunning: Bool { process.isRunning }
     public var stdout: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
     public var stdoutData: Data { FileManager.default.contents(atPath: outputPath) ?? Data() }
-    public var stderr: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+    public var stderr: String { ((try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "") + deadlineNote.withLock { $0 } }
 
     /// How the child ended: its exit status, or the signal that ended it.
     public struct Termination: Sendable, Equatable {
@@ -84,17 +87,32 @@ public final class BackgroundProcess: @unchecked Sendable {
     /// Waits, without holding a thread, until the child has exited.
     public func exited() async -> Termination { await exit.wait() }
 
-    /// Sends `signal` and waits (without holding a thread) for the exit status.
+    /// Sends `signal` and waits (without holding a thread) for the exit status. A child still
+    /// running `grace` later is killed (status 9, and a note in `stderr`): a child that ignores
+    /// the signal fails its test instead of hanging the run.
     @discardableResult
-    public func stop(signal: Int32 = SIGTERM) async -> Int32 {
+    public func stop(signal: Int32 = SIGTERM, grace: Duration = .seconds(180)) async -> Int32 {
         if process.isRunning { Foundation.kill(process.processIdentifier, signal) }
-        return await exited().status
+        let watchdog = Task {
+            try await Task.sleep(for: grace)
+            self.killAfterDeadline(grace)
+        }
+        let status = await exited().status
+        watchdog.cancel()
+        return status
     }
 
     /// Sends SIGKILL and returns at once (for `defer`, which cannot await); reaping happens
     /// in the background.
     public func kill() {
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// Kills a child that outran its deadline and notes it, for `result(status:)`'s stderr.
+    func killAfterDeadline(_ deadline: Duration) {
+        guard process.isRunning else { return }
+        deadlineNote.withLock { $0 = "\n[test support: still running after \(deadline), killed with SIGKILL]" }
+        Foundation.kill(process.processIdentifier, SIGKILL)
     }
 
     /// The blocking `stop`, for tests written before the async one.
@@ -137,7 +155,8 @@ public final class BackgroundProcess: @unchecked Sendable {
 
     func result(status: Int32) -> ProcessResult {
         let out = stdoutData
-        return ProcessResult(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: stderr, stdoutData: out)
+        return ProcessResult(status: status, stdout: String(decoding: out, as: UTF8.self),
+                             stderr: stderr, stdoutData: out)
     }
 }
 

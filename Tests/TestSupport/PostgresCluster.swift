@@ -49,7 +49,7 @@ public final class PostgresCluster: @unchecked Sendable {
     }
 
     deinit {
-        Self.running.withLock { $0.remove(dataFolder) }
+        _ = Self.running.withLock { $0.remove(dataFolder) }
         Self.stop(dataFolder: dataFolder)
     }
 

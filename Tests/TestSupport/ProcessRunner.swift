@@ -26,13 +26,24 @@ public enum ProcessRunner {
     /// Runs `executable` (a path, or a name looked up on PATH) to completion. `stdin` is the
     /// child's whole input (none: an empty stdin, not a TTY); `environment` is added to this
     /// process's; `combineOutput` sends stderr into stdout (one interleaved stream).
+    ///
+    /// A child still running after `deadline` is killed (SIGKILL) and its result says so in
+    /// stderr: a hung child fails its test with a sentence instead of holding the whole run
+    /// until CI's time limit (its status is then the signal's number, 9, as for any child a
+    /// signal ended). The default is far beyond any child's expected time, even on a loaded
+    /// machine.
     @discardableResult
     public static func run(_ executable: String, _ arguments: [String], stdin: Data? = nil,
                            environment: [String: String] = [:], directory: String? = nil,
-                           combineOutput: Bool = false) async throws -> ProcessResult {
+                           combineOutput: Bool = false, deadline: Duration = .seconds(600)) async throws -> ProcessResult {
         let child = try BackgroundProcess(executable, arguments, stdin: stdin ?? Data(), environment: environment,
                                           directory: directory, combineOutput: combineOutput)
+        let watchdog = Task {
+            try await Task.sleep(for: deadline)
+            child.killAfterDeadline(deadline)
+        }
         let status = await child.exited().status
+        watchdog.cancel()
         return child.result(status: status)
     }
 
