@@ -5,14 +5,16 @@
 # The libraries' public API against the last release: `swift package
 # diagnose-api-breaking-changes` compares the modules of the APNs and APNsMock products (and the
 # three modules APNs re-exports) with the release commit named in api-baseline/release. A
-# breaking change passes only when VERSION raises the release's major version (before 1.0: its
-# minor version) and CHANGELOG.md's section for VERSION (or [Unreleased]) has a line starting
+# breaking change passes only when it is listed in api-baseline/accepted-breaks.txt (the breaks
+# VERSION makes on purpose), VERSION raises the release's major version (before 1.0: its minor
+# version) and CHANGELOG.md's section for VERSION (or [Unreleased]) has a line starting
 # `- **Breaking**`.
 #
 # The release's API is kept in api-baseline/COMMIT/*.json (swift-api-digester's dumps, made by
 # the same command from that commit's build), so CI compares without building the release
 # again. A new release: put "VERSION COMMIT" in api-baseline/release, run this script once (it
-# builds the release and writes its dumps, minutes), and commit the new api-baseline/COMMIT.
+# builds the release and writes its dumps, minutes), empty api-baseline/accepted-breaks.txt, and
+# commit both.
 #
 #   scripts/api-check.sh        (after swift build: the current modules are built, not rebuilt)
 set -euo pipefail
@@ -47,6 +49,16 @@ if [ "$breaks" -eq 0 ]; then
 fi
 
 grep 'API breakage:' "$log" | sed 's/^[^A]*API breakage:/api-check: breaking: /'
+# Every break must be one VERSION makes on purpose: listed in api-baseline/accepted-breaks.txt
+# (and described in the changelog, checked below). One unlisted break fails, however many
+# others the version already announces.
+unlisted="$(grep 'API breakage:' "$log" | sed 's/^[^A]*API breakage: *//' | sort -u \
+  | grep -vxF -f <(grep -v '^#' api-baseline/accepted-breaks.txt | sed '/^$/d') || true)"
+if [ -n "$unlisted" ]; then
+  sed 's/^/api-check: not accepted: /' <<<"$unlisted" >&2
+  echo "api-check: $(wc -l <<<"$unlisted") breaking change(s) of the public API since $release are not in api-baseline/accepted-breaks.txt (above): keep the API as it was, or make the break on purpose: add each line there and describe it in CHANGELOG.md under $version with '- **Breaking**'." >&2
+  exit 1
+fi
 # A breaking change needs a new major version, or before 1.0 a new minor one.
 IFS=. read -r v_major v_minor _ <<<"$version"
 IFS=. read -r r_major r_minor _ <<<"$release"
