@@ -19,6 +19,8 @@
 #   scripts/package-test.sh demo                   not in CI (a release build: many minutes):
 #                 a root with only Swift, a clone of this checkout's HEAD, then
 #                 scripts/demo.sh, timed, as a new user on a fresh machine runs it
+#   scripts/package-test.sh ci                     not in CI (a whole CI run, minutes): the same
+#                 root with .ci/run (all but this packages lane, which makes roots itself)
 #
 # roots makes the base root and runs the setup root (no apnskit build needed: scripts/test.sh
 # runs it beside the build); packages makes the packages (APNSKIT_PACKAGE_BUILD, default debug:
@@ -32,7 +34,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
 what="${1:-all}"
-case "$what" in roots|packages|all|demo) ;; *) echo "package-test.sh: say roots, packages, all or demo (got '$what')." >&2; exit 2 ;; esac
+case "$what" in roots|packages|all|demo|ci) ;; *) echo "package-test.sh: say roots, packages, all, demo or ci (got '$what')." >&2; exit 2 ;; esac
 if [ "$(id -u)" -ne 0 ]; then echo "package-test.sh: making and entering roots needs root (chroot, mount); run it as root." >&2; exit 2; fi
 work="$(mkdir -p "${PACKAGE_TEST_WORK:-.build/package-test}" && cd "${PACKAGE_TEST_WORK:-.build/package-test}" && pwd)"
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
@@ -145,12 +147,12 @@ bind_toolchain() {
   mount -o remount,bind,ro "$1/opt/swift"
 }
 
-# The demo root: only Swift added, then what a new user does: clone, scripts/demo.sh. The
-# certificates this machine trusts beyond Debian's go in too (as a fresh machine on the same
-# network would have them), for git's clones of the dependencies and pip.
-demo_root() {
-  local root
-  new_root demo
+# toolchain_root NAME: a root with only Swift added and a clone of this checkout's HEAD at
+# /src/apnskit: what a new user's fresh machine holds. The certificates this machine trusts beyond
+# Debian's go in too (as a fresh machine on the same network would have them), for git's clones
+# of the dependencies and pip.
+toolchain_root() {
+  new_root "$1"
   bind_toolchain "$root"
   mkdir -p "$root/usr/local/share/ca-certificates"
   cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/" 2>/dev/null || true
@@ -168,10 +170,35 @@ demo_root() {
     fi
   done < <(git config --system --get-regexp '^url\..*\.insteadof$' || true)
   git clone --quiet "$PWD" "$root/src/apnskit"
+}
+
+# The demo root: what a new user does on a fresh machine with only Swift: clone, scripts/demo.sh.
+demo_root() {
+  toolchain_root demo
   stage "demo root: scripts/demo.sh (setup.sh demo, release build, the demo)" \
     in_root "$root" CI=true bash -c 'cd /src/apnskit && bash scripts/demo.sh' > "$work/demo-root.log" 2>&1 \
     || { tail -30 "$work/demo-root.log" >&2; return 1; }
   tail -3 "$work/demo-root.log"
+}
+
+# The CI root: .ci/run as CI runs it (CI=true, no stdin), on a fresh machine with only Swift. The
+# machine's /dev (terminals for the prompt tests, /dev/shm for Chromium) and /sys go in, as
+# any machine has them. The packages lane is this script, which makes roots of its own: it runs
+# on the host (PACKAGE_TEST=0 in the root); every other check runs.
+ci_root() {
+  toolchain_root ci
+  mount_in --rbind /dev "$root/dev"
+  mount --make-rslave "$root/dev"
+  mount_in -t sysfs sysfs "$root/sys"
+  local pip_cert=()
+  if [ -n "${PIP_CERT:-}" ] && [ -f "$PIP_CERT" ]; then
+    cp "$PIP_CERT" "$root/etc/pip-ca.pem"
+    pip_cert=(PIP_CERT=/etc/pip-ca.pem)
+  fi
+  stage "CI root: .ci/run (setup.sh, build, every test and check but the packages lane)" \
+    in_root "$root" "${pip_cert[@]}" CI=true PACKAGE_TEST=0 bash -c 'cd /src/apnskit && bash .ci/run' </dev/null > "$work/ci-root.log" 2>&1 \
+    || { tail -40 "$work/ci-root.log" >&2; return 1; }
+  grep -E "^== test.sh" "$work/ci-root.log" | tail -12
 }
 
 # The setup root: only Swift added. setup.sh installs both sets, then every listed tool is there.
@@ -202,6 +229,7 @@ packages() {
 
 if [ "$what" != packages ] || [ ! -x "$base/usr/bin/apt-get" ]; then stage "base root (mmdebstrap bookworm)" make_base; fi
 if [ "$what" = demo ]; then demo_root; cleanup; echo "== package-test.sh: passed (demo)"; exit 0; fi
+if [ "$what" = ci ]; then ci_root; cleanup; echo "== package-test.sh: passed (ci)"; exit 0; fi
 if [ "$what" != packages ]; then setup_root; fi
 if [ "$what" != roots ]; then
   packages

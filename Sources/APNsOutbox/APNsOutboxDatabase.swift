@@ -72,17 +72,10 @@ extension APNsOutboxDatabase {
 
     /// One cheap statement, or `APNsOutboxError.unreachable` once `deadline` has passed.
     static func reach(_ store: APNsOutboxStore, within deadline: Duration) async throws {
-        try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                _ = try await store.schemaVersion()
-                return true
-            }
-            group.addTask {
-                try await Task.sleep(for: deadline)
-                return false
-            }
-            defer { group.cancelAll() }
-            if try await group.next() != true { throw APNsOutboxError.unreachable(seconds: Int(deadline.components.seconds)) }
+        do {
+            _ = try await withDatabaseDeadline(deadline) { try await store.schemaVersion() }
+        } catch is DatabaseCallTimedOut {
+            throw APNsOutboxError.unreachable(seconds: Int(deadline.components.seconds))
         }
     }
 

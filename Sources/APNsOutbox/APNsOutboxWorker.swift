@@ -86,6 +86,18 @@ public final class APNsOutboxWorker: Service, Sendable {
 
     public var totals: Totals { counters.withLock { $0 } }
 
+    /// How long one statement of the worker may take before it counts as a database error
+    /// (and is retried): the lease, at least 10 s. A statement past it is abandoned, not waited
+    /// for (`withDatabaseDeadline` says why).
+    private var statementLimit: Duration { max(configuration.lease, .seconds(10)) }
+
+    /// Whether rows are queued or leased (`APNsOutboxStore.hasPendingRows`), within the worker's
+    /// statement limit: `--until-empty` asks it, and a statement that never ends must not keep
+    /// a drained outbox's workers running.
+    public func hasPendingRows() async throws -> Bool {
+        try await withDatabaseDeadline(statementLimit) { [store] in try await store.hasPendingRows() }
+    }
+
     /// Stops claiming; `run()` returns once the batches in flight are sent and written.
     public func stop() {
         stopping.open()
@@ -128,7 +140,9 @@ public final class APNsOutboxWorker: Service, Sendable {
                 }
                 let rows: [APNsOutboxRow]
                 do {
-                    rows = try await store.claim(owner: id, limit: configuration.batchSize, lease: configuration.lease)
+                    rows = try await withDatabaseDeadline(statementLimit) { [store, id, configuration] in
+                        try await store.claim(owner: id, limit: configuration.batchSize, lease: configuration.lease)
+                    }
                     failures = 0
                 } catch {
                     failures += 1
@@ -220,7 +234,10 @@ public final class APNsOutboxWorker: Service, Sendable {
         var failures = 0
         while true {
             do {
-                let written = try await store.finish(owner: id, outcomes)
+                // No longer than the lease: past it the rows are another worker's.
+                let written = try await withDatabaseDeadline(max(.seconds(1), deadline - ContinuousClock.now)) { [store, id] in
+                    try await store.finish(owner: id, outcomes)
+                }
                 count(outcomes, lost: outcomes.count - written)
                 return
             } catch {
@@ -279,9 +296,12 @@ public final class APNsOutboxWorker: Service, Sendable {
             try? await Task.sleep(for: configuration.lease / 3)
             if Task.isCancelled { return }
             do {
-                try await store.extendLeases(owner: id, ids: Array(held.withLock { $0 }), lease: configuration.lease)
+                let ids = Array(held.withLock { $0 })
+                try await withDatabaseDeadline(statementLimit) { [store, id, configuration] in
+                    try await store.extendLeases(owner: id, ids: ids, lease: configuration.lease)
+                }
                 if !isStopping {
-                    let reclaimed = try await store.reclaimExpiredLeases()
+                    let reclaimed = try await withDatabaseDeadline(statementLimit) { [store] in try await store.reclaimExpiredLeases() }
                     if reclaimed > 0 { counters.withLock { $0.reclaimed += reclaimed } }
                 }
             } catch {

@@ -102,7 +102,7 @@ struct OutboxRun: AsyncParsableCommand {
             let watcher = untilEmpty ? Task {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: pollInterval)
-                    if let pending = try? await store.hasPendingRows(), !pending {
+                    if let pending = try? await worker.hasPendingRows(), !pending {
                         worker.stop()
                         return
                     }

@@ -84,8 +84,17 @@ public final class BackgroundProcess: @unchecked Sendable {
         return nil
     }
 
-    /// Waits, without holding a thread, until the child has exited.
-    public func exited() async -> Termination { await exit.wait() }
+    /// Waits, without holding a thread, until the child has exited. A child still running
+    /// `within` later is killed (SIGKILL, noted in `stderr`): a hung child fails its test
+    /// instead of holding the whole run; the default is far beyond any child's expected time.
+    public func exited(within limit: Duration = .seconds(600)) async -> Termination {
+        let watchdog = Task {
+            try await Task.sleep(for: limit)
+            self.killAfterDeadline(limit)
+        }
+        defer { watchdog.cancel() }
+        return await exit.wait()
+    }
 
     /// Sends `signal` and waits (without holding a thread) for the exit status. A child still
     /// running `grace` later is killed (status 9, and a note in `stderr`): a child that ignores
@@ -93,13 +102,7 @@ public final class BackgroundProcess: @unchecked Sendable {
     @discardableResult
     public func stop(signal: Int32 = SIGTERM, grace: Duration = .seconds(180)) async -> Int32 {
         if process.isRunning { Foundation.kill(process.processIdentifier, signal) }
-        let watchdog = Task {
-            try await Task.sleep(for: grace)
-            self.killAfterDeadline(grace)
-        }
-        let status = await exited().status
-        watchdog.cancel()
-        return status
+        return await exited(within: grace).status
     }
 
     /// Sends SIGKILL and returns at once (for `defer`, which cannot await); reaping happens

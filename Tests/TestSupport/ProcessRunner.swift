@@ -38,13 +38,7 @@ public enum ProcessRunner {
                            combineOutput: Bool = false, deadline: Duration = .seconds(600)) async throws -> ProcessResult {
         let child = try BackgroundProcess(executable, arguments, stdin: stdin ?? Data(), environment: environment,
                                           directory: directory, combineOutput: combineOutput)
-        let watchdog = Task {
-            try await Task.sleep(for: deadline)
-            child.killAfterDeadline(deadline)
-        }
-        let status = await child.exited().status
-        watchdog.cancel()
-        return child.result(status: status)
+        return child.result(status: await child.exited(within: deadline).status)
     }
 
     /// The blocking form, for what cannot await: lazily made shared fixtures (`static let`),

@@ -92,7 +92,7 @@ struct OutboxFleetTests {
         let afterRestart = try await w.counts()
         #expect((afterRestart["delivered"] ?? 0) < rows, "the restart came before the end: \(afterRestart)")
         for worker in workers {
-            let end = await worker.exited()
+            let end = await worker.exited(within: .seconds(240))
             #expect(end.status == 0, "\(worker.stdout) \(worker.stderr)")
         }
         #expect(try await w.counts() == ["delivered": rows])
@@ -125,7 +125,7 @@ struct OutboxFleetTests {
             WHERE id IN (SELECT id FROM apns_outbox WHERE state = 'queued' ORDER BY id DESC LIMIT 20) RETURNING id
             """)
         #expect(orphaned.split(separator: "\n").count >= 20, "\(orphaned)")
-        let end = await worker.exited()
+        let end = await worker.exited(within: .seconds(150))
         #expect(end.status == 0, "\(worker.stdout) \(worker.stderr)")
         #expect(try await w.counts() == ["delivered": rows])
         #expect(OutboxWorkspace.summary(worker)["reclaimed"] as? Int ?? 0 >= 20, "\(worker.stdout)")
