@@ -4,7 +4,8 @@ import APNsProtocol
 import Foundation
 
 /// What one attempt's outcome means for its request (apns-protocol.md §1), decided in one place
-/// for the batch (`BatchRun`) and the single exchanges (`PooledExchange`):
+/// for the batch (`BatchRunStateMachine`) and the single exchanges (`PooledExchange`), which
+/// both ask through `AttemptHistory.judge`:
 /// - a 2xx answer is final (delivered);
 /// - ExpiredProviderToken: once per request, with a new provider token, at once;
 /// - 429 and 5xx (the documented retryable reasons, or any 5xx without a documented reason):
