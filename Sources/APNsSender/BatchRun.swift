@@ -169,7 +169,7 @@ final class BatchRun: Sendable {
         }
         if armHoldTimer { holdTimer() }
         switch found {
-        case .none: break
+        case .notFound: break
         case .ended(let item, let result): emit(item, result)
         case .inFlight(let item, let request): giveUp(item, request)
         }

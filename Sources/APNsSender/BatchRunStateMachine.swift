@@ -424,7 +424,7 @@ struct BatchRunStateMachine: Sendable {
 
     enum Cancelled: Sendable {
         /// Not this run's (already ended, or not known yet: the queue remembers it).
-        case none
+        case notFound
         /// It waited (for its turn, a back-off, or in the client's queue): ended, not sent.
         case ended(PendingNotification, APNsSendResult)
         /// In flight: the shell cancels the handle and reports it with `cancelledInFlight`.
@@ -449,7 +449,7 @@ struct BatchRunStateMachine: Sendable {
             let item = pending(index: index, notification, now: now)
             return (.ended(item, record(item.unsentResult)), hold(now: now))
         }
-        return (.none, false)
+        return (.notFound, false)
     }
 
     /// Holds new work back while a burst of cancellations lasts; true when the hold timer must

@@ -5,13 +5,14 @@ import APNsTransport
 import Foundation
 import Synchronized
 
-/// One request and its final answer through a `ConnectionPool`, with the rules `BatchRun`
-/// applies to notifications (apns-protocol.md §1): 429 and 5xx retried with back-off (or after
-/// `retry-after`), a request the server did not process resent at once, one lost with its
-/// connection resent on a new connection (and marked possibly duplicated), an expired provider
-/// token replaced once, connect failures and outages from the pool. What the channel
-/// management API and broadcasts (§8) go through, so they share the pool, the outage handling
-/// and the observer with device sends.
+/// One request and its final answer through a `ConnectionPool`, with the rules the batch
+/// applies to notifications, through the same `AttemptHistory` (signing, counting, judging,
+/// the word of earlier attempts) and `APNsSendError(connectFailure:)` (apns-protocol.md §1):
+/// 429 and 5xx retried with back-off (or after `retry-after`), a request the server did not
+/// process resent at once, one lost with its connection resent on a new connection (and marked
+/// possibly duplicated), an expired provider token replaced once, connect failures and outages
+/// from the pool. What the channel management API and broadcasts (§8) go through, so they
+/// share the pool, the outage handling and the observer with device sends.
 ///
 /// Requests go out one per call; callers wanting several at once call from several tasks
 /// (nghttp2 holds back what exceeds the server's MAX_CONCURRENT_STREAMS).
@@ -92,17 +93,6 @@ final class PooledExchange: Sendable {
             case .after(let seconds):
                 do { try await Task.sleep(nanoseconds: TimerSeconds.nanoseconds(seconds)) } catch { return answer(.cancelled(written: false)) }
             }
-        }
-    }
-}
-
-extension APNsSendError {
-    /// A connection the pool could not make (or will not: an outage, a closed client).
-    init(connectFailure error: ProviderSendError) {
-        switch error {
-        case .credentialsRejected(let sentence): self.init(.credentialsRejected, "Not sent: \(sentence)")
-        case .closed(let sentence): self.init(.clientClosed, sentence)
-        default: self.init(.gatewayUnreachable, "Cannot reach the gateway: \(BatchSender.describe(error))")
         }
     }
 }

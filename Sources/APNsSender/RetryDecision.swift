@@ -60,3 +60,16 @@ extension ProviderSendError {
         return false
     }
 }
+
+extension APNsSendError {
+    /// What a request ends with when the pool could not make a connection (or will not: an
+    /// outage, a closed client), for the batch and the single exchanges alike; an earlier
+    /// attempt lost in flight adds its word (`AttemptHistory.keepingWord`).
+    init(connectFailure error: ProviderSendError) {
+        switch error {
+        case .credentialsRejected(let sentence): self.init(.credentialsRejected, "Not sent: \(sentence)")
+        case .closed(let sentence): self.init(.clientClosed, sentence)
+        default: self.init(.gatewayUnreachable, "Cannot reach the gateway: \(BatchSender.describe(error))")
+        }
+    }
+}
