@@ -86,7 +86,7 @@ struct BatchRunStateMachineTests {
         let outcomes = Dictionary(uniqueKeysWithValues: ended.map { ($0.1.index, $0.1) })
         #expect(outcomes[0]?.outcome == .cancelled(written: false) && outcomes[0]?.possiblyDuplicated == false, "\(ended)")
         #expect(outcomes[1]?.outcome == .cancelled(written: true) && outcomes[1]?.possiblyDuplicated == true, "\(ended)")
-        run.results += ended.map(\.1)
+        run.results += ended.map { $0.1 }
         run.advance(to: 100 * Self.ms)  // the back-off's sleep ends anyway
         #expect(run.submitted.isEmpty && run.results.count == 2, "nothing is sent after a stop, nothing reported twice")
         run.deliver()
@@ -183,7 +183,7 @@ struct BatchRunStateMachineTests {
         let stopped = run.machine.beginStop()
         #expect(stopped)
         let readAhead = notifications(2).enumerated().map { (index: 10 + $0.offset, notification: $0.element) }
-        run.results += run.machine.endStop(unread: readAhead, now: run.now).map(\.1)
+        run.results += run.machine.endStop(unread: readAhead, now: run.now).map { $0.1 }
         for (item, request) in run.machine.takeInFlight() {
             run.results.append(run.machine.cancelledInFlight(item, written: request.cancel()))
         }
@@ -339,7 +339,7 @@ final class ScriptedSource {
     private(set) var cancelledEarly: [Int] = []
 
     init(count: Int, endsWhenEmpty: Bool) {
-        waiting = notifications(count).enumerated().map { ($0.offset, $0.element) }
+        waiting = notifications(count).enumerated().map { (index: $0.offset, notification: $0.element) }
         nextIndex = count
         self.endsWhenEmpty = endsWhenEmpty
     }
