@@ -299,7 +299,8 @@ struct BatchRunStateMachineTests {
         let run = Harness(notifications: 2, window: 2)
         run.pump()
         run.connect(0, .success(TestConnection()))
-        let first = try #require(run.submitted.removeValue(forKey: 0))
+        let taken = run.submitted.removeValue(forKey: 0)
+        let first = try #require(taken)
         let failed = run.machine.notSubmitted(first.item, slot: 0, APNsSendError(.tokenSigningFailed, "Cannot sign a provider token."))
         let result = try #require(failed)
         guard case .failed(let error) = result.outcome else {
@@ -310,7 +311,8 @@ struct BatchRunStateMachineTests {
         _ = run.machine.beginStop()
         _ = run.machine.endStop(unread: [], now: run.now)
         for (item, request) in run.machine.takeInFlight() { run.results.append(run.machine.cancelledInFlight(item, written: request.cancel())) }
-        let second = try #require(run.submitted.removeValue(forKey: 1))
+        let takenSecond = run.submitted.removeValue(forKey: 1)
+        let second = try #require(takenSecond)
         let late = run.machine.notSubmitted(second.item, slot: 0, APNsSendError(.invalidNotification, "Not sent."))
         #expect(late == nil, "the cancel gave it its result already")
         #expect(run.results.map(\.outcome) == [.cancelled(written: true)] && run.machine.inFlight(slot: 0) == 0)
