@@ -4,7 +4,8 @@ import APNsProtocol
 import Foundation
 
 /// What one attempt's outcome means for its request (apns-protocol.md §1), decided in one place
-/// for the batch (`BatchRun`) and the single exchanges (`PooledExchange`):
+/// for the batch (`BatchRunStateMachine`) and the single exchanges (`PooledExchange`), which
+/// both ask through `AttemptHistory.judge`:
 /// - a 2xx answer is final (delivered);
 /// - ExpiredProviderToken: once per request, with a new provider token, at once;
 /// - 429 and 5xx (the documented retryable reasons, or any 5xx without a documented reason):
@@ -57,5 +58,18 @@ extension ProviderSendError {
     var mayHaveBeenProcessed: Bool {
         if case .connectionLost = self { return true }
         return false
+    }
+}
+
+extension APNsSendError {
+    /// What a request ends with when the pool could not make a connection (or will not: an
+    /// outage, a closed client), for the batch and the single exchanges alike; an earlier
+    /// attempt lost in flight adds its word (`AttemptHistory.keepingWord`).
+    init(connectFailure error: ProviderSendError) {
+        switch error {
+        case .credentialsRejected(let sentence): self.init(.credentialsRejected, "Not sent: \(sentence)")
+        case .closed(let sentence): self.init(.clientClosed, sentence)
+        default: self.init(.gatewayUnreachable, "Cannot reach the gateway: \(BatchSender.describe(error))")
+        }
     }
 }

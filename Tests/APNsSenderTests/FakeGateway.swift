@@ -36,6 +36,11 @@ final class FakeGateway: @unchecked Sendable, ProviderConnector {
     private(set) var connections: [FakeConnection] = []
     private var held: [CheckedContinuation<Void, Never>] = []
 
+    /// `requestCount`, `connections` and `accepted`, read while requests may still come.
+    var requestsSoFar: Int { lock.withLock { requestCount } }
+    var connectionsSoFar: [FakeConnection] { lock.withLock { connections } }
+    var acceptedSoFar: [String: Int] { lock.withLock { accepted } }
+
     /// Requests waiting for an answer because of `holdAnswers`.
     var heldCount: Int { lock.withLock { held.count } }
 
