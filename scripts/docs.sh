@@ -72,9 +72,13 @@ mkdir -p "$WORK/mock-graph"
 swift-symbolgraph-extract -module-name APNsMock -target "$TRIPLE" -I "$MODULES" "${C_MODULES[@]}" \
   -minimum-access-level public -output-dir "$WORK/mock-graph"
 echo "== checking that every public symbol has a doc comment" >&2
-DOCUMENTED=$(python3 - "$PWD/Sources/" "$WORK/symbol-graphs/APNs.symbols.json" "$WORK/mock-graph/APNsMock.symbols.json" <<'PY'
-import json, pathlib, sys
-sources = pathlib.Path(sys.argv[1]).as_uri() + "/"
+DOCUMENTED=$(python3 - "$PWD/Sources/" "$WORK"/symbol-graphs/*.symbols.json "$WORK"/mock-graph/*.symbols.json <<'PY'
+import json, os, sys, urllib.parse
+sources = os.path.realpath(sys.argv[1]) + os.sep
+def ours(comment):
+    """The comment was written in a file under Sources/ (not inherited from another module)."""
+    path = urllib.parse.unquote(urllib.parse.urlparse(comment.get("uri", "")).path)
+    return bool(path) and os.path.realpath(path).startswith(sources)
 failed, counts = False, []
 for path in sys.argv[2:]:
     graph = json.load(open(path))
@@ -87,7 +91,7 @@ for path in sys.argv[2:]:
         sys.exit(1)
     missing = sorted((s["location"]["uri"].split("/Sources/")[-1], s["location"]["position"]["line"] + 1,
                       s["kind"]["displayName"], "/".join(s["pathComponents"]))
-                     for s in located if not s.get("docComment", {}).get("uri", "").startswith(sources))
+                     for s in located if not ours(s.get("docComment", {})))
     for file, line, kind, name in missing:
         print(f"  {module}: {kind} {name} (Sources/{file}:{line})", file=sys.stderr)
     if missing:

@@ -12,7 +12,7 @@ public struct APNsBroadcastResult: Sendable, Equatable {
     public let apnsIDText: String
     /// Delivered, rejected, failed or cancelled, with the same promises as a notification's outcome.
     public let outcome: APNsSendResult.Outcome
-    /// Requests written for it, retries included (0: none was written).
+    /// Times it was handed to a connection, retries included (0: it never reached one).
     public let attempts: Int
     /// An attempt was lost with its connection and the broadcast sent again: APNs may have
     /// sent it to the channel twice.

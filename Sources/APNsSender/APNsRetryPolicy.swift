@@ -18,7 +18,8 @@ public struct APNsRetryPolicy: Sendable {
     /// Tests make both milliseconds.
     public var outageDelay: Double
     /// The longest wait between connect rounds during an outage, in seconds: the gateway is
-    /// tried at least this often, so a long outage ends at most this long after the gateway is back.
+    /// tried at least this often, so a long outage ends about this long after the gateway is back
+    /// at the latest.
     public var maximumOutageDelay: Double
 
     /// A policy with Apple's advice as defaults: 6 attempts from 50 ms up to 5 s, 4 reconnects,

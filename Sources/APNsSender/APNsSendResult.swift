@@ -33,7 +33,7 @@ public struct APNsSendResult: Sendable, Equatable {
     public let uniqueIDText: String?
     /// How it ended.
     public let outcome: Outcome
-    /// Requests written for it, retries included: 0 means it never reached a connection.
+    /// Times it was handed to a connection, retries included: 0 means it never reached one.
     public let attempts: Int
     /// The request was in flight on a connection that died, and was sent again: APNs may have
     /// delivered it twice.
