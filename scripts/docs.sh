@@ -95,8 +95,9 @@ for path in sys.argv[2:]:
     for file, line, kind, name in missing:
         print(f"  {module}: {kind} {name} (Sources/{file}:{line})", file=sys.stderr)
     if missing:
-        print(f"docs.sh: the {len(missing)} public symbols of {module} above have no doc comment; give each a `///` "
-              "line saying what it is for and why (protocol facts: point to docs/apns-protocol.md).", file=sys.stderr)
+        these = "the public symbol of {} above has" if len(missing) == 1 else f"the {len(missing)} public symbols of {{}} above have"
+        print(f"docs.sh: {these.format(module)} no doc comment; give each a `///` line saying what it "
+              "is for and why (protocol facts: point to docs/apns-protocol.md).", file=sys.stderr)
         failed = True
     counts.append(f"{module} {len(located)} documented ({len(symbols) - len(located)} synthesized left out)")
 print(", ".join(counts))
