@@ -6,6 +6,7 @@
 # dependency. Fails (exit 1) on anything a reader would trip over:
 #   - a symbol link (``APNsClient/Configuration``) or article link (<doc:...>) that does not
 #     resolve, or any other DocC warning (--warnings-as-errors);
+#   - a public symbol of APNs or APNsMock without a doc comment (compiler-synthesized ones aside);
 #   - a public type the landing page (APNs.md) does not place under one of its Topics;
 #   - a Swift code listing in an article that does not compile against the library: each
 #     article's ```swift blocks, in order, are one program, type-checked with swiftc;
@@ -53,6 +54,57 @@ if [ "$SYMBOLS" -lt 100 ]; then
   echo "docs.sh: the APNs symbol graph has only $SYMBOLS symbols; the re-exported modules were not folded in (check the swift-symbolgraph-extract flags)." >&2
   exit 1
 fi
+
+# Every public symbol a user sees has a doc comment written in this package: DocC would show
+# an empty page, and a name alone never says why. A symbol counts as documented when the
+# graph's `docComment` comes from a file under Sources/: its own comment, or the one of a
+# protocol requirement of ours it implements. The standard library's text a `description` or
+# `encode(to:)` inherits ("A textual representation of this instance.") says nothing about our
+# type, so it does not count. Left out, and only these: symbols without a source location,
+# which are the ones the compiler synthesizes (`init(rawValue:)` of a raw-value enum, and the
+# members the graph marks `::SYNTHESIZED::`, copied from the standard library's protocol
+# extensions, such as `hashValue` and `hash(into:)`): no line of ours could carry their
+# comment. A graph without locations (no .swiftsourceinfo) would make every symbol look
+# synthesized, so that fails too. The same for APNsMock, the other library product a test
+# target imports; APNsOutbox sits behind the Outbox trait and has no catalog.
+echo "== extracting the symbol graph of APNsMock" >&2
+mkdir -p "$WORK/mock-graph"
+swift-symbolgraph-extract -module-name APNsMock -target "$TRIPLE" -I "$MODULES" "${C_MODULES[@]}" \
+  -minimum-access-level public -output-dir "$WORK/mock-graph"
+echo "== checking that every public symbol has a doc comment" >&2
+DOCUMENTED=$(python3 - "$PWD/Sources/" "$WORK"/symbol-graphs/*.symbols.json "$WORK"/mock-graph/*.symbols.json <<'PY'
+import json, os, sys, urllib.parse
+sources = os.path.realpath(sys.argv[1]) + os.sep
+def ours(comment):
+    """The comment was written in a file under Sources/ (not inherited from another module)."""
+    path = urllib.parse.unquote(urllib.parse.urlparse(comment.get("uri", "")).path)
+    return bool(path) and os.path.realpath(path).startswith(sources)
+failed, counts = False, []
+for path in sys.argv[2:]:
+    graph = json.load(open(path))
+    module = graph["module"]["name"]
+    symbols = graph["symbols"]
+    located = [s for s in symbols if "location" in s]
+    if len(located) < len(symbols) / 2:
+        print(f"docs.sh: only {len(located)} of the {len(symbols)} symbols of {module} have a source location: "
+              "the graph was extracted without .swiftsourceinfo, so synthesized symbols cannot be told apart.", file=sys.stderr)
+        sys.exit(1)
+    missing = sorted((s["location"]["uri"].split("/Sources/")[-1], s["location"]["position"]["line"] + 1,
+                      s["kind"]["displayName"], "/".join(s["pathComponents"]))
+                     for s in located if not ours(s.get("docComment", {})))
+    for file, line, kind, name in missing:
+        print(f"  {module}: {kind} {name} (Sources/{file}:{line})", file=sys.stderr)
+    if missing:
+        these = "the public symbol of {} above has" if len(missing) == 1 else f"the {len(missing)} public symbols of {{}} above have"
+        print(f"docs.sh: {these.format(module)} no doc comment; give each a `///` line saying what it "
+              "is for and why (protocol facts: point to docs/apns-protocol.md).", file=sys.stderr)
+        failed = True
+    counts.append(f"{module} {len(located)} documented ({len(symbols) - len(located)} synthesized left out)")
+print(", ".join(counts))
+sys.exit(1 if failed else 0)
+PY
+) || exit 1
+echo "   $DOCUMENTED" >&2
 
 # The landing page groups every public type in its Topics: DocC would list a forgotten one
 # under a generic heading without a word, so a new public type fails here until it is placed.

@@ -6,7 +6,8 @@
 # Hummingbird, swift-log) put theirs: at the top of each Swift, C and script file, after a
 # `swift-tools-version` line or a shebang. scripts/test.sh checks it; --fix adds it where it is
 # missing (a new file, or a merge that brought files without it). Examples/ has none: its code
-# is for users to copy into their own (docs/library.md shows Examples/PushWorker verbatim).
+# is for users to copy into their own (the DocC article ExamplePrograms.md shows
+# Examples/PushWorker verbatim).
 #
 #   scripts/spdx.sh [--check|--fix]     (default: --check)
 set -euo pipefail

@@ -28,17 +28,22 @@ import Synchronized
 public final class APNsMockGateway: Sendable {
     /// A notification the gateway accepted (answered 200), as it arrived.
     public struct SentNotification: Sendable, Hashable {
+        /// The token from the request's path.
         public let token: APNsDeviceToken
         /// The `apns-topic` header, or the certificate's bundle id when a certificate
         /// connection sent none (as APNs takes it).
         public let topic: String?
         /// The `apns-push-type` header; nil when the request had none.
         public let pushType: APNsPushType?
+        /// The `apns-priority` header; nil when the request had none (APNs then reads 10).
         public let priority: APNsPriority?
+        /// The `apns-collapse-id` header, if any.
         public let collapseID: String?
+        /// The body as received, to decode in a test and compare with what your code meant to send.
         public let payload: [UInt8]
         /// The id the gateway answered with: the client's `apns-id`, or one it made.
         public let apnsID: UUID
+        /// When the gateway accepted it: orders notifications across connections.
         public let receivedAt: Date
     }
 
@@ -48,6 +53,7 @@ public final class APNsMockGateway: Sendable {
 
     /// Where the provider API listens: `127.0.0.1`.
     public let host: String
+    /// The free port of `host` it listens on, chosen when it started; `configuration` already holds it.
     public let port: Int
     /// The APNs environment the gateway stands in for: it accepts certificates and answers
     /// (`apns-unique-id` in the sandbox) as that environment does.
@@ -100,6 +106,7 @@ public final class APNsMockGateway: Sendable {
 
     /// Why the gateway could not start (a key could not be made, no loopback port could be bound).
     public struct StartError: Error, Sendable, CustomStringConvertible {
+        /// Why the gateway could not start, in one sentence.
         public let description: String
     }
 

@@ -10,6 +10,7 @@
 /// refused with a reason, notably the iOS 13 `{length = 32, bytes = 0x... }` form, which is
 /// truncated with "..." and cannot be recovered.
 public struct APNsDeviceToken: Sendable, Hashable, CustomStringConvertible {
+    /// The token's bytes, as the device handed them to the app.
     public let bytes: [UInt8]
 
     /// The longest token of any kind taken (apns-protocol.md §6): the 100 bytes Apple announced
@@ -19,6 +20,8 @@ public struct APNsDeviceToken: Sendable, Hashable, CustomStringConvertible {
     /// Shorter than this is certainly not a token (a typo, a test value cut short).
     public static let minimumLength = 8
 
+    /// A token from its bytes (an app that stores them raw); throws for a length no token of any kind
+    /// has, so a truncated or padded value is caught here and not answered BadDeviceToken.
     public init(bytes: [UInt8]) throws {
         guard bytes.count >= Self.minimumLength, bytes.count <= Self.maximumLength else {
             throw APNsDeviceTokenError("is \(bytes.count) bytes; tokens of every kind (device, Live Activity, push-to-start) are \(Self.minimumLength) to \(Self.maximumLength) bytes (device tokens usually 32, Live Activity tokens 80)")
@@ -139,13 +142,17 @@ public struct APNsDeviceToken: Sendable, Hashable, CustomStringConvertible {
     /// Lower-case hex, the form the provider API's path takes.
     public var hex: String { Hex.encode(bytes) }
 
+    /// The lower-case hex (`hex`): what logs and results print, never the raw bytes.
     public var description: String { hex }
 }
 
 /// Why a token was refused; `description` completes "the device token ...".
 public struct APNsDeviceTokenError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The rest of the sentence after "the device token": what is wrong with the text given.
     public let reason: String
+    /// An error whose sentence is "The device token `reason`."
     public init(_ reason: String) { self.reason = reason }
+    /// The whole sentence, ready to show: "The device token is ...".
     public var description: String { "The device token \(reason)." }
 }
 

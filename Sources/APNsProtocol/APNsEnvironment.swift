@@ -2,7 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /// An APNs environment: the sandbox (api.sandbox.push.apple.com) or production.
 public enum APNsEnvironment: String, Sendable, Codable, CaseIterable {
+    /// Development builds' tokens and development certificates: `api.sandbox.push.apple.com`.
     case sandbox
+    /// App Store, TestFlight and ad hoc builds' tokens: `api.push.apple.com`.
     case production
 }
 

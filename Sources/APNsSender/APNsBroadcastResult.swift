@@ -6,15 +6,19 @@ import Foundation
 /// What a broadcast to a channel ended with; the same words as `APNsSendResult`, so code that
 /// reads device results reads these too.
 public struct APNsBroadcastResult: Sendable, Equatable {
+    /// The channel the broadcast was sent to.
     public let channel: APNsChannel.ID
     /// The `apns-id` APNs answered with, else the one sent (canonical lower-case text).
     public let apnsIDText: String
+    /// Delivered, rejected, failed or cancelled, with the same promises as a notification's outcome.
     public let outcome: APNsSendResult.Outcome
+    /// Times it was handed to a connection, retries included (0: it never reached one).
     public let attempts: Int
     /// An attempt was lost with its connection and the broadcast sent again: APNs may have
     /// sent it to the channel twice.
     public let possiblyDuplicated: Bool
 
+    /// A result as `APNsBroadcastClient` makes it; public so that a test double of yours can return one.
     public init(channel: APNsChannel.ID, apnsIDText: String, outcome: APNsSendResult.Outcome, attempts: Int, possiblyDuplicated: Bool = false) {
         self.channel = channel
         self.apnsIDText = apnsIDText
@@ -23,7 +27,9 @@ public struct APNsBroadcastResult: Sendable, Equatable {
         self.possiblyDuplicated = possiblyDuplicated
     }
 
+    /// `apnsIDText` as a UUID, to compare with the one you sent.
     public var apnsID: UUID? { UUID(uuidString: apnsIDText) }
+    /// APNs accepted the broadcast (status 200).
     public var isDelivered: Bool { outcome == .delivered }
 
     /// The reason of a rejection.
@@ -48,12 +54,14 @@ public struct APNsBroadcastResult: Sendable, Equatable {
 public struct APNsBroadcast: Sendable, Equatable {
     /// The JSON payload (at most 5,120 bytes): `{"aps": {"timestamp", "event", "content-state", ...}}`.
     public var payload: [UInt8]
+    /// `apns-priority`: 10 counts against the activities' update budget, 5 does not (apns-protocol.md §8).
     public var priority: APNsPriority
     /// UNIX seconds after which APNs stops trying; a channel without storage takes only 0.
     public var expiration: UInt64?
     /// Sent as `apns-id`; a fresh UUID when nil.
     public var apnsID: UUID?
 
+    /// A broadcast of `payload`, the JSON a Live Activity update carries.
     public init(payload: [UInt8], priority: APNsPriority = .immediate, expiration: UInt64? = nil, apnsID: UUID? = nil) {
         self.payload = payload
         self.priority = priority

@@ -7,9 +7,13 @@ import Foundation
 public struct APNsChannel: Sendable, Hashable {
     /// A channel's id: the base64 text APNs issued when it was created.
     public struct ID: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+        /// The base64 id text, as APNs sent it and `apns-channel-id` carries it.
         public let rawValue: String
+        /// An id as APNs issued it or an app reported it; not checked here, APNs answers BadChannelId.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The id as stored or received from an app, without the `rawValue:` label.
         public init(_ rawValue: String) { self.rawValue = rawValue }
+        /// The id as APNs issued it.
         public var description: String { rawValue }
     }
 
@@ -21,7 +25,9 @@ public struct APNsChannel: Sendable, Hashable {
         case mostRecentMessageStored = 1
     }
 
+    /// The id apps subscribe to (`input-push-channel`) and broadcasts are sent to.
     public let id: ID
+    /// The app the channel belongs to; broadcasts to it are sent with this bundle id.
     public let bundleID: String
     /// Nil only when a read's answer did not say (APNs always does).
     public let storagePolicy: StoragePolicy?
@@ -30,6 +36,7 @@ public struct APNsChannel: Sendable, Hashable {
     /// The `apns-request-id` APNs answered with (it echoes the one sent, else makes one).
     public let requestID: UUID?
 
+    /// A channel as APNs describes it; public so that a test double of yours can return one.
     public init(id: ID, bundleID: String, storagePolicy: StoragePolicy?, pushType: String? = "LiveActivity", requestID: UUID? = nil) {
         self.id = id
         self.bundleID = bundleID

@@ -43,15 +43,19 @@ extension APNsClient {
             case caPEM(String)
         }
 
+        /// Apple's sandbox or production gateway, or a custom one (a mock, a relay).
         public var gateway: Gateway
         /// 443, or 2197 where a firewall blocks 443 (Apple's gateways only; a custom gateway
         /// names its own port).
         public var port: Int = APNsEnvironment.providerPorts[0]
+        /// The CAs the gateway's certificate must chain to: the system store for Apple's gateways,
+        /// a mock's own CA otherwise.
         public var trust: Trust = .system
         /// Reach the gateway through this HTTP proxy (CONNECT); nil: directly. Not taken from
         /// the environment by itself: ``APNsProxy/fromEnvironment(for:environment:)`` reads it
         /// as curl does, for a service that wants that.
         public var proxy: APNsProxy?
+        /// How the client proves it may send: a certificate identity or a .p8 token key.
         public var authentication: Authentication
         /// The app's bundle id: notifications without a topic get it plus their push type's
         /// suffix (`.voip`, `.push-type.liveactivity`, ...). Taken from the certificate with
@@ -66,18 +70,25 @@ extension APNsClient {
         /// Requests in flight per connection: single sends wait for a free slot of this window
         /// before they are written (a batch has a window of its own).
         public var concurrency: Int = 100
+        /// How long one connect (TCP, TLS, HTTP/2 settings) may take before it counts as failed and
+        /// the retry policy's reconnect back-off applies.
         public var connectTimeout: Duration = .seconds(10)
         /// How long a written request may wait for its answer before it counts as lost.
         public var requestTimeout: Duration = .seconds(30)
+        /// When retryable answers and failed connects are tried again, and when the gateway counts as
+        /// down (`APNsRetryPolicy`).
         public var retryPolicy = APNsRetryPolicy()
         /// A connection quiet this long is pinged; one that does not answer within
         /// `healthCheckTimeout` is replaced before a send needs it. `nil`: never pinged.
         public var healthCheckInterval: Duration? = .seconds(60)
+        /// How long a health-check PING may go unanswered before the connection is closed: a NAT box
+        /// that forgot the connection is found here, not by a request's deadline.
         public var healthCheckTimeout: Duration = .seconds(10)
         /// Opt-in: try BadDeviceToken notifications once against the other environment
         /// (`TokenDiagnosis`; this DELIVERS them there where the token is valid). Nil: off.
         public var tokenDiagnosis: TokenDiagnosis?
 
+        /// The two settings without a sensible default; everything else starts at the values above.
         public init(gateway: Gateway, authentication: Authentication) {
             self.gateway = gateway
             self.authentication = authentication

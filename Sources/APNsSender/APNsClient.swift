@@ -25,6 +25,8 @@ import Metrics
 /// Share one client per app and environment across tasks: `send` is safe from any number of
 /// tasks at once, and waits for a slot of the `concurrency` window before writing.
 public final class APNsClient: Sendable {
+    /// How the client authenticates to APNs: one of the two trust models Apple offers
+    /// (apns-protocol.md §1, §2). A token key serves every app of the team; a certificate one app.
     public enum Authentication: Sendable {
         /// Certificate-based trust: the identity is presented in the TLS handshake.
         case certificate(APNsIdentity)

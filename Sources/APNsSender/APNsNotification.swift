@@ -5,18 +5,29 @@ import Foundation
 
 /// One notification to send through the provider API.
 public struct APNsNotification: Sendable {
+    /// The device (or Live Activity) token the notification goes to: the request's path.
     public var token: APNsDeviceToken
+    /// The JSON body, at most the push type's limit (apns-protocol.md §1); the typed initializers
+    /// encode it for you.
     public var payload: [UInt8]
     /// `apns-topic`; required with token auth and multi-topic certificates.
     public var topic: String?
+    /// `apns-push-type`; set by the typed initializers. Nil sends no header, which watchOS drops
+    /// for background pushes, so set it for raw payloads.
     public var pushType: APNsPushType?
+    /// `apns-priority`; nil: the push type's default (5 for background, APNs' 10 otherwise).
     public var priority: APNsPriority?
     /// UNIX seconds; 0 = deliver once, do not store.
     public var expiration: UInt64?
+    /// `apns-collapse-id` (at most 64 bytes): a newer notification with the same id replaces the
+    /// older one on the device.
     public var collapseID: String?
     /// `apns-id`; generated when nil, so every result can be traced.
     public var apnsID: UUID?
 
+    /// A notification from raw JSON bytes, for a payload built elsewhere; prefer the typed
+    /// `init(token:payload:topic:priority:expiration:collapseID:apnsID:encoder:)`, which sets the push type
+    /// and checks the body before anything is sent.
     public init(token: APNsDeviceToken, payload: [UInt8], topic: String? = nil, pushType: APNsPushType? = nil, priority: APNsPriority? = nil,
                 expiration: UInt64? = nil, collapseID: String? = nil, apnsID: UUID? = nil) {
         self.token = token

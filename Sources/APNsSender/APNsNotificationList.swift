@@ -8,10 +8,12 @@ public final class APNsNotificationList: APNsNotificationFeed, Sendable {
     private let items: [APNsNotification]
     private let position = Locked(0)
 
+    /// A feed over `items`, in order.
     public init(_ items: [APNsNotification]) { self.items = items }
 
     public var mayBlock: Bool { false }
 
+    /// The next item and its position in the list.
     public func next() -> (index: Int, notification: APNsNotification)? {
         position.withLock { position in
             guard position < items.count else { return nil }

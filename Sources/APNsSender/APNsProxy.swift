@@ -20,7 +20,9 @@ public struct APNsProxy: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The proxy's host name or address.
     public var host: String { transport.host }
+    /// The proxy's port (1080 when the URL gave none).
     public var port: Int { transport.port }
 
     /// `host:port`, or `user:***@host:port`.

@@ -8,6 +8,7 @@ public struct APNsRetryPolicy: Sendable {
     public var maximumAttempts: Int
     /// First back-off; doubles each attempt, with jitter, up to `maximumDelay`.
     public var baseDelay: Double
+    /// The longest back-off between attempts, in seconds, however many attempts came before.
     public var maximumDelay: Double
     /// Consecutive failed connection attempts before the gateway counts as down: sends then
     /// fail at once with the last connect error until the outage back-off has passed.
@@ -16,8 +17,13 @@ public struct APNsRetryPolicy: Sendable {
     /// to connect again; doubles (with jitter) each failed round up to `maximumOutageDelay`.
     /// Tests make both milliseconds.
     public var outageDelay: Double
+    /// The longest wait between connect rounds during an outage, in seconds: the gateway is
+    /// tried at least this often, so a long outage ends about this long after the gateway is back
+    /// at the latest.
     public var maximumOutageDelay: Double
 
+    /// A policy with Apple's advice as defaults: 6 attempts from 50 ms up to 5 s, 4 reconnects,
+    /// then outage rounds from 1 s up to 60 s.
     public init(maximumAttempts: Int = 6, baseDelay: Double = 0.05, maximumDelay: Double = 5, maximumReconnects: Int = 4,
                 outageDelay: Double = 1, maximumOutageDelay: Double = 60) {
         self.maximumAttempts = maximumAttempts

@@ -8,9 +8,12 @@ import APNsProtocol
 /// A struct with a code, not an enum (as async-http-client's `HTTPClientError` and APNSwift's
 /// `APNSError` are): new codes can be added without breaking a caller's `switch`.
 public struct APNsSendError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure it is, for a program to branch on; constants of a struct, not enum
+    /// cases, so that a new code is not a breaking change.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
+        /// The code's name (`gatewayUnreachable`), stable for logs and tests.
         public var description: String { name }
 
         /// The notification breaks a rule APNs would refuse it for (payload too large, a bad
@@ -37,6 +40,7 @@ public struct APNsSendError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let invalidConfiguration = Code("invalidConfiguration")
     }
 
+    /// The kind of failure: whether to wait for the gateway, fix credentials, or resend.
     public let code: Code
     /// One sentence: what failed and, where it helps, what to do.
     public let description: String
@@ -45,8 +49,10 @@ public struct APNsSendError: Error, Sendable, Hashable, CustomStringConvertible 
     public let mayHaveBeenDelivered: Bool
     /// With `rejected`: APNs' HTTP status and reason.
     public let status: Int?
+    /// With `rejected`: the reason APNs gave.
     public let reason: APNsReason?
 
+    /// An error of `code` with its sentence; public so that a test double of yours can fail the same way.
     public init(_ code: Code, _ description: String, mayHaveBeenDelivered: Bool = false, status: Int? = nil, reason: APNsReason? = nil) {
         self.code = code
         self.description = description

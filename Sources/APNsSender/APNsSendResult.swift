@@ -6,6 +6,8 @@ import Foundation
 /// The one final result every notification ends with. Its word is a promise: `.delivered`
 /// means APNs accepted it, `.cancelled(written: false)` that APNs never saw a byte of it.
 public struct APNsSendResult: Sendable, Equatable {
+    /// How the notification ended: the four words every result is one of, each a promise about
+    /// what APNs has.
     public enum Outcome: Sendable, Equatable {
         /// APNs answered 200.
         case delivered
@@ -23,12 +25,15 @@ public struct APNsSendResult: Sendable, Equatable {
 
     /// Position in the input (0-based), to tie results to lines.
     public let index: Int
+    /// The token the notification was sent to, to update your token store with.
     public let token: APNsDeviceToken
     /// The `apns-id` sent (canonical lower-case text): the `apnsID` UUID as APNs logs it.
     public let apnsIDText: String
     /// `apns-unique-id` (sandbox only), as text.
     public let uniqueIDText: String?
+    /// How it ended.
     public let outcome: Outcome
+    /// Times it was handed to a connection, retries included: 0 means it never reached one.
     public let attempts: Int
     /// The request was in flight on a connection that died, and was sent again: APNs may have
     /// delivered it twice.
@@ -38,6 +43,7 @@ public struct APNsSendResult: Sendable, Equatable {
     /// Nil otherwise.
     public let diagnosis: APNsTokenDiagnosis?
 
+    /// A result as the client makes it; public so that a test double of yours can return one.
     public init(index: Int, token: APNsDeviceToken, apnsIDText: String, uniqueIDText: String? = nil, outcome: Outcome,
                 attempts: Int, possiblyDuplicated: Bool = false, diagnosis: APNsTokenDiagnosis? = nil) {
         self.index = index
@@ -61,6 +67,7 @@ public struct APNsSendResult: Sendable, Equatable {
     /// `apns-unique-id`, which the sandbox adds to its answers (for the Push Notifications Console).
     public var uniqueID: UUID? { uniqueIDText.flatMap(UUID.init(uuidString:)) }
 
+    /// APNs accepted it (status 200).
     public var isDelivered: Bool { outcome == .delivered }
 
     /// False only when APNs certainly does not have it: rejected (and not delivered by the
@@ -160,9 +167,13 @@ extension APNsSendResult.Outcome {
 
 /// Totals for a batch.
 public struct APNsBatchSummary: Sendable, Equatable {
+    /// Every notification taken from the input: each has exactly one result.
     public var total = 0
+    /// Answered 200.
     public var delivered = 0
+    /// Refused by APNs with a reason (final, or retries ran out).
     public var rejected = 0
+    /// Ended without an answer: failed or cancelled.
     public var failed = 0
     /// Notifications ended by cancellation after they were written (also counted in `failed`):
     /// APNs may have them.
@@ -183,7 +194,10 @@ public struct APNsBatchSummary: Sendable, Equatable {
     public var deliveredInOtherEnvironment = 0
     /// BadDeviceToken results not tried because the diagnosis limit was used up.
     public var diagnosisLimitReached = 0
+    /// Attempts beyond each notification's first: the price of 429s, 5xx and lost connections.
     public var retries = 0
+    /// Connect attempts beyond each connection's first: the lost connections, GOAWAYs and outages
+    /// the batch lived through.
     public var reconnects = 0
     /// Set when the gateway could not be reached at all: the `ConnectionFailure` sentence.
     public var connectionFailure: String?
@@ -191,6 +205,7 @@ public struct APNsBatchSummary: Sendable, Equatable {
     /// a credentials problem, not a network one.
     public var credentialsRejected = false
 
+    /// All counts at zero: a summary the batch fills in.
     public init() {}
 
     mutating func record(_ result: APNsSendResult) {

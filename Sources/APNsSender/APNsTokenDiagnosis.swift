@@ -14,6 +14,8 @@ import Foundation
 /// That is why the diagnosis is opt-in (`APNsClient.Configuration.tokenDiagnosis`), tries each
 /// token at most once per client, and stops after the configured limit.
 public struct APNsTokenDiagnosis: Sendable, Equatable {
+    /// What the attempt says about the token, which decides whether it may be deleted
+    /// (`APNsSendResult.tokenRemoval(registeredAt:)`).
     public enum Verdict: Sendable, Equatable {
         /// The other environment knows the token: the app that registered it was built for that
         /// environment. `attempt` says what it answered (`.delivered`, or a refusal about the
@@ -29,6 +31,7 @@ public struct APNsTokenDiagnosis: Sendable, Equatable {
         case limitReached
     }
 
+    /// Whose token it is, as far as the attempt could tell.
     public let verdict: Verdict
     /// The environment tried: the other one (nil when no gateway involved names one).
     public let environment: APNsEnvironment?
@@ -42,6 +45,7 @@ public struct APNsTokenDiagnosis: Sendable, Equatable {
     /// notification twice from the diagnosis).
     public let repeated: Bool
 
+    /// A diagnosis as the client makes it; public so that a test double of yours can return one.
     public init(verdict: Verdict, environment: APNsEnvironment?, attempt: APNsSendResult.Outcome?, attemptID: String?, repeated: Bool = false) {
         self.verdict = verdict
         self.environment = environment

@@ -28,6 +28,7 @@ extension APNsClient.Configuration {
         /// Tokens tried at most over the client's life.
         public var limit: Int
 
+        /// Diagnosis against Apple's other gateway (or `gateway`), for at most `limit` tokens.
         public init(gateway: Gateway? = nil, limit: Int = TokenDiagnosis.defaultLimit) {
             self.gateway = gateway
             self.limit = limit

@@ -7,6 +7,8 @@ import Foundation
 /// --revocation`. A certificate revoked in the developer portal still looks valid on disk; the
 /// gateway refuses it in the TLS handshake. Asking the issuer before deploying says so first.
 public struct APNsRevocationStatus: Sendable, Equatable, CustomStringConvertible {
+    /// The issuer's answer, reduced to the four cases a deployment check acts on: go, stop, ask
+    /// again, or decide without an answer.
     public enum State: Sendable, Equatable {
         /// The issuer vouches for the certificate.
         case good
@@ -19,11 +21,13 @@ public struct APNsRevocationStatus: Sendable, Equatable, CustomStringConvertible
         case unavailable
     }
 
+    /// What the issuer said: only `.revoked` means the gateway will refuse the certificate.
     public let state: State
     /// The OCSP responder or CRL asked.
     public let source: String?
     /// When the answer was made, and when it expires.
     public let thisUpdate: Date?
+    /// When the issuer's answer expires: ask again after it (nil: the answer gave no date).
     public let nextUpdate: Date?
     /// One sentence, as `apnskit check` prints it.
     public let description: String

@@ -12,23 +12,46 @@
 /// for an optional; an array is a one-element JSON array of the element's type; a nested
 /// struct is an object of its fields (a name ending in `?` makes any field optional).
 public struct APNsActivitySchema: Sendable, Equatable {
+    /// A field's Swift type, as far as a JSON value can be checked against it.
     public indirect enum FieldType: Sendable, Equatable {
-        case string, int, double, bool, date, any
+        /// `String`: a JSON string.
+        case string
+        /// `Int`: a JSON number without a fraction.
+        case int
+        /// `Double`: any JSON number.
+        case double
+        /// `Bool`: `true` or `false`.
+        case bool
+        /// `Date`: a number, as ActivityKit's decoder reads dates (seconds since 2001,
+        /// apns-protocol.md §8); a date string is a finding.
+        case date
+        /// `Any`: not checked, for a type the schema cannot describe.
+        case any
+        /// `[Element]`: a JSON array whose every element is checked.
         case array(FieldType)
+        /// A nested struct: a JSON object with these fields.
         case object([Field])
     }
 
+    /// One stored property of the app's type: ActivityKit fails to decode the whole payload when
+    /// a field that is not optional is missing or has another type.
     public struct Field: Sendable, Equatable {
+        /// The JSON key (the property's name, or its `CodingKeys` value).
         public let name: String
+        /// What the value must be.
         public let type: FieldType
+        /// May be missing or `null` (`String?` in the schema).
         public let optional: Bool
     }
 
+    /// The fields of the app's `ActivityAttributes`, checked in a push-to-start's `attributes`.
     public let attributes: [Field]
+    /// The fields of its `ContentState`, checked in every payload's `content-state`.
     public let contentState: [Field]
 
     /// A sentence naming what is wrong in a schema file (the CLI adds the file's name).
     public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The sentence, naming the field and what its type should look like.
         public let description: String
     }
 

@@ -6,19 +6,24 @@ import Foundation
 /// device read it. Headers left nil are unknown, and the rules about them are skipped (the
 /// mock and `push` pass what they send; `apnskit lint` what its flags say).
 public struct APNsLintRequest: Sendable {
+    /// The body as it would be sent: parsed here, so a payload that is not JSON is a finding.
     public var payload: [UInt8]
     /// nil: worked out from the payload (a Live Activity's keys, a lone `content-available`).
     public var pushType: APNsPushType?
+    /// `apns-topic`, to check its suffix against the push type; nil skips those rules.
     public var topic: String?
     /// `apns-priority` as sent; APNs reads a missing header as 10, so senders pass 10 then.
     public var priority: Int?
+    /// `apns-collapse-id`, which a Live Activity start must not carry.
     public var collapseID: String?
     /// The app's ActivityAttributes and ContentState, to check a Live Activity's fields against.
     public var schema: APNsActivitySchema?
     /// The newest `timestamp` already sent to this Live Activity's token (the mock keeps it).
     public var previousTimestamp: Int?
+    /// The time stale and future Live Activity timestamps are judged against (a test passes its own).
     public var now: Date
 
+    /// A request; headers left nil are unknown and their rules skipped.
     public init(payload: [UInt8], pushType: APNsPushType? = nil, topic: String? = nil, priority: Int? = nil, collapseID: String? = nil,
                 schema: APNsActivitySchema? = nil, previousTimestamp: Int? = nil, now: Date = Date()) {
         self.payload = payload
@@ -34,6 +39,7 @@ public struct APNsLintRequest: Sendable {
 
 /// What the lint found, errors first.
 public struct APNsLintReport: Sendable, Equatable {
+    /// Every finding, errors first, each in the order its rule runs.
     public let findings: [APNsLintFinding]
     /// The push type the rules were applied for: the request's, or the one the payload implies.
     public let pushType: APNsPushType
@@ -41,7 +47,9 @@ public struct APNsLintReport: Sendable, Equatable {
     /// per token, for `la-timestamp-stale`).
     public let liveActivityTimestamp: Int?
 
+    /// The findings APNs refuses or a device drops for: fix these before sending.
     public var errors: [APNsLintFinding] { findings.filter { $0.rule.severity == .error } }
+    /// The findings that are risks, not refusals.
     public var warnings: [APNsLintFinding] { findings.filter { $0.rule.severity == .warning } }
 
     /// What a device would do, as the mock marks a notification: the first error's (else the
@@ -64,6 +72,8 @@ public struct APNsLintReport: Sendable, Equatable {
 /// for finding in report.errors { print(finding) }
 /// ```
 public enum APNsPayloadLint {
+    /// Runs every rule that applies to `request`'s push type; never throws, since a payload that
+    /// cannot be parsed is itself a finding.
     public static func lint(_ request: APNsLintRequest) -> APNsLintReport {
         var lint = LintPass(request: request)
         lint.run()

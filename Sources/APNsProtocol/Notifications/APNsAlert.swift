@@ -4,21 +4,28 @@
 /// the app's `Localizable.strings` with their arguments (the device localizes). Key names are
 /// Apple's ("Generating a remote notification"; apns-protocol.md §8).
 public struct APNsAlert: Encodable, Sendable, Hashable {
+    /// `title`: the short line shown in bold above the body.
     public var title: String?
     /// `title-loc-key` and `title-loc-args`: a localized title in place of `title`.
     public var titleLocalizationKey: String?
+    /// The strings the device puts into the localized title's `%@` placeholders.
     public var titleLocalizationArguments: [String]?
+    /// `subtitle`: a second line under the title.
     public var subtitle: String?
     /// `subtitle-loc-key` and `subtitle-loc-args`.
     public var subtitleLocalizationKey: String?
+    /// The strings for the localized subtitle's placeholders.
     public var subtitleLocalizationArguments: [String]?
+    /// `body`: the message itself.
     public var body: String?
     /// `loc-key` and `loc-args`: a localized body in place of `body`.
     public var bodyLocalizationKey: String?
+    /// The strings for the localized body's placeholders.
     public var bodyLocalizationArguments: [String]?
     /// `launch-image`: the image or storyboard shown while the app launches from the alert.
     public var launchImage: String?
 
+    /// An alert with plain text; set the localization keys afterwards to have the device translate it.
     public init(title: String? = nil, subtitle: String? = nil, body: String? = nil) {
         self.title = title
         self.subtitle = subtitle

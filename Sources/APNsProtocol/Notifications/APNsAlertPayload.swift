@@ -11,9 +11,11 @@
 /// let notification = try APNsNotification(token: token, payload: payload)
 /// ```
 public struct APNsAlertPayload: APNsPayload {
+    /// The text shown; nil for a notification that only sets the badge or plays a sound.
     public var alert: APNsAlert?
     /// The number on the app icon; 0 removes it.
     public var badge: Int?
+    /// The sound played; nil plays none (an alert is silent unless it names one).
     public var sound: APNsSound?
     /// `thread-id`: groups notifications in Notification Center.
     public var threadID: String?
@@ -25,6 +27,7 @@ public struct APNsAlertPayload: APNsPayload {
     public var contentAvailable = false
     /// `target-content-id`: the window brought forward when the notification is opened.
     public var targetContentID: String?
+    /// `interruption-level`: how urgently it is presented; nil is the system's `active`.
     public var interruptionLevel: APNsInterruptionLevel?
     /// `relevance-score`, 0...1: how the notification summary ranks it.
     public var relevanceScore: Double?
@@ -34,6 +37,7 @@ public struct APNsAlertPayload: APNsPayload {
     /// struct, a `[String: ...]` dictionary), written beside `aps`. It may not use `aps`.
     public var custom: (any Encodable & Sendable)?
 
+    /// An alert payload; set the other `aps` keys (badge, sound, ...) on the value afterwards.
     public init(alert: APNsAlert? = nil, custom: (any Encodable & Sendable)? = nil) {
         self.alert = alert
         self.custom = custom
@@ -70,6 +74,8 @@ public struct APNsAlertPayload: APNsPayload {
         }
     }
 
+    /// Writes `aps` with the keys set (false flags and nil values left out, as Apple's examples
+    /// do), then the app's keys beside it; throws `APNsPayloadError` for a value outside Apple's ranges.
     public func encode(to encoder: any Encoder) throws {
         try APNsAppKeys.encode(aps: APS(payload: self), custom: custom, to: encoder)
     }
@@ -82,6 +88,7 @@ public struct APNsBackgroundPayload: APNsPayload {
     /// The app's own top-level keys, as in `APNsAlertPayload.custom`.
     public var custom: (any Encodable & Sendable)?
 
+    /// A background push carrying `custom` for the app (nil: only the wake-up).
     public init(custom: (any Encodable & Sendable)? = nil) { self.custom = custom }
 
     public var pushType: APNsPushType { .background }
@@ -95,6 +102,7 @@ public struct APNsBackgroundPayload: APNsPayload {
         }
     }
 
+    /// Writes `aps` with `content-available: 1`, then the app's keys beside it.
     public func encode(to encoder: any Encoder) throws {
         try APNsAppKeys.encode(aps: APS(), custom: custom, to: encoder)
     }
@@ -103,6 +111,7 @@ public struct APNsBackgroundPayload: APNsPayload {
 /// A widget reload push (push type `widgets`, apns-protocol.md §8): always
 /// `{"aps":{"content-changed":true}}`; WidgetKit then asks the app's timeline provider.
 public struct APNsWidgetsPayload: APNsPayload {
+    /// The one widgets payload there is: it carries no data, WidgetKit asks the app for it.
     public init() {}
 
     public var pushType: APNsPushType { .widgets }
@@ -110,6 +119,7 @@ public struct APNsWidgetsPayload: APNsPayload {
     enum CodingKeys: String, CodingKey { case aps }
     enum APSKeys: String, CodingKey { case contentChanged = "content-changed" }
 
+    /// Writes `{"aps":{"content-changed":true}}`, the only body WidgetKit reacts to.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         var aps = container.nestedContainer(keyedBy: APSKeys.self, forKey: .aps)

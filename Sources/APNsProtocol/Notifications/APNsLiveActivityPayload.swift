@@ -21,11 +21,18 @@ import Foundation
 /// activity's budget of priority-10 updates; an end goes at 10 (a finished activity should
 /// not linger). Pass `priority:` to choose otherwise.
 public struct APNsLiveActivityPayload<ContentState: Encodable & Sendable>: APNsPayload {
+    /// `aps.event`: what the push does to the running activity (a start is
+    /// `APNsLiveActivityStartPayload`, which needs more keys).
     public enum Event: String, Sendable, Hashable, Encodable {
-        case update, end
+        /// Replaces the activity's content state.
+        case update
+        /// Ends the activity, with its final content state.
+        case end
     }
 
+    /// Update or end.
     public var event: Event
+    /// `content-state`: the app's `ContentState`, which ActivityKit decodes and shows.
     public var contentState: ContentState
     /// When the state was produced; ActivityKit ignores an update older than the one it shows.
     public var timestamp: Date
@@ -38,6 +45,7 @@ public struct APNsLiveActivityPayload<ContentState: Encodable & Sendable>: APNsP
     /// An alert that lights the screen with the update.
     public var alert: APNsLiveActivityAlert?
 
+    /// An update or end stamped now (`timestamp`), so it is never older than the state shown.
     public init(event: Event, contentState: ContentState, timestamp: Date = Date(), staleDate: Date? = nil, dismissalDate: Date? = nil,
                 relevanceScore: Double? = nil, alert: APNsLiveActivityAlert? = nil) {
         self.event = event
@@ -52,6 +60,8 @@ public struct APNsLiveActivityPayload<ContentState: Encodable & Sendable>: APNsP
     public var pushType: APNsPushType { .liveactivity }
     public var defaultPriority: APNsPriority? { event == .update && alert == nil ? .conservePower : .immediate }
 
+    /// Writes `aps` with `event`, `content-state` (encoded by the encoder given) and Apple's date
+    /// keys in UNIX seconds, whatever the encoder's date strategy.
     public func encode(to encoder: any Encoder) throws {
         let common = APNsLiveActivityKeys.Common(event: event.rawValue, contentState: contentState, timestamp: timestamp, staleDate: staleDate,
                                                  dismissalDate: dismissalDate, relevanceScore: relevanceScore, alert: alert)
@@ -64,19 +74,30 @@ public struct APNsLiveActivityPayload<ContentState: Encodable & Sendable>: APNsP
 /// alert Apple requires (without one the device drops the start). Dates in `ContentState` and
 /// `Attributes` are encoded as `APNsLiveActivityPayload` describes; sent at priority 10.
 public struct APNsLiveActivityStartPayload<Attributes: Encodable & Sendable, ContentState: Encodable & Sendable>: APNsPayload {
+    /// How the started activity gets its later updates.
     public typealias Updates = APNsLiveActivityUpdates
 
     /// `attributes-type`: the name of the app's `ActivityAttributes` type.
     public var attributesType: String
+    /// `attributes`: the values of the app's `ActivityAttributes`, fixed for the activity's life.
     public var attributes: Attributes
+    /// `content-state`: the first `ContentState` shown.
     public var contentState: ContentState
+    /// The alert the start shows; Apple requires one (apns-protocol.md §8).
     public var alert: APNsLiveActivityAlert
+    /// Whether the device hands back an update token, subscribes to a channel, or neither.
     public var updates: Updates
+    /// When the state was produced; later updates must carry a newer one.
     public var timestamp: Date
+    /// When the system shows the activity as out of date.
     public var staleDate: Date?
+    /// When an ended activity leaves the Lock Screen.
     public var dismissalDate: Date?
+    /// 0...1: which of the app's activities the Dynamic Island shows.
     public var relevanceScore: Double?
 
+    /// A start stamped now; encoding it throws for an empty `attributesType` or an alert without
+    /// text, which the device would drop.
     public init(attributesType: String, attributes: Attributes, contentState: ContentState, alert: APNsLiveActivityAlert,
                 updates: Updates = .none, timestamp: Date = Date(), staleDate: Date? = nil, dismissalDate: Date? = nil, relevanceScore: Double? = nil) {
         self.attributesType = attributesType
@@ -124,12 +145,16 @@ public enum APNsLiveActivityUpdates: Sendable, Hashable {
 /// sound sits inside `alert` (Apple, "Starting and updating Live Activities with ActivityKit
 /// push notifications"; WWDC23 session 10185).
 public struct APNsLiveActivityAlert: Encodable, Sendable, Hashable {
+    /// A title or body: the text itself, or a key the device localizes.
     public enum Text: Encodable, Sendable, Hashable {
+        /// Shown as is.
         case plain(String)
+        /// A key of the app's `Localizable.strings` and the strings for its placeholders.
         case localized(key: String, arguments: [String] = [])
 
         enum Keys: String, CodingKey { case key = "loc-key", arguments = "loc-args" }
 
+        /// A plain text as a string; a localized one as `{"loc-key": ..., "loc-args": [...]}`.
         public func encode(to encoder: any Encoder) throws {
             switch self {
             case .plain(let text):
@@ -143,10 +168,14 @@ public struct APNsLiveActivityAlert: Encodable, Sendable, Hashable {
         }
     }
 
+    /// The alert's title.
     public var title: Text?
+    /// The alert's body.
     public var body: Text?
+    /// The sound played with it; nil plays none.
     public var sound: APNsSound?
 
+    /// An alert whose texts may be localized; a start needs a title or a body.
     public init(title: Text? = nil, body: Text? = nil, sound: APNsSound? = nil) {
         self.title = title
         self.body = body

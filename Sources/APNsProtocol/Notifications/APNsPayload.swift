@@ -50,9 +50,12 @@ extension APNsPayload {
 /// `APNsSendError`, so new codes do not break a caller's `switch`; `description` is the
 /// sentence to show.
 public struct APNsPayloadError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of problem it is, for a program to branch on; a struct of constants rather than
+    /// an enum so that a new code is not a breaking change.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private let name: String
         private init(_ name: String) { self.name = name }
+        /// The code's name (`tooLarge`), stable for logs and tests.
         public var description: String { name }
 
         /// A value outside what Apple accepts (a volume or relevance score outside 0...1, an
@@ -66,10 +69,12 @@ public struct APNsPayloadError: Error, Sendable, Hashable, CustomStringConvertib
         public static let encodingFailed = Code("encodingFailed")
     }
 
+    /// The kind of problem.
     public let code: Code
     /// One sentence: what is wrong and what to do.
     public let description: String
 
+    /// An error of `code` whose sentence is `description`.
     public init(_ code: Code, _ description: String) {
         self.code = code
         self.description = description

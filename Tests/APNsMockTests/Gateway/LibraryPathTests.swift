@@ -38,15 +38,23 @@ struct LibraryPathTests {
         #expect((records.first?["apns_id"] as? String).flatMap(UUID.init(uuidString:)) == result.apnsID)
     }
 
-    @Test("docs/library.md's long-running example (async/await, Logger, metrics) is Examples/PushWorker, and it runs against the mock")
+    @Test("The DocC catalog's long-running example (async/await, Logger, metrics) is Examples/PushWorker, and it runs against the mock")
     func longRunningExample() async throws {
+        // ExamplePrograms.md shows the worker's two files as its first two Swift listings, in
+        // this order (docs.sh compiles them); each must be the file as it is.
         let root = URL(fileURLWithPath: Binaries.packageRoot)
-        let source = try String(contentsOf: root.appendingPathComponent("Examples/PushWorker/main.swift"), encoding: .utf8)
-        let readme = try String(contentsOf: root.appendingPathComponent("docs/library.md"), encoding: .utf8)
-        let marker = try #require(readme.range(of: "<!-- PushWorker example: Examples/PushWorker/main.swift"))
-        let fenceStart = try #require(readme.range(of: "```swift\n", range: marker.upperBound..<readme.endIndex))
-        let fenceEnd = try #require(readme.range(of: "```", range: fenceStart.upperBound..<readme.endIndex))
-        #expect(String(readme[fenceStart.upperBound..<fenceEnd.lowerBound]) == source, "docs/library.md's copy differs from Examples/PushWorker/main.swift")
+        let article = try String(contentsOf: root.appendingPathComponent("Sources/APNs/APNs.docc/ExamplePrograms.md"), encoding: .utf8)
+        var listings: [String] = []
+        var rest = article.startIndex..<article.endIndex
+        while listings.count < 2, let fenceStart = article.range(of: "```swift\n", range: rest),
+              let fenceEnd = article.range(of: "\n```\n", range: fenceStart.upperBound..<article.endIndex) {
+            listings.append(String(article[fenceStart.upperBound...fenceEnd.lowerBound]))
+            rest = fenceEnd.upperBound..<article.endIndex
+        }
+        for (index, file) in ["main.swift", "PrintingMetrics.swift"].enumerated() {
+            let source = try String(contentsOf: root.appendingPathComponent("Examples/PushWorker/\(file)"), encoding: .utf8)
+            #expect(listings.count > index && listings[index] == source, "ExamplePrograms.md's listing \(index + 1) differs from Examples/PushWorker/\(file)")
+        }
 
         let f = try GatewayFixture()
         let pem = try f.dir.write("apns.pem", try f.identity(.development).combinedPEM())
