@@ -10,9 +10,12 @@ extension Certificate {
     /// validity or issuer) is recognised as the same CA, and a look-alike with the right name
     /// but another key is not.
     package var publicKeySHA256: String {
-        guard let publicKey = X509_get_X509_PUBKEY(pointer) else { return "" }
         var bytes: UnsafeMutablePointer<UInt8>?
-        let length = i2d_X509_PUBKEY(publicKey, &bytes)
+        // X509_get_X509_PUBKEY points into the certificate: encoded while it is lent.
+        let length = withUnsafePointer { x509 -> Int32 in
+            guard let publicKey = X509_get_X509_PUBKEY(x509) else { return 0 }
+            return i2d_X509_PUBKEY(publicKey, &bytes)
+        }
         guard length > 0, let bytes else { return "" }
         defer { opensslFree(bytes) }
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))

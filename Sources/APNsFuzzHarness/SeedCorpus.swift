@@ -93,7 +93,9 @@ enum SeedCorpus {
         let bio = try MemoryBIO()
         var secret = Array(CredentialHarnesses.passphrase.utf8)
         let ok = secret.withUnsafeMutableBufferPointer { buffer in
-            PEM_write_bio_PrivateKey_traditional(bio.pointer, key.pointer, EVP_des_ede3_cbc(), buffer.baseAddress, Int32(buffer.count), nil, nil)
+            bio.withUnsafePointer { bio in
+                key.withUnsafePointer { PEM_write_bio_PrivateKey_traditional(bio, $0, EVP_des_ede3_cbc(), buffer.baseAddress, Int32(buffer.count), nil, nil) }
+            }
         }
         guard ok == 1 else { throw HarnessViolation("OpenSSL could not write a Proc-Type encrypted key fixture") }
         return bio.bytes

@@ -11,8 +11,12 @@ import Foundation
 /// The mock CA needs full control over every field (Apple's subject order, private
 /// extensions, validity in the past for expired fixtures, deliberately malformed extension
 /// values), which `openssl x509 -req` cannot give without config files, so certificates are
-/// built with OpenSSL's C API directly. `sign` hands out a `Certificate` holding its own
-/// reference; the builder keeps and frees the original.
+/// built with OpenSSL's C API directly.
+///
+/// Not `Sendable`, and never shares the `X509` it fills in: `sign` hands out a copy
+/// (`X509_dup`), a finished certificate that the `Certificate` it returns owns alone, so a
+/// setter called after `sign` changes the builder's object, never a certificate already handed
+/// out (which `Certificate`'s `Sendable` rests on).
 package final class CertificateBuilder {
     private let pointer: OpaquePointer
 
@@ -44,8 +48,9 @@ package final class CertificateBuilder {
 
     /// Copies the issuer name from the issuing CA's subject; nil means self-issued.
     package func setIssuer(_ issuer: Certificate?) throws {
-        let name = issuer.map { X509_get_subject_name($0.pointer) } ?? X509_get_subject_name(pointer)
-        try check(X509_set_issuer_name(pointer, name), "set the issuer name")
+        // X509_set_issuer_name copies the name, so the issuer is lent only for this call.
+        let set = withOptionalPointer(issuer) { X509_set_issuer_name(pointer, X509_get_subject_name($0 ?? pointer)) }
+        try check(set, "set the issuer name")
     }
 
     package func setValidity(notBefore: Date, notAfter: Date) throws {
@@ -55,19 +60,20 @@ package final class CertificateBuilder {
 
     /// Puts the public half of `key` (a private key or a CSR's public key) in the certificate.
     package func setPublicKey(_ key: PrivateKey) throws {
-        try check(X509_set_pubkey(pointer, key.pointer), "set the public key")
+        try check(key.withUnsafePointer { X509_set_pubkey(pointer, $0) }, "set the public key")
     }
 
     /// Puts the public key of `request` in the certificate.
     package func setPublicKey(of request: CertificateSigningRequest) throws {
-        guard let key = X509_REQ_get0_pubkey(request.pointer) else { throw failure("read the request's public key") }
-        try check(X509_set_pubkey(pointer, key), "set the public key")
+        let set = request.withUnsafePointer { request -> Int32? in X509_REQ_get0_pubkey(request).map { X509_set_pubkey(pointer, $0) } }
+        guard let set else { throw failure("read the request's public key") }
+        try check(set, "set the public key")
     }
 
     /// Adds a standard extension in openssl.cnf syntax, e.g. `(NID_key_usage, "critical,digitalSignature")`.
     /// `issuer` is needed for authorityKeyIdentifier; nil for self-signed certificates.
     package func addExtension(_ nid: Int32, _ value: String, issuer: Certificate? = nil) throws {
-        try check(shim_x509_add_ext_conf(pointer, issuer?.pointer, nid, value), "add the extension \(value)")
+        try check(withOptionalPointer(issuer) { shim_x509_add_ext_conf(pointer, $0, nid, value) }, "add the extension \(value)")
     }
 
     /// Adds an extension with a raw DER value, taken as given (even if malformed, for fixtures).
@@ -78,10 +84,12 @@ package final class CertificateBuilder {
         try check(ok, "add the extension \(oid)")
     }
 
-    /// Signs with SHA-256 and returns the finished certificate.
+    /// Signs with SHA-256 and returns the finished certificate: a copy of its own, which
+    /// nothing this builder does later can change.
     package func sign(with key: PrivateKey) throws -> Certificate {
-        guard X509_sign(pointer, key.pointer, EVP_sha256()) > 0 else { throw failure("sign the certificate") }
-        return Certificate(retaining: pointer)
+        guard key.withUnsafePointer({ X509_sign(pointer, $0, EVP_sha256()) }) > 0 else { throw failure("sign the certificate") }
+        guard let finished = X509_dup(pointer) else { throw failure("copy the signed certificate") }
+        return Certificate(taking: finished)
     }
 
     private func check(_ result: Int32, _ what: String) throws {

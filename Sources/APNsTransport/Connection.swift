@@ -25,8 +25,10 @@ protocol ConnectionDelegate: AnyObject {
 /// connecting -> handshaking -> open -> closed, tries each resolved address in turn, and turns
 /// every failure into one `TransportError` sentence.
 ///
-/// Not `Sendable`: confined to its loop's thread. Owners on other threads reach it through a
-/// `LoopBound` (via the session or stream it carries).
+/// Not `Sendable`: confined to its loop's thread, which it is made on and which every entry
+/// point checks (`EventLoop.preconditionInLoop`, release builds too: the `SSL*` is not
+/// thread-safe). Owners on other threads reach it through a `LoopBound` (via the session or
+/// stream it carries).
 final class Connection: PollHandler {
     /// `tunneling`: connected to an HTTP proxy, asking it to CONNECT to the server (`ProxyTunnel`).
     enum State { case connecting, tunneling, handshaking, open, closed }
@@ -78,6 +80,7 @@ final class Connection: PollHandler {
     /// A client connection to `addresses` (already resolved) for `host`; with `proxy`, the
     /// addresses are the proxy's and the connection asks it to CONNECT to `target` first.
     init(loop: EventLoop, context: SSLContext, host: String, addresses: [SocketAddress], through target: Endpoint? = nil) {
+        loop.preconditionInLoop()
         if let target, let proxy = target.proxy { tunnel = ProxyTunnel(proxy: proxy, target: target) }
         self.loop = loop
         self.context = context
@@ -92,6 +95,7 @@ final class Connection: PollHandler {
 
     /// A server connection for an accepted socket.
     init(loop: EventLoop, context: SSLContext, accepted socket: Socket, peer: String) {
+        loop.preconditionInLoop()
         self.loop = loop
         self.context = context
         self.host = nil
@@ -107,6 +111,7 @@ final class Connection: PollHandler {
     /// HTTP/2 fuzz harness drives a real `HTTP2Session` with arbitrary bytes
     /// (`HTTP2SessionFuzzing`). Loop thread only, like any connection.
     init(detachedOn loop: EventLoop, context: SSLContext, host: String) {
+        loop.preconditionInLoop()
         self.loop = loop
         self.context = context
         self.host = host
@@ -131,7 +136,7 @@ final class Connection: PollHandler {
 
     /// Registers with the loop and starts connecting (client) or handshaking (server).
     func start() {
-        assert(loop.inLoop, "A connection starts on its loop's thread.")
+        loop.preconditionInLoop()
         loop.register(self)
         if context.isServer {
             do { try makeSSL() } catch { fail(error as? TransportError ?? TransportError(.internalFailure, "\(error)")); return }
@@ -237,7 +242,7 @@ final class Connection: PollHandler {
 
     private func makeSSL() throws {
         OpenSSLErrorQueue.clear()
-        guard let ssl = SSL_new(context.pointer) else {
+        guard let ssl = context.withUnsafePointer({ SSL_new($0) }) else {
             throw TransportError.openssl(.internalFailure, "OpenSSL could not create a TLS connection.")
         }
         self.ssl = ssl
@@ -286,6 +291,7 @@ final class Connection: PollHandler {
 
     /// Stops reading input until `resumeReading` (back-pressure).
     func pauseReading() {
+        loop.preconditionInLoop()
         readPaused = true
         loop.interestMayHaveChanged(self)
     }
@@ -293,6 +299,7 @@ final class Connection: PollHandler {
     /// Reads again; input OpenSSL already holds is handed over from the loop, not from inside
     /// the caller (which may be in the middle of handling a read).
     func resumeReading() {
+        loop.preconditionInLoop()
         guard readPaused else { return }
         readPaused = false
         loop.interestMayHaveChanged(self)
@@ -313,6 +320,7 @@ final class Connection: PollHandler {
     }
 
     func handleEvents(_ events: Int16) {
+        loop.preconditionInLoop()
         switch state {
         case .connecting:
             let error = socket?.pendingError ?? ECONNREFUSED
@@ -412,11 +420,13 @@ final class Connection: PollHandler {
 
     /// Queues `bytes` for sending; call `flush()` (or return to the loop) to send them.
     func enqueue(_ bytes: UnsafeRawBufferPointer) {
+        loop.preconditionInLoop()
         if pendingOutput == 0 { loop.interestMayHaveChanged(self) }
         outgoing.append(contentsOf: bytes)
     }
 
     func enqueue(_ bytes: [UInt8]) {
+        loop.preconditionInLoop()
         if pendingOutput == 0 { loop.interestMayHaveChanged(self) }
         outgoing += bytes
     }
@@ -424,6 +434,7 @@ final class Connection: PollHandler {
     /// Writes as much as the socket takes (inside a read burst, perhaps only at its end).
     /// Never calls back into the delegate.
     func flush() {
+        loop.preconditionInLoop()
         if inReadBurst && pendingOutput < Self.burstFlushThreshold {
             flushDeferred = pendingOutput > 0
             return
@@ -533,7 +544,7 @@ final class Connection: PollHandler {
     // MARK: closing
 
     /// Closes after a failure.
-    func fail(_ error: TransportError) { close(error: error) }
+    func fail(_ error: TransportError) { close(error: error) }  // checked in close
 
     /// Sends close_notify (best effort), deregisters and tells the delegate.
     /// Sends what is queued and a TLS close_notify, then keeps reading (and discarding) until
@@ -543,10 +554,12 @@ final class Connection: PollHandler {
     /// Closes now unless `closeAfterPeer` is already waiting for the peer: what an owner that
     /// goes away (a `TLSServerConnection`'s deinit) asks for, without cutting that wait short.
     func closeUnlessLingering() {
+        loop.preconditionInLoop()
         if !lingering { close(error: nil) }
     }
 
     func closeAfterPeer(timeout: Double) {
+        loop.preconditionInLoop()
         if lingering { return }
         guard state == .open, let ssl else { close(error: nil); return }
         lingering = true
@@ -558,6 +571,7 @@ final class Connection: PollHandler {
     }
 
     func close(error: TransportError?) {
+        loop.preconditionInLoop()
         guard state != .closed else { return }
         let wasOpen = state == .open
         state = .closed

@@ -50,8 +50,9 @@ protocol PollHandler: AnyObject {
 /// - guarded by `lock`: `pending`, `running`, `liveConnections`;
 /// - written once before `init` returns, then read-only: `wakeRead`, `wakeWrite`, `threadID`,
 ///   `thread`, `poller` (the object; its contents are loop-only);
-/// - loop-thread only, checked with `assertInLoop()` at every entry point in debug builds:
-///   `poller`'s set, `registrations`, `byHandler`, `byToken`, `nextToken`, `dirty`, `timers`.
+/// - loop-thread only, checked with `preconditionInLoop()` at every entry point, in release
+///   builds too: `poller`'s set, `registrations`, `byHandler`, `byToken`, `nextToken`, `dirty`,
+///   `timers`.
 package final class EventLoop: @unchecked Sendable {
     /// A loop shared by everyone who does not need isolation (the CLI, tests).
     package static let shared = EventLoop(name: "transport.loop")
@@ -171,24 +172,25 @@ package final class EventLoop: @unchecked Sendable {
     func connectionCreated() { lock.lock(); liveConnections += 1; lock.unlock() }
     func connectionFreed() { lock.lock(); liveConnections -= 1; lock.unlock() }
 
-    /// Whether the caller is on this loop's thread.
-    package var inLoop: Bool {
-        guard let threadID else { return false }
-        return pthread_equal(threadID, pthread_self()) != 0
-    }
-
-    /// Stops a debug build when called off this loop's thread; compiled out of release builds
-    /// (the check is `assert`'s autoclosure), as NIO's `assertInEventLoop`. Everything
-    /// loop-confined (this loop's handlers and timers, and the transport's connections and
-    /// sessions) calls it at its entry points, so a tests run (debug) catches a wrong thread.
+    /// Whether the caller is on this loop's thread: one load and one comparison with
+    /// `pthread_self()` (a read of the thread pointer), cheap enough to run on every access
+    /// (`preconditionInLoop`, `LoopBound`).
     @inline(__always)
-    package func assertInLoop(file: StaticString = #fileID, line: UInt = #line) {
-        assert(inLoop, "Called off its event loop's thread; this state belongs to the loop (hand the work over with execute).",
-               file: file, line: line)
+    package var inLoop: Bool {
+        // `pthread_t` is an integer on Linux and a pointer on Darwin; both compare with `==`,
+        // which is all `pthread_equal` does on either.
+        threadID == pthread_self()
     }
 
-    /// `assertInLoop` in release builds too: for the few places where a wrong thread would
-    /// corrupt C state silently and one comparison costs nothing next to the work.
+    /// Stops the process, in release builds too, when called off this loop's thread.
+    ///
+    /// Everything loop-confined calls it at its entry points: this loop's registration and
+    /// timer calls, the transport's `Connection` and `HTTP2Session`, and every `LoopBound`
+    /// access. A wrong thread there would corrupt OpenSSL or nghttp2 state silently (neither
+    /// is thread-safe), which is worse than a crash that names the place; the check is one
+    /// comparison (`inLoop`), measured at no visible cost on the push benchmark
+    /// (docs/benchmarks.md).
+    @inline(__always)
     package func preconditionInLoop(file: StaticString = #fileID, line: UInt = #line) {
         precondition(inLoop, "Called off its event loop's thread; this state belongs to the loop (hand the work over with execute).",
                      file: file, line: line)
@@ -204,7 +206,7 @@ package final class EventLoop: @unchecked Sendable {
     /// Starts polling `handler` (its interest is read before the next wait). Registering a
     /// registered handler changes nothing.
     func register(_ handler: PollHandler) {
-        assertInLoop()
+        preconditionInLoop()
         let key = ObjectIdentifier(handler)
         guard byHandler[key] == nil else { return }
         let registration = Registration(handler: handler, token: nextToken, index: registrations.count)
@@ -217,7 +219,7 @@ package final class EventLoop: @unchecked Sendable {
 
     /// Stops polling `handler`; events already reported for it in this turn are dropped.
     func deregister(_ handler: PollHandler) {
-        assertInLoop()
+        preconditionInLoop()
         guard let registration = byHandler.removeValue(forKey: ObjectIdentifier(handler)) else { return }
         byToken[registration.token] = nil
         registration.isRegistered = false
@@ -236,7 +238,7 @@ package final class EventLoop: @unchecked Sendable {
     /// `handler` closed its descriptor and opened another (possibly under the same number):
     /// the new one is watched from the next wait on.
     func descriptorReplaced(_ handler: PollHandler) {
-        assertInLoop()
+        preconditionInLoop()
         guard let registration = byHandler[ObjectIdentifier(handler)] else { return }
         registration.fd = -1
         markDirty(registration)
@@ -246,7 +248,7 @@ package final class EventLoop: @unchecked Sendable {
     /// outside queued work and timers (see `PollHandler`): it is re-read before the next wait.
     /// Costs a dictionary lookup; calling it when nothing changed is harmless.
     func interestMayHaveChanged(_ handler: PollHandler) {
-        assertInLoop()
+        preconditionInLoop()
         if let registration = byHandler[ObjectIdentifier(handler)] { markDirty(registration) }
     }
 
@@ -259,12 +261,12 @@ package final class EventLoop: @unchecked Sendable {
     /// Runs `work` on the loop thread after `seconds`; returns an id for `cancelTimer`.
     @discardableResult
     func schedule(after seconds: Double, _ work: @escaping () -> Void) -> UInt64 {
-        assertInLoop()
+        preconditionInLoop()
         return timers.schedule(at: Self.nowMillis() + TimerSeconds.milliseconds(seconds), work)
     }
 
     func cancelTimer(_ id: UInt64?) {
-        assertInLoop()
+        preconditionInLoop()
         if let id { timers.cancel(id) }
     }
 

@@ -245,6 +245,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     /// previous one's completion, and the bytes go out with the `produce()` after the read.
     func submit(_ request: HTTP2Request, timeout: Double?, cancellation: RequestCancellation? = nil,
                 in session: HTTP2Session, completion: @escaping Completion) {
+        session.connection.loop.preconditionInLoop()
         if cancellation?.isCancelled == true {
             completion(.failure(Self.cancelledError))
             return
@@ -338,6 +339,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     /// its stream with CANCEL so the server frees the slot, ends it with `error`, and drops
     /// whatever the server still sends on it. A stream that already ended is left alone.
     func abandon(_ id: Int32, _ error: TransportError, in session: HTTP2Session) {
+        session.connection.loop.preconditionInLoop()
         guard session.isStarted, let stream = remove(id, in: session) else { return }
         session.resetStream(id, NGHTTP2_CANCEL.rawValue)
         stream.completion(.failure(error))
@@ -348,6 +350,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     /// with TLS 1.3 a rejected client certificate shows up here as an alert instead). After
     /// `timeout` seconds without one, the connection is closed with a timeout error.
     func waitForSettings(timeout: Double, in session: HTTP2Session, _ continuation: CheckedContinuation<Void, Error>) {
+        session.connection.loop.preconditionInLoop()
         if receivedSettings { continuation.resume(); return }
         if session.closed {
             continuation.resume(throwing: session.closeError ?? TransportError(.connectionClosed, "The connection is closed."))

@@ -118,7 +118,7 @@ package final class HTTP2Server: Sendable {
             }
             connection.start()
         }
-        let bound = LoopBound(state, loop: loop)
+        let bound = LoopBound(handingOver: state, loop: loop)
         loop.execute { loop.register(bound.value.listener) }
         if let idle = settings.idleTimeout, idle > 0 {
             loop.execute { sweepIdle(bound.value, loop: loop, timeout: idle, debug: settings.idleGoAwayDebug) }

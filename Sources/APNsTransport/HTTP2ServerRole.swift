@@ -177,6 +177,7 @@ final class HTTP2ServerRole: HTTP2SessionRole {
 
     /// Answers stream `id` with `response`.
     func respond(_ id: Int32, _ response: HTTP2Response, in session: HTTP2Session) {
+        session.connection.loop.preconditionInLoop()
         // nghttp2 knows whether the stream is still open (a client may have reset it while a
         // delayed answer was on its way).
         guard !session.closed, session.hasStream(id) else { return }
@@ -201,6 +202,7 @@ final class HTTP2ServerRole: HTTP2SessionRole {
 
     /// Answers stream `id` (unless the action says not to), then applies the action.
     func respond(_ id: Int32, _ response: HTTP2Response, then action: ConnectionAction, in session: HTTP2Session) {
+        session.connection.loop.preconditionInLoop()
         if let streams = response.announceMaxConcurrentStreams {
             // Queued before the answer: a client that sees the answer already knows the new limit.
             session.announceMaxConcurrentStreams(streams)

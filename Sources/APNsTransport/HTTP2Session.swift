@@ -15,8 +15,9 @@ import Foundation
 /// client, `HTTP2ServerRole` for a server. The decisions that need no nghttp2 (deadlines,
 /// health check, GOAWAY outcomes, idle timeout) are `state`'s, a value-type state machine.
 ///
-/// Not `Sendable`: confined to its loop's thread, like its connection. Owners on other
-/// threads hold it in a `LoopBound`.
+/// Not `Sendable`: confined to its loop's thread, like its connection; it is made there and
+/// every method others call checks it (`EventLoop.preconditionInLoop`, release builds too:
+/// nghttp2 is not thread-safe). Owners on other threads hold it in a `LoopBound`.
 final class HTTP2Session: ConnectionDelegate {
     let connection: Connection
     let settings: HTTP2Settings
@@ -58,7 +59,7 @@ final class HTTP2Session: ConnectionDelegate {
     private var handshakeDone = false
 
     init(connection: Connection, settings: HTTP2Settings, role: any HTTP2SessionRole) {
-        assert(connection.loop.inLoop, "An HTTP/2 session is made on its connection's loop thread.")
+        connection.loop.preconditionInLoop()
         self.connection = connection
         self.settings = settings
         self.role = role
@@ -78,6 +79,7 @@ final class HTTP2Session: ConnectionDelegate {
     // MARK: ConnectionDelegate
 
     func connectionDidHandshake(_ connection: Connection) {
+        connection.loop.preconditionInLoop()
         guard let info = connection.handshakeInfo else { return }
         handshakeDone = true
         if let refusal = role.handshakeCompleted(info, in: self) {
@@ -97,6 +99,7 @@ final class HTTP2Session: ConnectionDelegate {
     }
 
     func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer) {
+        connection.loop.preconditionInLoop()
         guard let session, let base = bytes.baseAddress else { return }
         state.inputReceived(at: EventLoop.nowMillis())
         let slice = role.receiveSlice
@@ -125,9 +128,10 @@ final class HTTP2Session: ConnectionDelegate {
         }
     }
 
-    func connectionCanWrite(_ connection: Connection) { produce() }
+    func connectionCanWrite(_ connection: Connection) { produce() }  // checked in produce
 
     func connection(_ connection: Connection, didCloseWith error: TransportError?) {
+        connection.loop.preconditionInLoop()
         closeReason = closeReason ?? reasonForClose(error)
         state.connectionClosed()
         var failure = error ?? violation ?? TransportError(.connectionClosed, "The connection to \(peer) was closed.")
@@ -164,6 +168,7 @@ final class HTTP2Session: ConnectionDelegate {
     /// The peer broke one of our limits outside a header block (a rapid-reset flood): `didRead`
     /// ends the session with GOAWAY ENHANCE_YOUR_CALM once nghttp2 returns, `error` the reason.
     func refuse(_ error: TransportError) {
+        connection.loop.preconditionInLoop()
         if violation == nil { violation = error }
     }
 
@@ -171,6 +176,7 @@ final class HTTP2Session: ConnectionDelegate {
 
     /// Starts nghttp2 without a handshake, for a detached connection (`HTTP2SessionFuzzing`).
     func startDetached() throws {
+        connection.loop.preconditionInLoop()
         try startSession(peerPresentedCertificate: true)
         produce()
     }
@@ -243,6 +249,7 @@ final class HTTP2Session: ConnectionDelegate {
     /// Moves nghttp2's pending frames into the connection (until its buffer is full) and
     /// lets the role close when neither side has anything more to say.
     func produce() {
+        connection.loop.preconditionInLoop()
         guard let session, connection.state == .open else { return }
         // Fill the connection's buffer, write it, repeat: stop when nghttp2 has nothing more
         // (or flow control holds it back) or when the socket is full — then POLLOUT brings us
@@ -341,6 +348,7 @@ final class HTTP2Session: ConnectionDelegate {
     /// Whether nghttp2 still has stream `id` open (a request still queued behind
     /// MAX_CONCURRENT_STREAMS has none yet; an answered or reset one none any more).
     func hasStream(_ id: Int32) -> Bool {
+        connection.loop.preconditionInLoop()
         guard let session else { return false }
         return nghttp2_session_find_stream(session, id) != nil
     }
@@ -349,18 +357,21 @@ final class HTTP2Session: ConnectionDelegate {
     /// sent): what a reset makes us throw away. Closed streams are not kept, so an answered
     /// stream whose request had ended is simply gone.
     func isOpenAndUnanswered(_ id: Int32) -> Bool {
+        connection.loop.preconditionInLoop()
         guard let session, nghttp2_session_find_stream(session, id) != nil else { return false }
         return nghttp2_session_get_stream_local_close(session, id) == 0
     }
 
     /// The peer has not ended stream `id` yet: its request is still arriving.
     func isStillReceiving(_ id: Int32) -> Bool {
+        connection.loop.preconditionInLoop()
         guard let session else { return false }
         return nghttp2_session_get_stream_remote_close(session, id) == 0
     }
 
     /// The session's reused header buffer, emptied, for one request or response.
     func withHeaderScratch<Result>(_ body: (inout NameValueBuffer) -> Result) -> Result {
+        connection.loop.preconditionInLoop()
         var headers = NameValueBuffer()
         swap(&headers, &nameValueScratch)
         defer { swap(&headers, &nameValueScratch) }
@@ -381,6 +392,7 @@ final class HTTP2Session: ConnectionDelegate {
     /// Queues a request (HEADERS, and DATA from `role.readBody` when `hasBody`); its stream id,
     /// or nghttp2's negative error code.
     func submitRequest(_ headers: inout NameValueBuffer, hasBody: Bool) -> Int32 {
+        connection.loop.preconditionInLoop()
         guard let session else { return NGHTTP2_ERR_INVALID_STATE.rawValue }
         var provider = nghttp2_data_provider()
         provider.read_callback = Self.readCallback
@@ -393,6 +405,7 @@ final class HTTP2Session: ConnectionDelegate {
     /// Queues the answer on stream `id` (HEADERS, and DATA from `role.readBody` when
     /// `hasBody`); 0 or nghttp2's negative error code.
     func submitResponse(_ id: Int32, _ headers: inout NameValueBuffer, hasBody: Bool) -> Int32 {
+        connection.loop.preconditionInLoop()
         guard let session else { return NGHTTP2_ERR_INVALID_STATE.rawValue }
         var provider = nghttp2_data_provider()
         provider.read_callback = Self.readCallback
@@ -404,6 +417,7 @@ final class HTTP2Session: ConnectionDelegate {
 
     /// Queues a SETTINGS frame raising or lowering our MAX_CONCURRENT_STREAMS.
     func announceMaxConcurrentStreams(_ streams: UInt32) {
+        connection.loop.preconditionInLoop()
         guard let session, !closed else { return }
         var entry = nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: streams)
         _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1)
@@ -412,6 +426,7 @@ final class HTTP2Session: ConnectionDelegate {
     /// Queues RST_STREAM; if nghttp2 cannot (out of memory), the stream cannot be ended
     /// cleanly and neither can the connection's state be trusted: it closes.
     func resetStream(_ id: Int32, _ code: UInt32) {
+        connection.loop.preconditionInLoop()
         guard let session else { return }
         if nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, code) != 0 {
             connection.fail(TransportError(.internalFailure, "nghttp2 could not reset stream \(id); the connection was closed."))
@@ -420,6 +435,7 @@ final class HTTP2Session: ConnectionDelegate {
 
     /// Queues RST_STREAM and ignores a failure: the connection is being given up on anyway.
     func resetStreamQuietly(_ id: Int32, _ code: UInt32) {
+        connection.loop.preconditionInLoop()
         if let session { _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), id, code) }
     }
 
@@ -432,6 +448,7 @@ final class HTTP2Session: ConnectionDelegate {
     /// Sends a PING; `completion` runs once on the loop thread, when it is acknowledged or
     /// the connection closes.
     func ping(_ completion: @escaping (Result<Void, TransportError>) -> Void) {
+        connection.loop.preconditionInLoop()
         guard let session, !closed else {
             completion(.failure(TransportError(.connectionClosed, "The connection is closed.")))
             return
@@ -450,6 +467,7 @@ final class HTTP2Session: ConnectionDelegate {
 
     /// Sends GOAWAY(NO_ERROR) and closes once in-flight streams finish.
     func shutdown() {
+        connection.loop.preconditionInLoop()
         closeReason = closeReason ?? "server-stopped"
         guard let session, !closed else { connection.close(error: nil); return }
         guard nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue) == 0 else { connection.close(error: nil); return }
@@ -459,6 +477,7 @@ final class HTTP2Session: ConnectionDelegate {
     /// GOAWAY with `code` and a debug body (the caller's wording, e.g. a JSON reason); the
     /// last stream id is the last one the peer opened.
     func goAway(code: UInt32, debug: String) {
+        connection.loop.preconditionInLoop()
         guard let session, !closed else { return }
         let bytes = Array(debug.utf8)
         if goAwaySent == nil { goAwaySent = code }
@@ -475,6 +494,7 @@ final class HTTP2Session: ConnectionDelegate {
     /// no stream is open; a connection still idle one more `timeout` later (a stream left open
     /// and silent) is closed outright.
     func closeIfIdle(now: UInt64, timeout: Double, debug: String) {
+        connection.loop.preconditionInLoop()
         switch state.idleCheck(now: now, timeout: timeout) {
         case .nothing: break
         case .sendGoAway:

@@ -12,7 +12,8 @@ import Glibc
 /// polling it again at once would spin the loop at full CPU. The listener stops asking for
 /// reads for `retryDelay` instead, says so once, and says so again when accepting resumes.
 ///
-/// Not `Sendable`: loop thread only once registered; its server holds it in a `LoopBound`.
+/// Not `Sendable`: made off the loop by its server's `start` and handed over whole
+/// (`LoopBound(handingOver:)`); loop thread only from then on (`handleEvents` checks it).
 final class Listener: PollHandler {
     let socket: Socket
     let port: Int
@@ -37,6 +38,7 @@ final class Listener: PollHandler {
     var wantsWrite: Bool { false }
 
     func handleEvents(_ events: Int16) {
+        loop.preconditionInLoop()
         while onAccept != nil {
             switch socket.accept() {
             case .accepted(let client, let peer):

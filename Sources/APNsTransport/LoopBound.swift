@@ -7,28 +7,40 @@
 /// that only their loop's thread may touch, so they are not `Sendable`. The `Sendable` types
 /// that own them (`HTTP2Client`, `HTTP2Server`, `TLSClient`, ...) keep them in a `LoopBound`
 /// and reach them only from closures that run on the loop (`loop.execute`), as swift-nio's
-/// `NIOLoopBound` does: every access to `value` asserts, in debug builds, that it happens on
-/// the loop thread, so a slip shows up in the tests (which run in debug) instead of as a rare
-/// race in production.
+/// `NIOLoopBound` does.
 ///
-/// Making one needs no loop thread: an object built elsewhere and never touched there again
-/// is handed over to the loop (a server's listener is made by `start` and registered from
-/// the loop).
+/// Checked, not promised: making one and every access to `value` stop the process, in release
+/// builds too (`EventLoop.preconditionInLoop`), when they happen off the loop's thread. A slip
+/// is a crash that names the line, not a rare race inside OpenSSL; the check is one comparison
+/// of thread identities per access (its cost on the push benchmark is in docs/benchmarks.md).
 ///
-/// `@unchecked Sendable`: the wrapper moves between threads, the value is only read on its
-/// loop, which the accessor checks.
+/// The one way to make one off the loop is `init(handingOver:loop:)`, whose value is `sending`:
+/// the compiler proves the caller keeps no other way to reach it (a server's listener, made by
+/// `start` and registered from the loop).
+///
+/// `@unchecked Sendable`: the wrapper moves between threads, the value is only reached on its
+/// loop, which the initializer and the accessor check.
 package struct LoopBound<Value>: @unchecked Sendable {
     package let loop: EventLoop
     private let storage: Value
 
+    /// Wraps `value`, which already lives on `loop`; on the loop's thread only.
     package init(_ value: Value, loop: EventLoop) {
+        loop.preconditionInLoop()
         self.loop = loop
         storage = value
     }
 
-    /// The value; on the loop thread only (asserted in debug builds).
+    /// Wraps `value` from any thread: `sending` means nothing else holds it, so it reaches
+    /// the loop only through this wrapper (NIO's `NIOLoopBoundBox.makeBoxSendingValue`).
+    package init(handingOver value: sending Value, loop: EventLoop) {
+        self.loop = loop
+        storage = value
+    }
+
+    /// The value; on the loop's thread only (checked in every build).
     package var value: Value {
-        assert(loop.inLoop, "A loop-bound value was used off its event loop's thread.")
+        loop.preconditionInLoop()
         return storage
     }
 

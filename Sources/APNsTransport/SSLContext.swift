@@ -7,9 +7,12 @@ internal import COpenSSL
 /// Owns one `SSL_CTX*`: the configuration shared by all connections of one role.
 ///
 /// `@unchecked Sendable`: after `init` the context is only read (OpenSSL documents SSL_CTX as
-/// safe to share between threads once configured); SSL objects made from it stay on one loop.
-final class SSLContext: @unchecked Sendable {
-    let pointer: OpaquePointer
+/// safe to share between threads once configured): this type has no configuring call after
+/// `init`, and connections reach the context only through `withUnsafePointer`, to make their
+/// `SSL*` (`SSL_new`, which takes a reference under OpenSSL's lock). The SSL objects made from
+/// it stay on one loop.
+final class SSLContext: OpenSSLObjectOwner, @unchecked Sendable {
+    private let pointer: OpaquePointer
     let isServer: Bool
     let configuration: TLSConfiguration
 
@@ -45,11 +48,11 @@ final class SSLContext: @unchecked Sendable {
         shim_SSL_CTX_install_observers(ctx)
 
         if let identity = configuration.identity {
-            guard SSL_CTX_use_certificate(ctx, identity.certificate.pointer) == 1,
-                  SSL_CTX_use_PrivateKey(ctx, identity.privateKey.pointer) == 1 else {
+            guard identity.certificate.withUnsafePointer({ SSL_CTX_use_certificate(ctx, $0) }) == 1,
+                  identity.privateKey.withUnsafePointer({ SSL_CTX_use_PrivateKey(ctx, $0) }) == 1 else {
                 throw TransportError.openssl(.configuration, "OpenSSL would not use the certificate and key for TLS.")
             }
-            for cert in identity.chain where shim_SSL_CTX_add1_chain_cert(ctx, cert.pointer) != 1 {
+            for cert in identity.chain where cert.withUnsafePointer({ shim_SSL_CTX_add1_chain_cert(ctx, $0) }) != 1 {
                 throw TransportError.openssl(.configuration, "OpenSSL would not add a chain certificate for TLS.")
             }
         }
@@ -103,6 +106,11 @@ final class SSLContext: @unchecked Sendable {
 
     deinit { SSL_CTX_free(pointer) }
 
+    /// Lends the `SSL_CTX` to `body` (`lendOpenSSLObject`); the pointer must not outlive the call.
+    func withUnsafePointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try lendOpenSSLObject(pointer, of: self, to: body)
+    }
+
     /// Adds every certificate of `pem` to the context's trust store (and, on a server, to the
     /// CA names it sends when asking for a client certificate), as `caFile` does from a file.
     private static func trust(_ pem: [UInt8], in ctx: OpaquePointer, server: Bool) throws {
@@ -119,8 +127,10 @@ final class SSLContext: @unchecked Sendable {
         }
         for certificate in certificates {
             // OpenSSL takes its own reference in both calls; a duplicate is not an error.
-            guard X509_STORE_add_cert(store, certificate.pointer) == 1,
-                  !server || SSL_CTX_add_client_CA(ctx, certificate.pointer) == 1 else {
+            let added = certificate.withUnsafePointer { x509 in
+                X509_STORE_add_cert(store, x509) == 1 && (!server || SSL_CTX_add_client_CA(ctx, x509) == 1)
+            }
+            guard added else {
                 throw TransportError.openssl(.configuration, "OpenSSL would not trust a certificate of \(label).")
             }
         }

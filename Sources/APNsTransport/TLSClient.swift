@@ -99,6 +99,7 @@ final class RawStream: ConnectionDelegate {
     private var reader: (continuation: CheckedContinuation<[UInt8]?, Error>, timer: UInt64)?
 
     init(connection: Connection) {
+        connection.loop.preconditionInLoop()
         self.connection = connection
         connection.delegate = self
     }
@@ -126,6 +127,7 @@ final class RawStream: ConnectionDelegate {
     private var writers: [CheckedContinuation<Void, Never>] = []
 
     func waitUntilWritable(_ continuation: CheckedContinuation<Void, Never>) {
+        connection.loop.preconditionInLoop()
         writers.append(continuation)
         wakeWriters()
     }
@@ -149,6 +151,7 @@ final class RawStream: ConnectionDelegate {
     }
 
     func read(timeout: Double, _ continuation: CheckedContinuation<[UInt8]?, Error>) {
+        connection.loop.preconditionInLoop()
         guard reader == nil else {
             continuation.resume(throwing: TransportError(.internalFailure, "Only one read may wait at a time."))
             return

@@ -76,10 +76,9 @@ package struct TLSHandshakeInfo: Sendable {
         }
 
         if let host, let leaf = chain.first {
-            if Endpoint(host: host, port: 1).hostIsIPAddress {
-                hostnameMatches = X509_check_ip_asc(leaf.pointer, host, 0) == 1
-            } else {
-                hostnameMatches = X509_check_host(leaf.pointer, host, host.utf8.count, 0, nil) == 1
+            let isIP = Endpoint(host: host, port: 1).hostIsIPAddress
+            hostnameMatches = leaf.withUnsafePointer { x509 in
+                isIP ? X509_check_ip_asc(x509, host, 0) == 1 : X509_check_host(x509, host, host.utf8.count, 0, nil) == 1
             }
         } else {
             hostnameMatches = host == nil ? nil : false

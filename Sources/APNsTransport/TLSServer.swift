@@ -42,7 +42,7 @@ package final class TLSServer: Sendable {
             }
             connection.start()
         }
-        let bound = LoopBound(listener, loop: loop)
+        let bound = LoopBound(handingOver: listener, loop: loop)
         loop.execute { loop.register(bound.value) }
         return TLSServer(port: boundPort, loop: loop, listener: bound)
     }

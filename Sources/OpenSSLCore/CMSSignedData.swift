@@ -108,7 +108,12 @@ package final class CMSSignedData: @unchecked Sendable {
             throw CredentialError.openssl(.internalFailure, "OpenSSL could not allocate a certificate stack.")
         }
         let flags = UInt32(CMS_BINARY | CMS_NOSMIMECAP)
-        guard let signed = CMS_sign(signer.pointer, key.pointer, extra.pointer, data.pointer, flags) else {
+        let made = signer.withUnsafePointer { x509 in
+            key.withUnsafePointer { pkey in
+                extra.withUnsafePointer { stack in data.withUnsafePointer { bio in CMS_sign(x509, pkey, stack, bio, flags) } }
+            }
+        }
+        guard let signed = made else {
             throw CredentialError.openssl(.internalFailure, "OpenSSL could not sign the profile (CMS_sign).")
         }
         return CMSSignedData(taking: signed)

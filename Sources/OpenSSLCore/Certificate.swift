@@ -4,10 +4,17 @@ internal import COpenSSL
 internal import CShims
 import Foundation
 
-/// An X.509 certificate: owns one `X509` and frees it. Immutable after construction (so safe
-/// to share across threads, hence `@unchecked Sendable`).
-package final class Certificate: @unchecked Sendable {
-    package let pointer: OpaquePointer
+/// An X.509 certificate: owns one `X509` and frees it (a reference of its own when it was
+/// taken from an SSL object or a stack).
+///
+/// `@unchecked Sendable`, because nothing changes the `X509` once a `Certificate` holds it:
+/// this type has no mutating call, the owners it may share the object with (an `SSL*` after
+/// its handshake, a `STACK_OF(X509)`) only read it, and a builder hands out a copy, never the
+/// object it still fills in (`CertificateBuilder.sign`). OpenSSL 3 allows concurrent reads of
+/// one `X509`; the lazily computed extension flags are filled in under its own lock. Callers
+/// reach the `X509` only through `withUnsafePointer`, for the length of one closure.
+package final class Certificate: OpenSSLObjectOwner, @unchecked Sendable {
+    private let pointer: OpaquePointer
 
     /// Takes ownership of `pointer`.
     package init(taking pointer: OpaquePointer) { self.pointer = pointer }
@@ -19,6 +26,11 @@ package final class Certificate: @unchecked Sendable {
     }
 
     deinit { X509_free(pointer) }
+
+    /// Lends the `X509` to `body` (`lendOpenSSLObject`); the pointer must not outlive the call.
+    package func withUnsafePointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try lendOpenSSLObject(pointer, of: self, to: body)
+    }
 
     /// Decodes exactly one DER certificate; trailing bytes are an error (a concatenation of
     /// DER objects is not a certificate file).
@@ -43,7 +55,7 @@ package final class Certificate: @unchecked Sendable {
     package convenience init(pem: [UInt8], label: String = "input") throws {
         OpenSSLErrorQueue.clear()
         let bio = try MemoryBIO(pem)
-        guard let decoded = PEM_read_bio_X509(bio.pointer, nil, nil, nil) else {
+        guard let decoded = bio.withUnsafePointer({ PEM_read_bio_X509($0, nil, nil, nil) }) else {
             throw CredentialError.openssl(.unreadable, "\(label) does not hold a readable PEM certificate (corrupt or truncated).")
         }
         self.init(taking: decoded)
@@ -55,7 +67,7 @@ package final class Certificate: @unchecked Sendable {
 
     package func pem() throws -> [UInt8] {
         let bio = try MemoryBIO()
-        guard PEM_write_bio_X509(bio.pointer, pointer) == 1 else {
+        guard bio.withUnsafePointer({ PEM_write_bio_X509($0, pointer) }) == 1 else {
             throw CredentialError.openssl(.internalFailure, "OpenSSL could not encode the certificate as PEM.")
         }
         return bio.bytes
@@ -104,7 +116,7 @@ package final class Certificate: @unchecked Sendable {
 
     /// Whether `other` issued this certificate (names match and its key verifies our signature).
     package func isIssued(by other: Certificate) -> Bool {
-        let result = X509_check_issued(other.pointer, pointer) == X509_V_OK
+        let result = other.withUnsafePointer { X509_check_issued($0, pointer) } == X509_V_OK
         OpenSSLErrorQueue.clear()
         return result
     }

@@ -3,12 +3,18 @@
 internal import COpenSSL
 
 /// A PKCS#10 certificate signing request: owns one `X509_REQ` and frees it.
-/// `@unchecked Sendable`: the request is built and signed in `init` and only read after.
-package final class CertificateSigningRequest: @unchecked Sendable {
-    package let pointer: OpaquePointer
+/// `@unchecked Sendable`: the request is built and signed in `init` and only read after (this
+/// type has no mutating call; callers reach it through `withUnsafePointer`, to read it).
+package final class CertificateSigningRequest: OpenSSLObjectOwner, @unchecked Sendable {
+    private let pointer: OpaquePointer
 
     package init(taking pointer: OpaquePointer) { self.pointer = pointer }
     deinit { X509_REQ_free(pointer) }
+
+    /// Lends the `X509_REQ` to `body` (`lendOpenSSLObject`); the pointer must not outlive the call.
+    package func withUnsafePointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try lendOpenSSLObject(pointer, of: self, to: body)
+    }
 
     /// Builds and signs (SHA-256) a request for `key` with the subject attributes in order.
     ///
@@ -36,10 +42,10 @@ package final class CertificateSigningRequest: @unchecked Sendable {
                 throw CredentialError.openssl(.invalidArgument, "'\(attribute.value)' is not a valid value for the subject field \(attribute.key).")
             }
         }
-        guard X509_REQ_set_pubkey(request, key.pointer) == 1 else {
+        guard key.withUnsafePointer({ X509_REQ_set_pubkey(request, $0) }) == 1 else {
             throw CredentialError.openssl(.internalFailure, "OpenSSL could not put the public key into the request.")
         }
-        guard X509_REQ_sign(request, key.pointer, EVP_sha256()) > 0 else {
+        guard key.withUnsafePointer({ X509_REQ_sign(request, $0, EVP_sha256()) }) > 0 else {
             throw CredentialError.openssl(.internalFailure, "OpenSSL could not sign the certificate request.")
         }
     }
@@ -48,9 +54,9 @@ package final class CertificateSigningRequest: @unchecked Sendable {
     package convenience init(bytes: [UInt8], label: String) throws {
         OpenSSLErrorQueue.clear()
         let bio = try MemoryBIO(bytes)
-        let decoded = PEMScanner.looksLikePEM(bytes)
-            ? PEM_read_bio_X509_REQ(bio.pointer, nil, nil, nil)
-            : d2i_X509_REQ_bio(bio.pointer, nil)
+        let decoded = bio.withUnsafePointer { bio in
+            PEMScanner.looksLikePEM(bytes) ? PEM_read_bio_X509_REQ(bio, nil, nil, nil) : d2i_X509_REQ_bio(bio, nil)
+        }
         guard let decoded else {
             throw CredentialError.openssl(.unreadable, "\(label) is not a readable certificate signing request (corrupt or truncated).")
         }
@@ -59,7 +65,7 @@ package final class CertificateSigningRequest: @unchecked Sendable {
 
     package func pem() throws -> [UInt8] {
         let bio = try MemoryBIO()
-        guard PEM_write_bio_X509_REQ(bio.pointer, pointer) == 1 else {
+        guard bio.withUnsafePointer({ PEM_write_bio_X509_REQ($0, pointer) }) == 1 else {
             throw CredentialError.openssl(.internalFailure, "OpenSSL could not encode the request as PEM.")
         }
         return bio.bytes
@@ -86,7 +92,7 @@ package final class CertificateSigningRequest: @unchecked Sendable {
     /// Whether `key` is the private half of the request's public key.
     package func matches(_ key: PrivateKey) -> Bool {
         guard let publicKey = X509_REQ_get0_pubkey(pointer) else { return false }
-        let equal = EVP_PKEY_eq(publicKey, key.pointer) == 1
+        let equal = key.withUnsafePointer { EVP_PKEY_eq(publicKey, $0) } == 1
         OpenSSLErrorQueue.clear()
         return equal
     }

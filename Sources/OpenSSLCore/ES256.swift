@@ -10,7 +10,7 @@ package enum ES256 {
         OpenSSLErrorQueue.clear()
         guard let context = EVP_MD_CTX_new() else { throw CredentialError.openssl(.internalFailure, "OpenSSL could not allocate a signing context.") }
         defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key.pointer) == 1 else {
+        guard key.withUnsafePointer({ EVP_DigestSignInit(context, nil, EVP_sha256(), nil, $0) }) == 1 else {
             throw CredentialError.openssl(.internalFailure, "OpenSSL could not start an ES256 signature with this key.")
         }
         var length = 0
@@ -30,7 +30,7 @@ package enum ES256 {
         guard signature.count == 64, let der = derSignature(fromRaw: signature),
               let context = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key.pointer) == 1 else { return false }
+        guard key.withUnsafePointer({ EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, $0) }) == 1 else { return false }
         return EVP_DigestVerify(context, der, der.count, message, message.count) == 1
     }
 

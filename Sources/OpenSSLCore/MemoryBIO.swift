@@ -5,8 +5,11 @@ internal import CShims
 import Foundation
 
 /// Owns one OpenSSL memory BIO: the bridge between Swift bytes and OpenSSL's readers/writers.
-package final class MemoryBIO {
-    package let pointer: OpaquePointer
+///
+/// Mutable (every read and write moves it) and so not `Sendable`: one is made, filled or
+/// drained by one call site and dropped. OpenSSL calls reach it through `withUnsafePointer`.
+package final class MemoryBIO: OpenSSLObjectOwner {
+    private let pointer: OpaquePointer
 
     /// An empty, writable BIO.
     package init() throws {
@@ -34,6 +37,11 @@ package final class MemoryBIO {
     }
 
     deinit { BIO_free(pointer) }
+
+    /// Lends the `BIO` to `body` (`lendOpenSSLObject`); the pointer must not outlive the call.
+    package func withUnsafePointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try lendOpenSSLObject(pointer, of: self, to: body)
+    }
 
     /// Everything written so far.
     package var bytes: [UInt8] {

@@ -3,11 +3,17 @@
 internal import COpenSSL
 internal import CShims
 
-/// Owns one `PKCS12` structure and frees it.
-final class PKCS12Object {
-    let pointer: OpaquePointer
+/// Owns one `PKCS12` structure and frees it. Not `Sendable`: `PKCS12_set_mac` changes it
+/// while `create` builds one; a parsed one is only read.
+final class PKCS12Object: OpenSSLObjectOwner {
+    private let pointer: OpaquePointer
     init(taking pointer: OpaquePointer) { self.pointer = pointer }
     deinit { PKCS12_free(pointer) }
+
+    /// Lends the `PKCS12` to `body` (`lendOpenSSLObject`); the pointer must not outlive the call.
+    func withUnsafePointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try lendOpenSSLObject(pointer, of: self, to: body)
+    }
 }
 
 /// Reads and writes PKCS#12 (.p12/.pfx) files.
@@ -39,14 +45,16 @@ package enum PKCS12 {
         let archive = try decode(bytes, label: label)
         try checkCost(archive, password: nil, label: label)
         var password: [CChar]
-        if PKCS12_mac_present(archive.pointer) == 1 {
-            if PKCS12_verify_mac(archive.pointer, nil, 0) == 1 || PKCS12_verify_mac(archive.pointer, "", 0) == 1 {
+        if archive.withUnsafePointer({ PKCS12_mac_present($0) }) == 1 {
+            if archive.withUnsafePointer({ PKCS12_verify_mac($0, nil, 0) == 1 || PKCS12_verify_mac($0, "", 0) == 1 }) {
                 password = [0]
             } else {
                 OpenSSLErrorQueue.clear()
                 let given = try passphrases.passphrase(for: label)
                 password = given.bytes.map { CChar(bitPattern: $0) } + [0]
-                let verified = password.withUnsafeBufferPointer { PKCS12_verify_mac(archive.pointer, $0.baseAddress, Int32(given.bytes.count)) }
+                let verified = password.withUnsafeBufferPointer { pass in
+                    archive.withUnsafePointer { PKCS12_verify_mac($0, pass.baseAddress, Int32(given.bytes.count)) }
+                }
                 guard verified == 1 else {
                     var error = CredentialError(.wrongPassphrase, "The passphrase does not open \(label) (its integrity check failed).",
                                                 details: OpenSSLErrorQueue.drain(), file: label)
@@ -87,9 +95,11 @@ package enum PKCS12 {
     private static func checkCost(_ archive: PKCS12Object, password: [CChar]?, label: String) throws {
         var cost = shim_kdf_cost()
         if let password {
-            _ = password.withUnsafeBufferPointer { shim_kdf_cost_add_pkcs12(archive.pointer, 1, $0.baseAddress, Int32($0.count - 1), &cost) }
+            _ = password.withUnsafeBufferPointer { pass in
+                archive.withUnsafePointer { shim_kdf_cost_add_pkcs12($0, 1, pass.baseAddress, Int32(pass.count - 1), &cost) }
+            }
         } else {
-            _ = shim_kdf_cost_add_pkcs12(archive.pointer, 0, nil, 0, &cost)
+            _ = archive.withUnsafePointer { shim_kdf_cost_add_pkcs12($0, 0, nil, 0, &cost) }
         }
         OpenSSLErrorQueue.clear()
         try KeyDerivationCost.check(cost, label: label)
@@ -117,9 +127,11 @@ package enum PKCS12 {
         var certificateCount: Int32 = 0
         var keyCount: Int32 = 0
         let result = password.withUnsafeBufferPointer { pass in
-            items.withUnsafeMutableBufferPointer {
-                shim_p12_items(archive.pointer, pass.baseAddress, Int32(pass.count - 1), $0.baseAddress, Int32($0.count), &count,
-                               &certificateCount, &keyCount)
+            items.withUnsafeMutableBufferPointer { buffer in
+                archive.withUnsafePointer {
+                    shim_p12_items($0, pass.baseAddress, Int32(pass.count - 1), buffer.baseAddress, Int32(buffer.count), &count,
+                                   &certificateCount, &keyCount)
+                }
             }
         }
         if result == -1 || certificateCount > maximumCertificates || keyCount > maximumKeys {
@@ -178,7 +190,7 @@ package enum PKCS12 {
             throw CredentialError.openssl(.internalFailure, "OpenSSL could not allocate a certificate list.")
         }
         defer { shim_sk_X509_pop_free(stack) }
-        for cert in chain where shim_sk_X509_push_up_ref(stack, cert.pointer) != 1 {
+        for cert in chain where cert.withUnsafePointer({ shim_sk_X509_push_up_ref(stack, $0) }) != 1 {
             throw CredentialError.openssl(.internalFailure, "OpenSSL could not add a chain certificate.")
         }
         let (keyNID, certNID, macDigest) = format == .legacy
@@ -187,20 +199,23 @@ package enum PKCS12 {
         let password = passphrase.bytes.map { CChar(bitPattern: $0) } + [0]
         let name = friendlyName ?? certificate?.subject.commonName
         let created: OpaquePointer? = password.withUnsafeBufferPointer { pass in
-            PKCS12_create(pass.baseAddress, name, privateKey?.pointer, certificate?.pointer, stack,
-                          keyNID, certNID, PKCS12_DEFAULT_ITER, -1, 0)
+            withOptionalPointer(privateKey) { key in
+                withOptionalPointer(certificate) { x509 in
+                    PKCS12_create(pass.baseAddress, name, key, x509, stack, keyNID, certNID, PKCS12_DEFAULT_ITER, -1, 0)
+                }
+            }
         }
         guard let created else {
             throw CredentialError.openssl(.internalFailure, "OpenSSL could not build the PKCS#12 structure.")
         }
         let archive = PKCS12Object(taking: created)
-        let macOK = password.withUnsafeBufferPointer {
-            PKCS12_set_mac(archive.pointer, $0.baseAddress, Int32(passphrase.bytes.count), nil, 0, PKCS12_DEFAULT_ITER, macDigest)
+        let macOK = password.withUnsafeBufferPointer { pass in
+            archive.withUnsafePointer { PKCS12_set_mac($0, pass.baseAddress, Int32(passphrase.bytes.count), nil, 0, PKCS12_DEFAULT_ITER, macDigest) }
         }
         guard macOK == 1 else {
             throw CredentialError.openssl(.internalFailure, "OpenSSL could not add the PKCS#12 integrity MAC.")
         }
-        guard let der = derEncode({ i2d_PKCS12(archive.pointer, $0) }) else {
+        guard let der = archive.withUnsafePointer({ archive in derEncode { i2d_PKCS12(archive, $0) } }) else {
             throw CredentialError.openssl(.internalFailure, "OpenSSL could not encode the PKCS#12 file.")
         }
         return der

@@ -77,13 +77,13 @@ extension PrivateKey {
             var key: OpaquePointer? = nil
             if pem {
                 let bio = try MemoryBIO(bytes)
-                key = PEM_read_bio_PrivateKey(bio.pointer, nil, shim_passphrase_cb, &context)
+                key = bio.withUnsafePointer { PEM_read_bio_PrivateKey($0, nil, shim_passphrase_cb, &context) }
             } else {
                 let bio = try MemoryBIO(bytes)
-                key = d2i_PKCS8PrivateKey_bio(bio.pointer, nil, shim_passphrase_cb, &context)
+                key = bio.withUnsafePointer { d2i_PKCS8PrivateKey_bio($0, nil, shim_passphrase_cb, &context) }
                 if key == nil && context.requested == 0 {
                     let plain = try MemoryBIO(bytes)
-                    key = d2i_PrivateKey_bio(plain.pointer, nil)
+                    key = plain.withUnsafePointer { d2i_PrivateKey_bio($0, nil) }
                 }
             }
             let errors = OpenSSLErrorQueue.drainEntries()

@@ -5,15 +5,22 @@ internal import CShims
 
 /// A private key: owns one `EVP_PKEY` and frees it.
 ///
-/// `EVP_PKEY` is reference counted and safe to use from several threads once built, and this
-/// type never mutates it after construction, hence `@unchecked Sendable`.
-package final class PrivateKey: @unchecked Sendable {
-    package let pointer: OpaquePointer
+/// `EVP_PKEY` is reference counted and safe to use from several threads once built, and
+/// nothing mutates it after construction: this type has no mutating call, and callers reach
+/// it only through `withUnsafePointer`, for signing, encoding and comparing, which read it.
+/// Hence `@unchecked Sendable`.
+package final class PrivateKey: OpenSSLObjectOwner, @unchecked Sendable {
+    private let pointer: OpaquePointer
 
     /// Takes ownership of `pointer`.
     package init(taking pointer: OpaquePointer) { self.pointer = pointer }
 
     deinit { EVP_PKEY_free(pointer) }
+
+    /// Lends the `EVP_PKEY` to `body` (`lendOpenSSLObject`); the pointer must not outlive the call.
+    package func withUnsafePointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try lendOpenSSLObject(pointer, of: self, to: body)
+    }
 
     /// The key types apnskit makes: Apple's portal takes RSA-2048 (Keychain's default) and
     /// accepts RSA-4096 and EC P-256 CSRs; `.p8` token keys are always P-256.
@@ -83,8 +90,10 @@ package final class PrivateKey: @unchecked Sendable {
 
     /// Whether this key is the private half of `certificate`'s public key.
     package func matches(_ certificate: Certificate) -> Bool {
-        guard let publicKey = X509_get0_pubkey(certificate.pointer) else { return false }
-        let equal = EVP_PKEY_eq(publicKey, pointer)
+        let equal = certificate.withUnsafePointer { x509 -> Int32 in
+            guard let publicKey = X509_get0_pubkey(x509) else { return 0 }
+            return EVP_PKEY_eq(publicKey, pointer)
+        }
         OpenSSLErrorQueue.clear()
         return equal == 1
     }
@@ -110,12 +119,11 @@ package final class PrivateKey: @unchecked Sendable {
                 throw CredentialError(.invalidArgument, "Refusing to encrypt a key with an empty passphrase; give a real one or write the key unencrypted.")
             }
             ok = passphrase.bytes.withUnsafeBufferPointer { buffer in
-                PEM_write_bio_PKCS8PrivateKey(bio.pointer, pointer, EVP_aes_256_cbc(),
-                                              UnsafeMutablePointer(mutating: UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)),
-                                              Int32(buffer.count), nil, nil)
+                let secret = UnsafeMutablePointer(mutating: UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self))
+                return bio.withUnsafePointer { PEM_write_bio_PKCS8PrivateKey($0, pointer, EVP_aes_256_cbc(), secret, Int32(buffer.count), nil, nil) }
             }
         } else {
-            ok = PEM_write_bio_PKCS8PrivateKey(bio.pointer, pointer, nil, nil, 0, nil, nil)
+            ok = bio.withUnsafePointer { PEM_write_bio_PKCS8PrivateKey($0, pointer, nil, nil, 0, nil, nil) }
         }
         guard ok == 1 else { throw CredentialError.openssl(.internalFailure, "OpenSSL could not encode the private key as PKCS#8.") }
         return bio.bytes
@@ -126,7 +134,7 @@ package final class PrivateKey: @unchecked Sendable {
     package func traditionalPEM() throws -> [UInt8] {
         let bio = try MemoryBIO()
         OpenSSLErrorQueue.clear()
-        guard PEM_write_bio_PrivateKey_traditional(bio.pointer, pointer, nil, nil, 0, nil, nil) == 1 else {
+        guard bio.withUnsafePointer({ PEM_write_bio_PrivateKey_traditional($0, pointer, nil, nil, 0, nil, nil) }) == 1 else {
             throw CredentialError.openssl(.internalFailure, "OpenSSL could not encode the private key in its traditional form.")
         }
         return bio.bytes
@@ -135,7 +143,7 @@ package final class PrivateKey: @unchecked Sendable {
     /// Unencrypted PKCS#8 DER.
     package func pkcs8DER() throws -> [UInt8] {
         let bio = try MemoryBIO()
-        guard i2d_PKCS8PrivateKey_bio(bio.pointer, pointer, nil, nil, 0, nil, nil) == 1 else {
+        guard bio.withUnsafePointer({ i2d_PKCS8PrivateKey_bio($0, pointer, nil, nil, 0, nil, nil) }) == 1 else {
             throw CredentialError.openssl(.internalFailure, "OpenSSL could not encode the private key as DER.")
         }
         return bio.bytes

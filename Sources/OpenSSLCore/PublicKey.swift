@@ -4,13 +4,19 @@ internal import COpenSSL
 
 /// A public key: owns one `EVP_PKEY` holding only public material. The mock gateway keeps one
 /// per registered `.p8` key id to check provider-token signatures.
-/// `@unchecked Sendable`: the `EVP_PKEY` is never changed after `init`, and OpenSSL allows
-/// concurrent reads (verifying) of one key.
-package final class PublicKey: @unchecked Sendable {
-    package let pointer: OpaquePointer
+/// `@unchecked Sendable`: the `EVP_PKEY` is never changed after `init` (this type has no
+/// mutating call, and callers reach it only through `withUnsafePointer`, for reads: verifying),
+/// and OpenSSL allows concurrent reads of one key.
+package final class PublicKey: OpenSSLObjectOwner, @unchecked Sendable {
+    private let pointer: OpaquePointer
 
     package init(taking pointer: OpaquePointer) { self.pointer = pointer }
     deinit { EVP_PKEY_free(pointer) }
+
+    /// Lends the `EVP_PKEY` to `body` (`lendOpenSSLObject`); the pointer must not outlive the call.
+    package func withUnsafePointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try lendOpenSSLObject(pointer, of: self, to: body)
+    }
 
     /// The public half of `key`.
     package convenience init(of key: PrivateKey) throws {
@@ -33,7 +39,7 @@ package final class PublicKey: @unchecked Sendable {
     package convenience init(pem: [UInt8], label: String) throws {
         OpenSSLErrorQueue.clear()
         let bio = try MemoryBIO(pem)
-        guard let decoded = PEM_read_bio_PUBKEY(bio.pointer, nil, nil, nil) else {
+        guard let decoded = bio.withUnsafePointer({ PEM_read_bio_PUBKEY($0, nil, nil, nil) }) else {
             throw CredentialError.openssl(.unreadable, "\(label) does not hold a readable PEM public key.")
         }
         self.init(taking: decoded)
@@ -41,7 +47,7 @@ package final class PublicKey: @unchecked Sendable {
 
     package func pem() throws -> [UInt8] {
         let bio = try MemoryBIO()
-        guard PEM_write_bio_PUBKEY(bio.pointer, pointer) == 1 else {
+        guard bio.withUnsafePointer({ PEM_write_bio_PUBKEY($0, pointer) }) == 1 else {
             throw CredentialError.openssl(.internalFailure, "OpenSSL could not encode the public key.")
         }
         return bio.bytes

@@ -37,7 +37,7 @@ package final class TrustStore: @unchecked Sendable {
         X509_STORE_set_flags(store, UInt(X509_V_FLAG_PARTIAL_CHAIN | X509_V_FLAG_NO_CHECK_TIME))
         for certificate in certificates {
             // Adding a duplicate is not an error worth failing on.
-            _ = X509_STORE_add_cert(store, certificate.pointer)
+            _ = certificate.withUnsafePointer { X509_STORE_add_cert(store, $0) }
         }
         OpenSSLErrorQueue.clear()
     }
@@ -45,7 +45,7 @@ package final class TrustStore: @unchecked Sendable {
     deinit { X509_STORE_free(store) }
 
     /// Lends the `X509_STORE` to an OpenSSL call that verifies against it (OCSP answers).
-    package func withStore<T>(_ body: (OpaquePointer) -> T) -> T { body(store) }
+    package func withStore<T>(_ body: (OpaquePointer) -> T) -> T { lendOpenSSLObject(store, of: self, to: body) }
 
     /// Nil when `leaf` chains to a trusted certificate (using `intermediates` as untrusted
     /// helpers); otherwise OpenSSL's reason, e.g. "unable to get local issuer certificate".
@@ -55,35 +55,57 @@ package final class TrustStore: @unchecked Sendable {
         guard let context = StoreContext(), let untrusted = CertificateStack(intermediates) else {
             return "OpenSSL could not allocate a verification context"
         }
-        guard X509_STORE_CTX_init(context.pointer, store, leaf.pointer, untrusted.pointer) == 1 else {
-            return "OpenSSL could not start verification"
+        // The context points at the leaf and the stack until it is freed: all three are lent
+        // for the whole verification.
+        return context.withUnsafePointer { context in
+            leaf.withUnsafePointer { leaf in
+                untrusted.withUnsafePointer { untrusted -> String? in
+                    guard X509_STORE_CTX_init(context, store, leaf, untrusted) == 1 else { return "OpenSSL could not start verification" }
+                    if X509_verify_cert(context) == 1 { return nil }
+                    return Self.describe(X509_STORE_CTX_get_error(context))
+                }
+            }
         }
-        if X509_verify_cert(context.pointer) == 1 { return nil }
-        let code = X509_STORE_CTX_get_error(context.pointer)
+    }
+
+    /// OpenSSL's sentence for verification error `code`.
+    private static func describe(_ code: Int32) -> String {
         guard let text = X509_verify_cert_error_string(Int(code)) else { return "verification error \(code)" }
         return String(cString: text)
     }
 }
 
-/// Owns one `X509_STORE_CTX` (one verification) and frees it.
-final class StoreContext {
-    let pointer: OpaquePointer
+/// Owns one `X509_STORE_CTX` (one verification) and frees it. Not `Sendable`: a
+/// verification writes its results into it.
+final class StoreContext: OpenSSLObjectOwner {
+    private let pointer: OpaquePointer
     init?() {
         guard let pointer = X509_STORE_CTX_new() else { return nil }
         self.pointer = pointer
     }
     deinit { X509_STORE_CTX_free(pointer) }
+
+    /// Lends the `X509_STORE_CTX` to `body` (`lendOpenSSLObject`); the pointer must not outlive the call.
+    func withUnsafePointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try lendOpenSSLObject(pointer, of: self, to: body)
+    }
 }
 
 /// Owns one `STACK_OF(X509)` holding its own references, and frees stack and references.
-package final class CertificateStack {
-    package let pointer: OpaquePointer
+/// Filled in `init` and only read after; not `Sendable` all the same (it is made for one call).
+package final class CertificateStack: OpenSSLObjectOwner {
+    private let pointer: OpaquePointer
     package init?(_ certificates: [Certificate]) {
         guard let pointer = shim_sk_X509_new_null() else { return nil }
         self.pointer = pointer
-        for certificate in certificates where shim_sk_X509_push_up_ref(pointer, certificate.pointer) == 0 {
+        for certificate in certificates where certificate.withUnsafePointer({ shim_sk_X509_push_up_ref(pointer, $0) }) == 0 {
             return nil
         }
     }
     deinit { shim_sk_X509_pop_free(pointer) }
+
+    /// Lends the `STACK_OF(X509)` to `body` (`lendOpenSSLObject`); the pointer must not outlive the call.
+    package func withUnsafePointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try lendOpenSSLObject(pointer, of: self, to: body)
+    }
 }

@@ -157,15 +157,6 @@ struct EventLoopTests {
         }
     }
 
-    #if DEBUG
-    @Test("Scheduling a timer off the loop's thread stops a debug build (assertInLoop)")
-    func offLoopSchedulingIsCaught() async {
-        await #expect(processExitsWith: .failure) {
-            EventLoop(name: "apnskit.test.loop.offloop").schedule(after: 60) {}
-        }
-    }
-    #endif
-
     @Test("preconditionInLoop stops any build off the loop's thread, and passes on it")
     func preconditionInLoop() async {
         await withTestLoop("apnskit.test.loop.precondition") { loop, _ in

@@ -179,8 +179,8 @@ package struct APNsCertificateInfo: Sendable, Codable {
 extension Certificate {
     /// The certificate's public key as a key object (for algorithm and size), or nil.
     var publicKey: PrivateKey? {
-        guard let key = X509_get0_pubkey(pointer) else { return nil }
-        EVP_PKEY_up_ref(key)
+        // A reference of its own: the key outlives the loan.
+        guard let key = withUnsafePointer({ x509 in X509_get0_pubkey(x509).map { EVP_PKEY_up_ref($0); return $0 } }) else { return nil }
         return PrivateKey(taking: key)
     }
 

@@ -6,7 +6,7 @@ internal import COpenSSL
 extension Certificate {
     /// The OCSP responders named in Authority Information Access (`OCSP;URI:...`).
     package var ocspURLs: [String] {
-        guard let stack = X509_get1_ocsp(pointer) else { return [] }
+        guard let stack = withUnsafePointer({ X509_get1_ocsp($0) }) else { return [] }
         defer { X509_email_free(stack) }
         let raw = stack
         return (0..<OPENSSL_sk_num(raw)).compactMap { index in
@@ -17,7 +17,7 @@ extension Certificate {
     /// The URIs of the CRL distribution points (full names only; relative names are not used
     /// by public CAs).
     package var crlURLs: [String] {
-        guard let points = X509_get_ext_d2i(pointer, NID_crl_distribution_points, nil, nil) else { return [] }
+        guard let points = withUnsafePointer({ X509_get_ext_d2i($0, NID_crl_distribution_points, nil, nil) }) else { return [] }
         let stack = OpaquePointer(points)
         defer { CRL_DIST_POINTS_free(stack) }
         var urls: [String] = []

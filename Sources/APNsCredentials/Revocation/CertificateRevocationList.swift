@@ -5,8 +5,11 @@ internal import COpenSSL
 import Foundation
 
 /// Owns one `X509_CRL`: a CA's signed list of revoked serial numbers.
-package final class CertificateRevocationList {
-    package let pointer: OpaquePointer
+///
+/// Not `Sendable`: the mock CA fills one in and signs it through `withUnsafePointer`
+/// (`MockRevocation.crl`) before encoding it; one decoded from a server's answer is only read.
+package final class CertificateRevocationList: OpenSSLObjectOwner {
+    private let pointer: OpaquePointer
 
     package init(der: [UInt8]) throws {
         guard let crl = decodeDER(der, { d2i_X509_CRL(nil, $0, $1) }) else {
@@ -19,6 +22,11 @@ package final class CertificateRevocationList {
 
     deinit { X509_CRL_free(pointer) }
 
+    /// Lends the `X509_CRL` to `body` (`lendOpenSSLObject`); the pointer must not outlive the call.
+    package func withUnsafePointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try lendOpenSSLObject(pointer, of: self, to: body)
+    }
+
     package var der: [UInt8] { derEncode { i2d_X509_CRL(pointer, $0) } ?? [] }
 
     package var lastUpdate: Date? { date(from: X509_CRL_get0_lastUpdate(pointer)) }
@@ -26,16 +34,18 @@ package final class CertificateRevocationList {
 
     /// Whether `issuer` signed it (its name and its key).
     package func isSigned(by issuer: Certificate) -> Bool {
-        guard X509_NAME_cmp(X509_CRL_get_issuer(pointer), X509_get_subject_name(issuer.pointer)) == 0,
-              let key = X509_get0_pubkey(issuer.pointer) else { return false }
         defer { OpenSSLErrorQueue.clear() }
-        return X509_CRL_verify(pointer, key) == 1
+        return issuer.withUnsafePointer { issuer in
+            guard X509_NAME_cmp(X509_CRL_get_issuer(pointer), X509_get_subject_name(issuer)) == 0,
+                  let key = X509_get0_pubkey(issuer) else { return false }
+            return X509_CRL_verify(pointer, key) == 1
+        }
     }
 
     /// The revocation of `certificate` in this list, if it is listed.
     package func entry(for certificate: Certificate) -> (date: Date, reason: RevocationReason?)? {
         var revoked: OpaquePointer?
-        guard X509_CRL_get0_by_cert(pointer, &revoked, certificate.pointer) == 1, let revoked else { return nil }
+        guard certificate.withUnsafePointer({ X509_CRL_get0_by_cert(pointer, &revoked, $0) }) == 1, let revoked else { return nil }
         let when = date(from: X509_REVOKED_get0_revocationDate(revoked)) ?? .distantPast
         var reason: RevocationReason?
         if let code = X509_REVOKED_get_ext_d2i(revoked, NID_crl_reason, nil, nil) {

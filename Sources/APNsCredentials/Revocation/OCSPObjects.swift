@@ -4,13 +4,15 @@ import OpenSSLCore
 internal import COpenSSL
 
 /// Owns one `OCSP_CERTID`: which certificate (issuer name and key hash, serial) a request and
-/// a response are about.
-package final class OCSPCertificateID {
-    package let pointer: OpaquePointer
+/// a response are about. Made in `init` and only read after; not `Sendable` all the same (one
+/// check makes and drops it).
+package final class OCSPCertificateID: OpenSSLObjectOwner {
+    private let pointer: OpaquePointer
 
     /// SHA-1 ids, as RFC 6960 responders (Apple's among them) index their answers.
     package init(_ certificate: Certificate, issuer: Certificate) throws {
-        guard let id = OCSP_cert_to_id(EVP_sha1(), certificate.pointer, issuer.pointer) else {
+        let made = certificate.withUnsafePointer { subject in issuer.withUnsafePointer { OCSP_cert_to_id(EVP_sha1(), subject, $0) } }
+        guard let id = made else {
             throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not make an OCSP certificate id.")
         }
         pointer = id
@@ -25,6 +27,11 @@ package final class OCSPCertificateID {
 
     deinit { OCSP_CERTID_free(pointer) }
 
+    /// Lends the `OCSP_CERTID` to `body` (`lendOpenSSLObject`); the pointer must not outlive the call.
+    package func withUnsafePointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try lendOpenSSLObject(pointer, of: self, to: body)
+    }
+
     /// The serial number the id names, upper-case hex as `openssl x509 -serial` prints it.
     package var serialHex: String {
         var serial: UnsafeMutablePointer<ASN1_INTEGER>?
@@ -37,9 +44,10 @@ package final class OCSPCertificateID {
     }
 }
 
-/// Owns one `OCSP_REQUEST`.
-package final class OCSPRequest {
-    package let pointer: OpaquePointer
+/// Owns one `OCSP_REQUEST`. Not `Sendable`: a responder copies its nonce into an answer,
+/// and one check makes and drops it.
+package final class OCSPRequest: OpenSSLObjectOwner {
+    private let pointer: OpaquePointer
 
     /// A request for `id` with a fresh nonce (RFC 8954), so a replayed answer is refused.
     package init(asking id: OCSPCertificateID) throws {
@@ -48,7 +56,7 @@ package final class OCSPRequest {
         }
         pointer = request
         // add0 takes the id it is given: hand it a copy, the caller keeps its own.
-        guard let duplicate = OCSP_CERTID_dup(id.pointer) else {
+        guard let duplicate = id.withUnsafePointer({ OCSP_CERTID_dup($0) }) else {
             throw APNsCredentialError.openssl(.internalFailure, "OpenSSL could not copy an OCSP certificate id.")
         }
         guard OCSP_request_add0_id(request, duplicate) != nil else {
@@ -67,12 +75,18 @@ package final class OCSPRequest {
 
     deinit { OCSP_REQUEST_free(pointer) }
 
+    /// Lends the `OCSP_REQUEST` to `body` (`lendOpenSSLObject`); the pointer must not outlive the call.
+    package func withUnsafePointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try lendOpenSSLObject(pointer, of: self, to: body)
+    }
+
     package var der: [UInt8] { derEncode { i2d_OCSP_REQUEST(pointer, $0) } ?? [] }
 }
 
-/// Owns one `OCSP_RESPONSE` (the outer envelope with its status).
-package final class OCSPResponse {
-    package let pointer: OpaquePointer
+/// Owns one `OCSP_RESPONSE` (the outer envelope with its status). Decoded or made whole, then
+/// only read; not `Sendable` (one check makes and drops it).
+package final class OCSPResponse: OpenSSLObjectOwner {
+    private let pointer: OpaquePointer
 
     package init(der: [UInt8]) throws {
         guard let response = decodeDER(der, { d2i_OCSP_RESPONSE(nil, $0, $1) }) else { throw APNsCredentialError.openssl(.unreadable, "not an OCSP response") }
@@ -83,6 +97,11 @@ package final class OCSPResponse {
 
     deinit { OCSP_RESPONSE_free(pointer) }
 
+    /// Lends the `OCSP_RESPONSE` to `body` (`lendOpenSSLObject`); the pointer must not outlive the call.
+    package func withUnsafePointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try lendOpenSSLObject(pointer, of: self, to: body)
+    }
+
     package var der: [UInt8] { derEncode { i2d_OCSP_RESPONSE(pointer, $0) } ?? [] }
 
     /// `OCSP_RESPONSE_STATUS_SUCCESSFUL` (0), or the responder's refusal.
@@ -91,11 +110,17 @@ package final class OCSPResponse {
     package func basic() -> OCSPBasicResponse? { OCSP_response_get1_basic(pointer).map(OCSPBasicResponse.init(taking:)) }
 }
 
-/// Owns one `OCSP_BASICRESP`: the signed statuses.
-package final class OCSPBasicResponse {
-    package let pointer: OpaquePointer
+/// Owns one `OCSP_BASICRESP`: the signed statuses. Not `Sendable`: the mock's responder
+/// fills one in and signs it through `withUnsafePointer` (`MockRevocation.respond`).
+package final class OCSPBasicResponse: OpenSSLObjectOwner {
+    private let pointer: OpaquePointer
     package init(taking pointer: OpaquePointer) { self.pointer = pointer }
     deinit { OCSP_BASICRESP_free(pointer) }
+
+    /// Lends the `OCSP_BASICRESP` to `body` (`lendOpenSSLObject`); the pointer must not outlive the call.
+    package func withUnsafePointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try lendOpenSSLObject(pointer, of: self, to: body)
+    }
 }
 
 /// Runs an OpenSSL `d2i_*` decoder over `der`; nil (and a clean error queue) when it refuses.

@@ -26,7 +26,10 @@ package struct RevocationChecker: Sendable {
     /// The issuer of `certificate` among `candidates` (the file's chain, a CA bundle): the one
     /// whose name it names and whose key signed it.
     package static func issuer(of certificate: Certificate, among candidates: [Certificate]) -> Certificate? {
-        candidates.first { certificate.isIssued(by: $0) && X509_verify(certificate.pointer, X509_get0_pubkey($0.pointer)) == 1 }
+        candidates.first { candidate in
+            certificate.isIssued(by: candidate)
+                && certificate.withUnsafePointer { subject in candidate.withUnsafePointer { X509_verify(subject, X509_get0_pubkey($0)) } } == 1
+        }
     }
 
     /// `check` on a thread of its own, for async callers (`verify`, the library): OpenSSL's
@@ -93,8 +96,10 @@ package struct RevocationChecker: Sendable {
             return result(.invalid("\(url) refused the request (OCSP response status \(response.status))"))
         }
         guard let basic = response.basic() else { return result(.invalid("\(url) answered without a signed status")) }
+        // The times `OCSP_resp_find_status` gives below point into `basic`: it lives to the end.
+        defer { withExtendedLifetime(basic) {} }
         // The answer must be for this request (a replayed one carries another nonce or none).
-        switch OCSP_check_nonce(request.pointer, basic.pointer) {
+        switch request.withUnsafePointer({ request in basic.withUnsafePointer { OCSP_check_nonce(request, $0) } }) {
         case 1, 3: break           // equal; or none in either (a responder may omit it)
         case -1: break             // request had one, the answer none: allowed, freshness decides
         default: return result(.invalid("\(url) answered with another request's nonce (a replayed or misrouted answer)"))
@@ -105,7 +110,10 @@ package struct RevocationChecker: Sendable {
         }
         var state: Int32 = -1, reason: Int32 = -1
         var revoked: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?, this: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?, next: UnsafeMutablePointer<ASN1_GENERALIZEDTIME>?
-        guard OCSP_resp_find_status(basic.pointer, id.pointer, &state, &reason, &revoked, &this, &next) == 1 else {
+        let found = basic.withUnsafePointer { basic in
+            id.withUnsafePointer { OCSP_resp_find_status(basic, $0, &state, &reason, &revoked, &this, &next) }
+        }
+        guard found == 1 else {
             return result(.invalid("the answer from \(url) does not mention this certificate"))
         }
         let thisDate = date(from: this.map { UnsafePointer(OpaquePointer($0)) }), nextDate = date(from: next.map { UnsafePointer(OpaquePointer($0)) })
@@ -128,7 +136,9 @@ package struct RevocationChecker: Sendable {
         OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }
         guard let store = try? TrustStore(certificates: [issuer]), let helpers = CertificateStack([issuer]) else { return false }
-        return store.withStore { OCSP_basic_verify(basic.pointer, helpers.pointer, $0, 0) == 1 }
+        return store.withStore { store in
+            basic.withUnsafePointer { basic in helpers.withUnsafePointer { OCSP_basic_verify(basic, $0, store, 0) == 1 } }
+        }
     }
 
     // MARK: - CRL

@@ -27,8 +27,10 @@ enum RevocationHTTP {
         let parts = try URLParts(url)
         OpenSSLErrorQueue.clear()
         let request = try body.map { try MemoryBIO($0) }
-        let response = OSSL_HTTP_transfer(nil, parts.host, parts.port, parts.path, 0, nil, nil, nil, nil, nil, nil, 0, nil,
-                                          contentType, request?.pointer, expecting, 1, maximumBytes, Int32(timeout), 0)
+        let response = withOptionalPointer(request) {
+            OSSL_HTTP_transfer(nil, parts.host, parts.port, parts.path, 0, nil, nil, nil, nil, nil, nil, 0, nil,
+                               contentType, $0, expecting, 1, maximumBytes, Int32(timeout), 0)
+        }
         guard let response else { throw Failure(sentence: "\(url) " + failure(OpenSSLErrorQueue.drain(), timeout: timeout)) }
         return MemoryBIO(taking: response).bytes
     }

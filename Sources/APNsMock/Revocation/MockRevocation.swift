@@ -76,35 +76,52 @@ package struct MockRevocation: Sendable {
         let (thisUpdate, nextUpdate) = window(now)
         let this = try ASN1Time(thisUpdate), next = try ASN1Time(nextUpdate)
         let entries = try index.entries()
-        for position in 0..<OCSP_request_onereq_count(request.pointer) {
-            guard let one = OCSP_request_onereq_get0(request.pointer, position), let id = OCSP_onereq_get0_id(one) else { continue }
-            var status = V_OCSP_CERTSTATUS_UNKNOWN
-            var reason: Int32 = -1
-            var revokedAt: ASN1Time?
-            // The serial is read once per certificate asked about, not once per index entry.
-            let serial = try isOurs(id) ? try OCSPCertificateID(copying: id).serialHex : nil
-            if fault != .ocspUnknown, let serial, let entry = entries.last(where: { $0.serial == serial }) {
-                if let revoked = entry.revoked {
-                    status = V_OCSP_CERTSTATUS_REVOKED
-                    reason = revoked.reason.map { Int32($0.rawValue) } ?? -1
-                    revokedAt = try ASN1Time(revoked.date)
-                } else {
-                    status = V_OCSP_CERTSTATUS_GOOD
+        let (certificate, key) = try signer()
+        // The ids point into the request: it is lent for the whole answer.
+        let signed = try request.withUnsafePointer { request in
+            try basic.withUnsafePointer { basic in
+                for position in 0..<OCSP_request_onereq_count(request) {
+                    guard let one = OCSP_request_onereq_get0(request, position), let id = OCSP_onereq_get0_id(one) else { continue }
+                    try addStatus(of: id, to: basic, entries: entries, this: this, next: next)
                 }
-            }
-            let added = withExtendedLifetime((revokedAt, this, next)) {
-                OCSP_basic_add1_status(basic.pointer, id, status, reason, revokedAt?.pointer, this.pointer, next.pointer)
-            }
-            guard added != nil else {
-                throw APNsCredentialError(.internalFailure, "OpenSSL could not add a status to the OCSP answer.")
+                _ = OCSP_copy_nonce(basic, request)
+                return certificate.withUnsafePointer { x509 in key.withUnsafePointer { OCSP_basic_sign(basic, x509, $0, EVP_sha256(), nil, 0) } }
             }
         }
-        _ = OCSP_copy_nonce(basic.pointer, request.pointer)
-        let (certificate, key) = try signer()
-        guard OCSP_basic_sign(basic.pointer, certificate.pointer, key.pointer, EVP_sha256(), nil, 0) == 1 else {
+        guard signed == 1 else {
             throw APNsCredentialError(.internalFailure, "OpenSSL could not sign the OCSP answer.")
         }
-        return OCSPResponse(taking: try created(OCSP_response_create(OCSP_RESPONSE_STATUS_SUCCESSFUL, basic.pointer))).der
+        return OCSPResponse(taking: try created(basic.withUnsafePointer { OCSP_response_create(OCSP_RESPONSE_STATUS_SUCCESSFUL, $0) })).der
+    }
+
+    /// Adds to `basic` the status of the certificate `id` names: good, revoked or unknown.
+    private func addStatus(of id: OpaquePointer, to basic: OpaquePointer, entries: [MockRevocationIndex.Entry],
+                           this: ASN1Time, next: ASN1Time) throws {
+        var status = V_OCSP_CERTSTATUS_UNKNOWN
+        var reason: Int32 = -1
+        var revokedAt: ASN1Time?
+        // The serial is read once per certificate asked about, not once per index entry.
+        let serial = try isOurs(id) ? try OCSPCertificateID(copying: id).serialHex : nil
+        if fault != .ocspUnknown, let serial, let entry = entries.last(where: { $0.serial == serial }) {
+            if let revoked = entry.revoked {
+                status = V_OCSP_CERTSTATUS_REVOKED
+                reason = revoked.reason.map { Int32($0.rawValue) } ?? -1
+                revokedAt = try ASN1Time(revoked.date)
+            } else {
+                status = V_OCSP_CERTSTATUS_GOOD
+            }
+        }
+        // add1 copies the times.
+        let (finalStatus, finalReason) = (status, reason)
+        let add = { (revoked: UnsafeMutablePointer<ASN1_TIME>?) in
+            this.withUnsafePointer { this in
+                next.withUnsafePointer { OCSP_basic_add1_status(basic, id, finalStatus, finalReason, revoked, this, $0) }
+            }
+        }
+        let added = if let revokedAt { revokedAt.withUnsafePointer { add($0) } } else { add(nil) }
+        guard added != nil else {
+            throw APNsCredentialError(.internalFailure, "OpenSSL could not add a status to the OCSP answer.")
+        }
     }
 
     /// Whether a request's certificate id names our issuer (name and key hashes).
@@ -112,7 +129,7 @@ package struct MockRevocation: Sendable {
         var algorithm: OpaquePointer?
         guard OCSP_id_get0_info(nil, &algorithm, nil, nil, id) == 1, let algorithm,
               let digest = EVP_get_digestbyname(OBJ_nid2sn(OBJ_obj2nid(algorithm))),
-              let ours = OCSP_cert_to_id(digest, nil, issuer.pointer) else { return false }
+              let ours = issuer.withUnsafePointer({ OCSP_cert_to_id(digest, nil, $0) }) else { return false }
         defer { OCSP_CERTID_free(ours) }
         return OCSP_id_issuer_cmp(ours, id) == 0
     }
@@ -123,20 +140,22 @@ package struct MockRevocation: Sendable {
         let (thisUpdate, nextUpdate) = window(now)
         let (certificate, key) = try signer()
         let this = try ASN1Time(thisUpdate), next = try ASN1Time(nextUpdate)
-        let filled = withExtendedLifetime((this, next)) {
-            X509_CRL_set_version(crl.pointer, 1) == 1
-                && X509_CRL_set_issuer_name(crl.pointer, X509_get_subject_name(certificate.pointer)) == 1
-                && X509_CRL_set1_lastUpdate(crl.pointer, this.pointer) == 1
-                && X509_CRL_set1_nextUpdate(crl.pointer, next.pointer) == 1
-        }
-        guard filled else { throw APNsCredentialError(.internalFailure, "OpenSSL could not fill in the CRL.") }
-        for entry in try index.entries() {
-            guard let revoked = entry.revoked else { continue }
-            try RevokedEntry(serialHex: entry.serial, date: revoked.date, reason: revoked.reason).add(to: crl)
-        }
-        _ = X509_CRL_sort(crl.pointer)
-        guard X509_CRL_sign(crl.pointer, key.pointer, EVP_sha256()) > 0 else {
-            throw APNsCredentialError(.internalFailure, "OpenSSL could not sign the CRL.")
+        let entries = try index.entries()
+        // The CRL is this function's own until it is encoded: filled in and signed in place.
+        try crl.withUnsafePointer { crl in
+            let filled = X509_CRL_set_version(crl, 1) == 1
+                && certificate.withUnsafePointer({ X509_CRL_set_issuer_name(crl, X509_get_subject_name($0)) }) == 1
+                && this.withUnsafePointer({ X509_CRL_set1_lastUpdate(crl, $0) }) == 1
+                && next.withUnsafePointer({ X509_CRL_set1_nextUpdate(crl, $0) }) == 1
+            guard filled else { throw APNsCredentialError(.internalFailure, "OpenSSL could not fill in the CRL.") }
+            for entry in entries {
+                guard let revoked = entry.revoked else { continue }
+                try RevokedEntry(serialHex: entry.serial, date: revoked.date, reason: revoked.reason).add(to: crl)
+            }
+            _ = X509_CRL_sort(crl)
+            guard key.withUnsafePointer({ X509_CRL_sign(crl, $0, EVP_sha256()) }) > 0 else {
+                throw APNsCredentialError(.internalFailure, "OpenSSL could not sign the CRL.")
+            }
         }
         return crl.der
     }
@@ -148,9 +167,9 @@ func created(_ pointer: OpaquePointer?) throws -> OpaquePointer {
     return pointer
 }
 
-/// Owns one `ASN1_TIME`.
+/// Owns one `ASN1_TIME`; OpenSSL's `set1`/`add1` calls it is lent to copy it.
 final class ASN1Time {
-    let pointer: UnsafeMutablePointer<ASN1_TIME>
+    private let pointer: UnsafeMutablePointer<ASN1_TIME>
     init(_ date: Date) throws {
         guard let time = ASN1_TIME_set(nil, time_t(date.timeIntervalSince1970)) else {
             throw APNsCredentialError(.internalFailure, "OpenSSL could not encode a time.")
@@ -158,6 +177,11 @@ final class ASN1Time {
         pointer = time
     }
     deinit { ASN1_TIME_free(pointer) }
+
+    /// Lends the `ASN1_TIME` to `body` (`lendOpenSSLObject`); the pointer must not outlive the call.
+    func withUnsafePointer<Result, Failure: Error>(_ body: (UnsafeMutablePointer<ASN1_TIME>) throws(Failure) -> Result) throws(Failure) -> Result {
+        try lendOpenSSLObject(pointer, of: self, to: body)
+    }
 }
 
 /// Owns one `X509_REVOKED` until a CRL takes it.
@@ -174,7 +198,7 @@ final class RevokedEntry {
         defer { ASN1_INTEGER_free(serial) }
         let when = try ASN1Time(date)
         guard X509_REVOKED_set_serialNumber(entry, serial) == 1,
-              withExtendedLifetime(when, { X509_REVOKED_set_revocationDate(entry, when.pointer) }) == 1 else {
+              when.withUnsafePointer({ X509_REVOKED_set_revocationDate(entry, $0) }) == 1 else {
             throw APNsCredentialError(.internalFailure, "OpenSSL could not fill in a CRL entry.")
         }
         if let reason {
@@ -186,9 +210,9 @@ final class RevokedEntry {
         }
     }
 
-    /// Hands the entry to `crl` (which frees it from then on).
-    func add(to crl: CertificateRevocationList) throws {
-        guard let entry = pointer, X509_CRL_add0_revoked(crl.pointer, entry) == 1 else {
+    /// Hands the entry to `crl`, a CRL being built (which frees it from then on).
+    func add(to crl: OpaquePointer) throws {
+        guard let entry = pointer, X509_CRL_add0_revoked(crl, entry) == 1 else {
             throw APNsCredentialError(.internalFailure, "OpenSSL could not add a CRL entry.")
         }
         pointer = nil
