@@ -40,6 +40,7 @@ demo_packages=(
 # The test set, on top of the demo set: everything scripts/test.sh and the other scripts run.
 packages=(
   time                         # /usr/bin/time: the hardening tests' peak-memory bounds, and -v for mock expect's memory bound
+  zlib1g-dev                   # libz.so for the linker: async-http-client's compression (NIOExtras' zlib), linked into the conformance suite's AHCConformance
   nghttp2-client nghttp2-server nghttp2-proxy   # nghttp, nghttpd, nghttpx, h2load: real HTTP/2 peers for tests
   valgrind                     # leak checks
   gdb                          # test.sh's deadline prints a stuck test process's stacks with it
