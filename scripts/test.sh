@@ -88,7 +88,7 @@ fi
 stop_lanes() {
   local pid
   for pid in "$memory_pid" "$package_pid"; do
-    if [ -n "$pid" ]; then pkill -TERM -P "$pid" 2>/dev/null || true; kill "$pid" 2>/dev/null || true; fi
+    if [ -n "$pid" ]; then kill -TERM $(descendants "$pid") "$pid" 2>/dev/null || true; fi
   done
 }
 # release_output: the run's output ends only when every process holding it has closed it, and
@@ -164,7 +164,8 @@ deadline_watch() {
 import re, sys
 running = {}
 for line in open(sys.argv[1], errors="replace"):
-    match = re.search(r'Test "(.*)" (started|passed|failed)', line)
+    # A parameterized test ends "Test "NAME" with N test cases passed".
+    match = re.search(r'Test "(.*)" (?:with \d+ test cases? )?(started|passed|failed)', line)
     if match:
         name, what = match.groups()
         running[name] = running.get(name, 0) + (1 if what == "started" else -1)

@@ -86,16 +86,18 @@ public final class APNsOutboxWorker: Service, Sendable {
 
     public var totals: Totals { counters.withLock { $0 } }
 
-    /// How long one statement of the worker may take before it counts as a database error
-    /// (and is retried): the lease, at least 10 s. A statement past it is abandoned, not waited
+    /// Runs one statement of the worker within its limit, the lease and at least 10 s; past it
+    /// the statement counts as a database error (and is retried). A statement past it is abandoned, not waited
     /// for (`withDatabaseDeadline` says why).
-    private var statementLimit: Duration { max(configuration.lease, .seconds(10)) }
+    private func statement<Value: Sendable>(_ call: @escaping @Sendable (APNsOutboxStore) async throws -> Value) async throws -> Value {
+        try await withDatabaseDeadline(max(configuration.lease, .seconds(10))) { [store] in try await call(store) }
+    }
 
     /// Whether rows are queued or leased (`APNsOutboxStore.hasPendingRows`), within the worker's
     /// statement limit: `--until-empty` asks it, and a statement that never ends must not keep
     /// a drained outbox's workers running.
     public func hasPendingRows() async throws -> Bool {
-        try await withDatabaseDeadline(statementLimit) { [store] in try await store.hasPendingRows() }
+        try await statement { store in try await store.hasPendingRows() }
     }
 
     /// Stops claiming; `run()` returns once the batches in flight are sent and written.
@@ -140,7 +142,7 @@ public final class APNsOutboxWorker: Service, Sendable {
                 }
                 let rows: [APNsOutboxRow]
                 do {
-                    rows = try await withDatabaseDeadline(statementLimit) { [store, id, configuration] in
+                    rows = try await statement { [id, configuration] store in
                         try await store.claim(owner: id, limit: configuration.batchSize, lease: configuration.lease)
                     }
                     failures = 0
@@ -297,11 +299,11 @@ public final class APNsOutboxWorker: Service, Sendable {
             if Task.isCancelled { return }
             do {
                 let ids = Array(held.withLock { $0 })
-                try await withDatabaseDeadline(statementLimit) { [store, id, configuration] in
+                try await statement { [id, configuration] store in
                     try await store.extendLeases(owner: id, ids: ids, lease: configuration.lease)
                 }
                 if !isStopping {
-                    let reclaimed = try await withDatabaseDeadline(statementLimit) { [store] in try await store.reclaimExpiredLeases() }
+                    let reclaimed = try await statement { store in try await store.reclaimExpiredLeases() }
                     if reclaimed > 0 { counters.withLock { $0.reclaimed += reclaimed } }
                 }
             } catch {

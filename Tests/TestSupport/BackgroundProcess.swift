@@ -111,7 +111,7 @@ public final class BackgroundProcess: @unchecked Sendable {
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
     }
 
-    /// Kills a child that outran its deadline and notes it, for `result(status:)`'s stderr.
+    /// Kills a child that outran its deadline and notes it at the end of `stderr`.
     func killAfterDeadline(_ deadline: Duration) {
         guard process.isRunning else { return }
         deadlineNote.withLock { $0 = "\n[test support: still running after \(deadline), killed with SIGKILL]" }
@@ -158,8 +158,7 @@ public final class BackgroundProcess: @unchecked Sendable {
 
     func result(status: Int32) -> ProcessResult {
         let out = stdoutData
-        return ProcessResult(status: status, stdout: String(decoding: out, as: UTF8.self),
-                             stderr: stderr, stdoutData: out)
+        return ProcessResult(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: stderr, stdoutData: out)
     }
 }
 
