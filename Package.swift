@@ -181,7 +181,7 @@ let package = Package(
             path: "Tests/AHCConformance"
         ),
         // Shared test helpers: child processes (openssl, apnskit), temporary folders, fixtures.
-        .target(name: "TestSupport", dependencies: ["CTestSpawn"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CTestSpawn", .product(name: "Logging", package: "swift-log")], path: "Tests/TestSupport"),
         // glibc's GNU posix_spawn extensions for TestSupport's SpawnedProcess.
         .target(name: "CTestSpawn", path: "Tests/CTestSpawn"),
         // Fixtures only OpenSSL's C API can make (crafted PKCS#12 layouts), for HardeningTests.

@@ -62,7 +62,7 @@ struct NotifyAnswer: ResponseEncodable {
 let client: APNsClient
 let port: Int
 do {
-    client = APNsClient(configuration: try clientConfiguration(), logger: logger)
+    client = try APNsClient(configuration: try clientConfiguration(), logger: logger)
     guard let number = Int(environment["PORT"] ?? "8080"), (0...65_535).contains(number) else {
         throw ConfigurationError("PORT is \(environment["PORT"] ?? ""); give a port number from 0 to 65535.")
     }

@@ -21,8 +21,8 @@ if let gateway = environment["APNS_GATEWAY"], let colon = gateway.lastIndex(of: 
     configuration.gateway = .custom(host: String(gateway[..<colon]), port: port, environment: .sandbox)
     if let caFile = environment["APNS_CA_FILE"] { configuration.trust = .caFile(caFile) }
 }
-configuration.connections = 2
-let client = APNsClient(configuration: configuration, logger: logger)
+configuration.pool.connections = 2
+let client = try APNsClient(configuration: configuration, logger: logger)
 
 // The notification's body, typed: no hand-written JSON (APNsAlertPayload has the whole aps
 // dictionary; APNsBackgroundPayload, APNsLiveActivityPayload, ... the other push types).

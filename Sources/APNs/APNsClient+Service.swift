@@ -9,13 +9,15 @@ public import ServiceLifecycle
 /// ServiceLifecycle, and the CLI and the mock never do.
 ///
 /// ```swift
-/// let client = APNsClient(configuration: configuration, logger: logger)
+/// let client = try APNsClient(configuration: configuration, logger: logger)
 /// let group = ServiceGroup(configuration: .init(services: [client, app], gracefulShutdownSignals: [.sigterm], logger: logger))
 /// try await group.run()
 /// ```
 ///
 /// A group shuts its services down in reverse order: list the client before the services that
-/// send through it, so they finish their sends before it closes.
+/// send through it, so they finish their sends before it closes. Listed after them, the client
+/// closes first and their last sends fail with `clientClosed`; the first such send logs a
+/// warning saying so (`ServiceGroupOrderTests`).
 extension APNsClient: Service {
     /// Waits for the group's graceful shutdown, then closes the client: what is in flight gets
     /// its answer, later sends fail with `APNsSendError.Code.clientClosed`. Sends work from the
@@ -29,6 +31,6 @@ extension APNsClient: Service {
         } catch {
             // `gracefulShutdown()` throws only CancellationError: the task was cancelled.
         }
-        await close(cancellingInFlight: Task.isCancelled)
+        await close(cancellingInFlight: Task.isCancelled, byServiceGroup: true)
     }
 }

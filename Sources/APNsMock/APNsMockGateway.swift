@@ -19,7 +19,7 @@ import Synchronized
 /// import APNsMock
 ///
 /// let gateway = try await APNsMockGateway.start()
-/// let client = APNsClient(configuration: gateway.configuration)   // token auth, trusted, bundle id set
+/// let client = try APNsClient(configuration: gateway.configuration)   // token auth, trusted, bundle id set
 /// _ = await client.send(APNsNotification(token: token, payload: payload))
 /// await client.close()
 /// #expect(gateway.sentNotifications.map(\.token) == [token])
@@ -77,7 +77,7 @@ public final class APNsMockGateway: Sendable {
     /// A client configuration for this gateway: the custom gateway (standing in for
     /// `environment`), the CA's trust as PEM text, token authentication with `tokenSigner`,
     /// and `bundleID`. Change what a test needs (`authentication = .certificate(...)`,
-    /// `concurrency`, ...).
+    /// `pool.concurrency`, ...).
     public var configuration: APNsClient.Configuration {
         var configuration = APNsClient.Configuration(gateway: .custom(host: host, port: port, environment: environment),
                                                      authentication: .token(tokenSigner))

@@ -64,10 +64,12 @@ package enum PayloadCheck {
         }
     }
 
-    package static func problem(_ bytes: [UInt8], pushType: APNsPushType?) -> Problem? {
+    /// `limit`: the size limit when it is not the push type's (a broadcast's 5,120 bytes).
+    package static func problem(_ bytes: [UInt8], pushType: APNsPushType?, limit: Int? = nil) -> Problem? {
         let pushType = pushType ?? .alert
+        let limit = limit ?? pushType.payloadLimit
         if bytes.isEmpty { return .empty }
-        if bytes.count > pushType.payloadLimit { return .tooLarge(size: bytes.count, limit: pushType.payloadLimit, pushType: pushType) }
+        if bytes.count > limit { return .tooLarge(size: bytes.count, limit: limit, pushType: pushType) }
         if !JSONSyntax.isObject(bytes) { return .notAnObject }
         return nil
     }

@@ -9,7 +9,7 @@ extension APNsBroadcastClient {
     /// ```swift
     /// var provider = APNsClient.Configuration(gateway: .production, authentication: .token(signer))
     /// provider.bundleID = "com.example.app"
-    /// let client = APNsBroadcastClient(configuration: .init(provider))
+    /// let client = try APNsBroadcastClient(configuration: .init(provider))
     /// ```
     public struct Configuration: Sendable {
         /// Broadcasts go to `provider.gateway`; everything else in it applies to both APIs.
@@ -26,10 +26,8 @@ extension APNsBroadcastClient {
             self.provider = provider
             if let channelManagement {
                 self.channelManagement = channelManagement
-            } else if case .custom = provider.gateway {
-                self.channelManagement = nil
             } else {
-                self.channelManagement = provider.gateway
+                self.channelManagement = provider.gateway.isApple ? provider.gateway : nil
             }
         }
     }

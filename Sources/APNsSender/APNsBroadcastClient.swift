@@ -17,7 +17,7 @@ import Metrics
 /// ```swift
 /// import APNs
 ///
-/// let client = APNsBroadcastClient(configuration: .init(provider))
+/// let client = try APNsBroadcastClient(configuration: .init(provider))
 /// let channel = try await client.createChannel(bundleID: "com.example.app", storagePolicy: .mostRecentMessageStored)
 /// let result = await client.broadcast(APNsBroadcast(payload: update), to: channel.id)
 /// try await client.deleteChannel(channel.id)
@@ -41,14 +41,17 @@ public final class APNsBroadcastClient: Sendable {
     /// Broadcasts in flight at once in `broadcast(_:to:)` over a list of channels.
     private let window: Int
 
-    /// A client for `configuration`; `logger` and `metricsFactory` as for `APNsClient`.
-    public convenience init(configuration: Configuration, logger: Logger? = nil, metricsFactory: MetricsFactory? = nil) {
+    /// A client for `configuration`; `logger` and `metricsFactory` as for `APNsClient`. Throws
+    /// `invalidConfiguration` for a configuration it cannot use (`Configuration.problem()`,
+    /// the channel management gateway's port included): nothing is opened then.
+    public convenience init(configuration: Configuration, logger: Logger? = nil, metricsFactory: MetricsFactory? = nil) throws(APNsSendError) {
         let provider = configuration.provider
-        self.init(providerEndpoint: provider.gateway.providerEndpoint(port: provider.port, proxy: provider.proxy),
+        if let problem = provider.problem(alsoChecking: configuration.channelManagement.map { [$0] } ?? []) { throw problem }
+        self.init(providerEndpoint: provider.gateway.providerEndpoint(proxy: provider.proxy),
                   managementEndpoint: configuration.channelManagement?.managementEndpoint(proxy: provider.proxy), trust: provider.transportTrust,
-                  authentication: provider.authentication, bundleID: provider.bundleID, connections: provider.connections,
-                  eventLoops: provider.eventLoops, concurrency: provider.concurrency, policy: provider.retryPolicy,
-                  connectTimeout: provider.connectTimeout.seconds, requestTimeout: provider.requestTimeout.seconds,
+                  authentication: provider.authentication, bundleID: provider.bundleID, connections: provider.pool.connections,
+                  eventLoops: provider.pool.eventLoops, concurrency: provider.pool.concurrency, policy: provider.retry,
+                  connectTimeout: provider.timeouts.connect.seconds, requestTimeout: provider.timeouts.request.seconds,
                   healthCheck: provider.transportHealthCheck, logger: logger, environment: provider.environment, metricsFactory: metricsFactory)
     }
 

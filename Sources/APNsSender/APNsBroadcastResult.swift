@@ -61,11 +61,26 @@ public struct APNsBroadcast: Sendable, Equatable {
     /// Sent as `apns-id`; a fresh UUID when nil.
     public var apnsID: UUID?
 
-    /// A broadcast of `payload`, the JSON a Live Activity update carries.
+    /// A broadcast of `payload`, the JSON a Live Activity update carries, written by hand.
+    /// Prefer `init(_:priority:expiration:apnsID:encoder:)`, which builds it from a typed
+    /// update and checks it before anything is sent.
     public init(payload: [UInt8], priority: APNsPriority = .immediate, expiration: UInt64? = nil, apnsID: UUID? = nil) {
         self.payload = payload
         self.priority = priority
         self.expiration = expiration
         self.apnsID = apnsID
+    }
+
+    /// A broadcast of a typed Live Activity update or end, as device pushes take typed payloads:
+    /// `APNsBroadcast(APNsLiveActivityPayload(event: .update, contentState: state))`. The
+    /// priority, when nil, is the payload's own (5 for a quiet update, which does not count
+    /// against the activities' budget of priority-10 updates; 10 with an alert or for an end).
+    /// `encoder` encodes the app's content state. Throws `APNsPayloadError` when the update
+    /// cannot be encoded, breaks one of Apple's ranges, or is over a broadcast's 5,120 bytes:
+    /// such a broadcast is never built, so it is never sent.
+    public init<ContentState>(_ update: APNsLiveActivityPayload<ContentState>, priority: APNsPriority? = nil, expiration: UInt64? = nil,
+                              apnsID: UUID? = nil, encoder: JSONEncoder = JSONEncoder()) throws(APNsPayloadError) {
+        self.init(payload: try update.encoded(with: encoder, limit: BroadcastRequest.payloadLimit),
+                  priority: priority ?? update.defaultPriority ?? .immediate, expiration: expiration, apnsID: apnsID)
     }
 }

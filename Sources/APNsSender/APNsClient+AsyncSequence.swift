@@ -29,7 +29,8 @@ extension APNsClient {
     /// The input is read ahead of the results `onResult` has received by at most
     /// `APNsClient.batchReadAhead(concurrency:connections:)` notifications (back-pressure:
     /// a slow `onResult` slows the reading). If the input sequence throws, every result of
-    /// what it yielded is handed over first, then this rethrows its error.
+    /// what it yielded is handed over first, then this rethrows its error, typed as the
+    /// sequence's `Failure` (a sequence that cannot fail makes this a call that cannot throw).
     ///
     /// ```swift
     /// let summary = try await client.send(contentsOf: notifications) { result in
@@ -40,7 +41,7 @@ extension APNsClient {
     @discardableResult
     public func send<Notifications: AsyncSequence & Sendable>(
         contentsOf notifications: Notifications, onResult: (APNsSendResult) async -> APNsBatchControl
-    ) async throws -> APNsBatchSummary where Notifications.Element == APNsNotification {
+    ) async throws(Notifications.Failure) -> APNsBatchSummary where Notifications.Element == APNsNotification {
         try await sender.send(contentsOf: notifications, onResult: onResult)
     }
 
@@ -57,7 +58,7 @@ extension APNsClient {
 extension BatchSender {
     package func send<Notifications: AsyncSequence & Sendable>(
         contentsOf notifications: Notifications, onResult: (APNsSendResult) async -> APNsBatchControl
-    ) async throws -> APNsBatchSummary where Notifications.Element == APNsNotification {
+    ) async throws(Notifications.Failure) -> APNsBatchSummary where Notifications.Element == APNsNotification {
         let channel = ResultChannel()
         if track(channel) { channel.releaseBackPressure() }
         defer { untrack(channel) }
@@ -77,7 +78,13 @@ extension BatchSender {
             }
         }
         let summary = await sent
-        if let failure = feed.failure { throw failure }
+        if let failure = feed.failure {
+            // The feed iterates the sequence, whose iterator throws only `Failure`.
+            guard let typed = failure as? Notifications.Failure else {
+                preconditionFailure("The notification sequence threw \(type(of: failure)), which is not its Failure type.")
+            }
+            throw typed
+        }
         return summary
     }
 

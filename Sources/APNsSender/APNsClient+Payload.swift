@@ -11,7 +11,7 @@ extension APNsClient {
     /// sent then); every outcome of the send itself is in the result, as with `send(_:)`. For
     /// a topic, priority, expiration, collapse id or apns-id of your own, build an
     /// `APNsNotification(token:payload:...)` and send that.
-    public func send(_ payload: some APNsPayload, to token: APNsDeviceToken, encoder: JSONEncoder = JSONEncoder()) async throws -> APNsSendResult {
+    public func send(_ payload: some APNsPayload, to token: APNsDeviceToken, encoder: JSONEncoder = JSONEncoder()) async throws(APNsPayloadError) -> APNsSendResult {
         await send(try APNsNotification(token: token, payload: payload, encoder: encoder))
     }
 }

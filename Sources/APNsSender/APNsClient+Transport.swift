@@ -9,27 +9,19 @@ import APNsTransport
 // `APNsBroadcastClient` both build their connections from it.
 
 extension APNsClient.Configuration.Gateway {
-    /// The provider API endpoint (`port` applies to Apple's hosts only).
-    func providerEndpoint(port: Int, proxy: APNsProxy? = nil) -> Endpoint {
-        switch self {
-        case .sandbox: return Endpoint(host: APNsEnvironment.sandbox.host, port: port, proxy: proxy?.transport)
-        case .production: return Endpoint(host: APNsEnvironment.production.host, port: port, proxy: proxy?.transport)
-        case .custom(let host, let port, _): return Endpoint(host: host, port: port, proxy: proxy?.transport)
-        }
+    /// The provider API endpoint.
+    func providerEndpoint(proxy: APNsProxy? = nil) -> Endpoint {
+        Endpoint(host: host, port: port, proxy: proxy?.transport)
     }
-
     /// The channel management endpoint (apns-protocol.md §8): Apple's management host and port
     /// for Apple's gateways, the given host and port for a custom one.
     func managementEndpoint(proxy: APNsProxy?) -> Endpoint {
-        var endpoint: Endpoint
-        switch self {
-        case .sandbox: endpoint = BroadcastRequest.managementEndpoint(.sandbox)
-        case .production: endpoint = BroadcastRequest.managementEndpoint(.production)
-        case .custom(let host, let port, _): endpoint = Endpoint(host: host, port: port)
-        }
+        var endpoint = isApple ? BroadcastRequest.managementEndpoint(environment ?? .production) : Endpoint(host: host, port: port)
         endpoint.proxy = proxy?.transport
         return endpoint
     }
+    /// The port as one of Apple's (443 for any other: an Apple gateway is made only on those).
+    var applePort: ApplePort { ApplePort(rawValue: port) ?? .standard }
 }
 
 extension APNsClient.Configuration {
@@ -42,7 +34,7 @@ extension APNsClient.Configuration {
     }
 
     var transportHealthCheck: HTTP2HealthCheck {
-        HTTP2HealthCheck(idleInterval: healthCheckInterval?.seconds ?? 0, timeout: healthCheckTimeout.seconds)
+        HTTP2HealthCheck(idleInterval: timeouts.idlePing?.seconds ?? 0, timeout: timeouts.healthCheck.seconds)
     }
 }
 

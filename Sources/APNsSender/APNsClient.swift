@@ -17,7 +17,7 @@ import Metrics
 /// import APNs
 ///
 /// let identity = try APNsIdentity.load(contentsOf: ["apns.pem"])
-/// let client = APNsClient(configuration: .init(gateway: .sandbox, authentication: .certificate(identity)))
+/// let client = try APNsClient(configuration: .init(gateway: .sandbox, authentication: .certificate(identity)))
 /// let result = await client.send(try APNsNotification(token: token, alert: APNsAlert(title: "Hello")))
 /// await client.close()
 /// ```
@@ -44,13 +44,18 @@ public final class APNsClient: Sendable {
 
     /// A client for `configuration`. `logger` gets the sender's logs (nothing is logged when
     /// nil: a library is quiet by default); `metricsFactory` its metrics (the bootstrapped
-    /// `MetricsSystem.factory` when nil), labelled with the gateway's environment.
-    public convenience init(configuration: Configuration, logger: Logger? = nil, metricsFactory: MetricsFactory? = nil) {
-        self.init(endpoint: configuration.gateway.providerEndpoint(port: configuration.port, proxy: configuration.proxy), trust: configuration.transportTrust,
+    /// `MetricsSystem.factory` when nil), labelled with the gateway's environment. Throws
+    /// `invalidConfiguration` for a configuration it cannot use (`Configuration.problem()`:
+    /// token authentication without a bundle id, a port or pool size out of range, a timeout
+    /// that is not positive), so a mistake fails here rather than on every send. Opens nothing
+    /// yet: the first send connects.
+    public convenience init(configuration: Configuration, logger: Logger? = nil, metricsFactory: MetricsFactory? = nil) throws(APNsSendError) {
+        if let problem = configuration.problem() { throw problem }
+        self.init(endpoint: configuration.gateway.providerEndpoint(proxy: configuration.proxy), trust: configuration.transportTrust,
                   authentication: configuration.authentication, bundleID: configuration.bundleID,
-                  connections: configuration.connections, eventLoops: configuration.eventLoops, concurrency: configuration.concurrency,
-                  policy: configuration.retryPolicy, connectTimeout: configuration.connectTimeout.seconds,
-                  requestTimeout: configuration.requestTimeout.seconds, healthCheck: configuration.transportHealthCheck, logger: logger,
+                  connections: configuration.pool.connections, eventLoops: configuration.pool.eventLoops, concurrency: configuration.pool.concurrency,
+                  policy: configuration.retry, connectTimeout: configuration.timeouts.connect.seconds,
+                  requestTimeout: configuration.timeouts.request.seconds, healthCheck: configuration.transportHealthCheck, logger: logger,
                   environment: configuration.environment, metricsFactory: metricsFactory,
                   tokenDiagnosis: configuration.diagnosisTarget)
     }
@@ -110,13 +115,19 @@ public final class APNsClient: Sendable {
     /// With token diagnosis, the other environment's client closes too: after the batches (their
     /// diagnoses are part of their results), or at once beside them with `cancellingInFlight`.
     public func close(cancellingInFlight: Bool = false) async {
-        guard let diagnoser else { return await sender.close(cancellingInFlight: cancellingInFlight) }
+        await close(cancellingInFlight: cancellingInFlight, byServiceGroup: false)
+    }
+
+    /// `close(cancellingInFlight:)`; `byServiceGroup` when a `ServiceGroup`'s shutdown closes
+    /// the client (`run()`): a send after it then logs a warning about the group's order.
+    package func close(cancellingInFlight: Bool, byServiceGroup: Bool) async {
+        guard let diagnoser else { return await sender.close(cancellingInFlight: cancellingInFlight, byServiceGroup: byServiceGroup) }
         if cancellingInFlight {
             async let other: Void = diagnoser.close(cancellingInFlight: true)
-            await sender.close(cancellingInFlight: true)
+            await sender.close(cancellingInFlight: true, byServiceGroup: byServiceGroup)
             await other
         } else {
-            await sender.close()
+            await sender.close(byServiceGroup: byServiceGroup)
             await diagnoser.close(cancellingInFlight: false)
         }
     }

@@ -18,7 +18,7 @@ extension APNsNotification {
     /// ranges, or is larger than the push type's limit: such a notification is never built,
     /// so it is never sent.
     public init(token: APNsDeviceToken, payload: some APNsPayload, topic: String? = nil, priority: APNsPriority? = nil,
-                expiration: UInt64? = nil, collapseID: String? = nil, apnsID: UUID? = nil, encoder: JSONEncoder = JSONEncoder()) throws {
+                expiration: UInt64? = nil, collapseID: String? = nil, apnsID: UUID? = nil, encoder: JSONEncoder = JSONEncoder()) throws(APNsPayloadError) {
         self.init(token: token, payload: try payload.encoded(with: encoder), topic: topic, pushType: payload.pushType,
                   priority: priority ?? payload.defaultPriority, expiration: expiration ?? payload.defaultExpiration,
                   collapseID: collapseID, apnsID: apnsID)
@@ -26,7 +26,7 @@ extension APNsNotification {
 
     /// An alert push with only its text: `APNsNotification(token: token, alert: APNsAlert(title: "Hello"))`.
     /// Use `APNsAlertPayload` for the rest of the `aps` dictionary (badge, sound, ...).
-    public init(token: APNsDeviceToken, alert: APNsAlert, topic: String? = nil) throws {
+    public init(token: APNsDeviceToken, alert: APNsAlert, topic: String? = nil) throws(APNsPayloadError) {
         try self.init(token: token, payload: APNsAlertPayload(alert: alert), topic: topic)
     }
 }

@@ -7,25 +7,25 @@ public struct APNsRetryPolicy: Sendable {
     /// Attempts per notification for retryable answers (429, 500, 503) and lost connections.
     public var maximumAttempts: Int
     /// First back-off; doubles each attempt, with jitter, up to `maximumDelay`.
-    public var baseDelay: Double
-    /// The longest back-off between attempts, in seconds, however many attempts came before.
-    public var maximumDelay: Double
+    public var baseDelay: Duration
+    /// The longest back-off between attempts, however many attempts came before; also caps a
+    /// `retry-after` APNs asks for.
+    public var maximumDelay: Duration
     /// Consecutive failed connection attempts before the gateway counts as down: sends then
     /// fail at once with the last connect error until the outage back-off has passed.
     public var maximumReconnects: Int
-    /// Seconds the pool waits, once the gateway counts as down, before the next send may try
+    /// How long the pool waits, once the gateway counts as down, before the next send may try
     /// to connect again; doubles (with jitter) each failed round up to `maximumOutageDelay`.
     /// Tests make both milliseconds.
-    public var outageDelay: Double
-    /// The longest wait between connect rounds during an outage, in seconds: the gateway is
-    /// tried at least this often, so a long outage ends about this long after the gateway is back
-    /// at the latest.
-    public var maximumOutageDelay: Double
+    public var outageDelay: Duration
+    /// The longest wait between connect rounds during an outage: the gateway is tried at least
+    /// this often, so a long outage ends about this long after the gateway is back at the latest.
+    public var maximumOutageDelay: Duration
 
     /// A policy with Apple's advice as defaults: 6 attempts from 50 ms up to 5 s, 4 reconnects,
     /// then outage rounds from 1 s up to 60 s.
-    public init(maximumAttempts: Int = 6, baseDelay: Double = 0.05, maximumDelay: Double = 5, maximumReconnects: Int = 4,
-                outageDelay: Double = 1, maximumOutageDelay: Double = 60) {
+    public init(maximumAttempts: Int = 6, baseDelay: Duration = .milliseconds(50), maximumDelay: Duration = .seconds(5),
+                maximumReconnects: Int = 4, outageDelay: Duration = .seconds(1), maximumOutageDelay: Duration = .seconds(60)) {
         self.maximumAttempts = maximumAttempts
         self.baseDelay = baseDelay
         self.maximumDelay = maximumDelay
@@ -44,20 +44,21 @@ public struct APNsRetryPolicy: Sendable {
         return policy
     }
 
-    /// Seconds to wait before attempt `attempt + 1` (attempt counts from 1).
-    public func delay(afterAttempt attempt: Int) -> Double {
-        delay(afterAttempt: attempt, jitter: Self.randomJitter())
+    /// How long to wait before attempt `attempt + 1` (attempt counts from 1).
+    public func delay(afterAttempt attempt: Int) -> Duration {
+        .seconds(delay(afterAttempt: attempt, jitter: Self.randomJitter()))
     }
 
-    /// `delay(afterAttempt:)` with the jitter given (tests).
+    /// `delay(afterAttempt:)` in seconds with the jitter given: what the sender's timers take
+    /// (and tests).
     func delay(afterAttempt attempt: Int, jitter: Double) -> Double {
-        Self.backOff(first: baseDelay, cap: maximumDelay, step: attempt, jitter: jitter)
+        Self.backOff(first: baseDelay.seconds, cap: maximumDelay.seconds, step: attempt, jitter: jitter)
     }
 
     /// Seconds the pool waits after `round` failed rounds of connects before trying again
     /// (`ConnectionPool`'s outage back-off).
     func outageBackOff(round: Int, jitter: Double = randomJitter()) -> Double {
-        Self.backOff(first: outageDelay, cap: maximumOutageDelay, step: round, jitter: jitter)
+        Self.backOff(first: outageDelay.seconds, cap: maximumOutageDelay.seconds, step: round, jitter: jitter)
     }
 
     /// The one back-off formula, for resends and reconnects alike: `first` doubled with every

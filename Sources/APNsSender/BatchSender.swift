@@ -35,6 +35,11 @@ package final class BatchSender: Sendable {
     /// What `close` needs: whether it happened, the batches running, who waits for them.
     private struct Lifecycle {
         var closed = false
+        /// Closed by a `ServiceGroup`'s graceful shutdown (`APNsClient.run()`), not by a call
+        /// of the app's: a send after that means the group's order is wrong.
+        var closedByServiceGroup = false
+        /// The warning about that order was logged (once per client).
+        var warnedOfGroupOrder = false
         var batches: [ObjectIdentifier: BatchRun] = [:]
         /// The result channels of `send(contentsOf:onResult:)` batches, released when closing.
         var channels: [ObjectIdentifier: ResultChannel] = [:]
@@ -93,6 +98,7 @@ package final class BatchSender: Sendable {
     /// `send(_:onResult:)`; `stopSwitch` stops the batch on the caller's word (`APNsBatchControl.stop`).
     func send(_ feed: some APNsNotificationFeed, stopSwitch: BatchStopSwitch?,
               onResult: @escaping @Sendable (APNsSendResult) -> Void) async -> APNsBatchSummary {
+        if lifecycle.withLock({ $0.closed }) { warnIfServiceGroupOrderIsWrong() }
         let run = BatchRun(feed: feed, poolSlots: Array(0..<pool.size), window: concurrency, pool: pool, policy: policy, tokens: tokens,
                            observer: observer, defaultBundleID: defaultBundleID, diagnoser: diagnoser, resultsOnOwnThread: true, tasks: tasks,
                            onResult: onResult)
@@ -119,6 +125,7 @@ package final class BatchSender: Sendable {
                 case .queued: run.pumpAll()
                 case .cancelled: continuation.resume(returning: Self.unsent(index, notification, .cancelled(written: false)))
                 case .closed:
+                    self.warnIfServiceGroupOrderIsWrong()
                     continuation.resume(returning: Self.unsent(index, notification, .failed(APNsSendError(.clientClosed, ConnectionPool.closedSentence))))
                 }
             }
@@ -138,8 +145,11 @@ package final class BatchSender: Sendable {
     /// `.cancelled(written: true)`). Returns when every send and batch has its results, every
     /// connection is gone and no connect or task of the sender runs any more (a process may
     /// exit right after it). Safe to call more than once.
-    package func close(cancellingInFlight: Bool = false) async {
+    /// `byServiceGroup`: the close is a `ServiceGroup`'s graceful shutdown (a later send logs
+    /// a warning about the group's order).
+    package func close(cancellingInFlight: Bool = false, byServiceGroup: Bool = false) async {
         let (batches, channels): ([BatchRun], [ResultChannel]) = lifecycle.withLock { state in
+            if !state.closed { state.closedByServiceGroup = byServiceGroup }
             state.closed = true
             return (Array(state.batches.values), Array(state.channels.values))
         }
@@ -159,6 +169,23 @@ package final class BatchSender: Sendable {
         // wait for; then those tasks end too. After this, nothing of the sender runs.
         await pool.closeAll()
         await tasks.cancelAndWait()
+    }
+
+    /// A send refused because the client is closed: when a `ServiceGroup` closed it, the group
+    /// shut the client down before a service that still sends through it, whose last sends are
+    /// lost (`clientClosed`). Says so once, at warning level, with the fix.
+    private func warnIfServiceGroupOrderIsWrong() {
+        let warn: Bool = lifecycle.withLock { state in
+            guard state.closedByServiceGroup && !state.warnedOfGroupOrder else { return false }
+            state.warnedOfGroupOrder = true
+            return true
+        }
+        if warn {
+            observer.logger.warning("""
+                a send came after the ServiceGroup's graceful shutdown had closed APNsClient: it failed with clientClosed. \
+                List the client before the services that send through it (a group shuts down in reverse order).
+                """)
+        }
     }
 
     /// Keeps `channel` known while its batch runs, so `close` can release it.

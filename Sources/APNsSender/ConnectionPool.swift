@@ -96,7 +96,7 @@ actor ConnectionPool {
                 slots[slot].connection = nil
                 let connector = self.connector
                 // During an outage the wait was the outage back-off; otherwise back off per failure.
-                let delay = consecutiveFailures == 0 || outage != nil ? 0 : policy.delay(afterAttempt: consecutiveFailures)
+                let delay = consecutiveFailures == 0 || outage != nil ? 0 : policy.delay(afterAttempt: consecutiveFailures, jitter: APNsRetryPolicy.randomJitter())
                 task = Task { () -> Result<any ProviderConnection, ProviderSendError> in
                     if delay > 0 { try? await Task.sleep(nanoseconds: TimerSeconds.nanoseconds(delay)) }
                     // Cancelled by `closeAll` while it waited: no connect starts after a close.

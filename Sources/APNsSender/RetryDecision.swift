@@ -40,7 +40,7 @@ enum RetryDecision: Equatable, Sendable {
             return .final(.rejected(status: response.status, reason: reason, timestamp: timestamp))
         }
         let retryAfter = response.header("retry-after").flatMap(Double.init).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
-        return .after(seconds: min(policy.maximumDelay, retryAfter ?? policy.delay(afterAttempt: attempts, jitter: jitter)))
+        return .after(seconds: min(policy.maximumDelay.seconds, retryAfter ?? policy.delay(afterAttempt: attempts, jitter: jitter)))
     }
 
     /// The decision after attempt number `attempts` got no answer.

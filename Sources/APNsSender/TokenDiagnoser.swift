@@ -39,21 +39,11 @@ extension APNsClient.Configuration {
     /// gateway (named, or Apple's other one for Apple's gateways), and which environment it is.
     var diagnosisTarget: TokenDiagnoser.Target? {
         guard let tokenDiagnosis else { return nil }
-        let other: Gateway?
-        switch (tokenDiagnosis.gateway, gateway) {
-        case (let named?, _): other = named
-        case (nil, .sandbox): other = .production
-        case (nil, .production): other = .sandbox
-        case (nil, .custom): other = nil
-        }
-        var otherEnvironment = environment?.other
-        switch other {
-        case .sandbox?: otherEnvironment = .sandbox
-        case .production?: otherEnvironment = .production
-        case .custom(_, _, let named?)?: otherEnvironment = named
-        case .custom?, nil: break
-        }
-        return TokenDiagnoser.Target(endpoint: other?.providerEndpoint(port: port, proxy: proxy), environment: otherEnvironment,
+        // Apple's gateways know their other environment's gateway (on the same port); a
+        // custom one (a mock) has none unless it is named.
+        let other = tokenDiagnosis.gateway ?? gateway.environment.flatMap { gateway.isApple ? .apple($0.other, port: gateway.applePort) : nil }
+        let otherEnvironment = other?.environment ?? environment?.other
+        return TokenDiagnoser.Target(endpoint: other?.providerEndpoint(proxy: proxy), environment: otherEnvironment,
                                      limit: tokenDiagnosis.limit)
     }
 }

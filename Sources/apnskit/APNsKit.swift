@@ -19,7 +19,7 @@ struct APNsKit: AsyncParsableCommand {
         subcommands: CommandRegistry.all
     )
 
-    /// `0.2.0 (1a2b3c4)`: the release (the VERSION file) and the commit built, so that a bug
+    /// `0.3.0 (1a2b3c4)`: the release (the VERSION file) and the commit built, so that a bug
     /// report names the exact code. Package.swift reads both when the package is built.
     static let version = "\(String(cString: apnskit_build_version())) (\(String(cString: apnskit_build_commit())))"
 }

@@ -53,9 +53,7 @@ struct OutboxRun: AsyncParsableCommand {
     func validate() throws {
         try credentials.validate(for: .provider)
         try gateway.validate(for: .provider)
-        if connections < 1 || connections > 64 { throw ValidationError("--connections must be between 1 and 64.") }
-        if eventLoops < 1 || eventLoops > 64 { throw ValidationError("--event-loops must be between 1 and 64.") }
-        if concurrency < 1 || concurrency > 10_000 { throw ValidationError("--concurrency must be between 1 and 10000.") }
+        try PoolFlags.validate(connections: connections, eventLoops: eventLoops, concurrency: concurrency)
         if batchSize < 1 || batchSize > 10_000 { throw ValidationError("--batch-size must be between 1 and 10000.") }
         if batchesInFlight < 1 || batchesInFlight > 64 { throw ValidationError("--batches-in-flight must be between 1 and 64.") }
         if !(lease >= 1 && lease <= 86_400) { throw ValidationError("--lease must be between 1 and 86400 seconds.") }
@@ -75,7 +73,7 @@ struct OutboxRun: AsyncParsableCommand {
         let timeout = gateway.timeout(for: .provider)
         // The gateway down for minutes must not leave the worker waiting a minute more once it is
         // back: the outage back-off stops at 10 s (the rows wait in the table meanwhile).
-        let policy = APNsRetryPolicy(maximumOutageDelay: 10)
+        let policy = APNsRetryPolicy(maximumOutageDelay: .seconds(10))
         let client = APNsClient(endpoint: gateway.endpoint(for: .provider), trust: trust, authentication: authentication,
                                 connections: connections, eventLoops: eventLoops, concurrency: concurrency, policy: policy,
                                 connectTimeout: timeout, requestTimeout: timeout)

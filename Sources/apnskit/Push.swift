@@ -86,9 +86,7 @@ struct Push: AsyncParsableCommand {
         }
         if tokens != nil && apnsID != nil { throw ValidationError("--apns-id applies to a single notification; drop it with --tokens.") }
         if tokens == "-" && content.payload == "-" { throw ValidationError("--tokens and --payload cannot both read stdin.") }
-        if connections < 1 || connections > 64 { throw ValidationError("--connections must be between 1 and 64.") }
-        if eventLoops < 1 || eventLoops > 64 { throw ValidationError("--event-loops must be between 1 and 64.") }
-        if concurrency < 1 || concurrency > 10_000 { throw ValidationError("--concurrency must be between 1 and 10000.") }
+        try PoolFlags.validate(connections: connections, eventLoops: eventLoops, concurrency: concurrency)
         if let apnsID, !RequestValidator.isCanonicalUUID(apnsID) { throw ValidationError("--apns-id must be a canonical lower-case UUID.") }
     }
 

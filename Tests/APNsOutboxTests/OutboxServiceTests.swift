@@ -27,7 +27,7 @@ struct OutboxServiceTests {
         // The schema first (a worker refuses another version), as a deploy's `outbox init` does.
         _ = try await APNsOutboxDatabase.withStore(url: cluster.url()) { try await $0.migrate() }
         let postgres = PostgresClient(configuration: try APNsOutboxDatabase.configuration(url: cluster.url()))
-        let apns = APNsClient(configuration: gateway.configuration)
+        let apns = try APNsClient(configuration: gateway.configuration)
         let store = APNsOutboxStore(client: postgres)
         var settings = APNsOutboxWorker.Configuration()
         settings.pollInterval = .milliseconds(100)

@@ -11,7 +11,7 @@ import Testing
 /// gets its one result, however the batch ends (issue 32).
 @Suite("Batches as async sequences")
 struct AsyncSequenceSendTests {
-    let fast = APNsRetryPolicy(maximumAttempts: 3, baseDelay: 0.001, maximumDelay: 0.01, outageDelay: 0.01, maximumOutageDelay: 0.05)
+    let fast = APNsRetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(1), maximumDelay: .milliseconds(10), outageDelay: .milliseconds(10), maximumOutageDelay: .milliseconds(50))
 
     /// An input that counts how many notifications were pulled from it.
     final class CountingInput: @unchecked Sendable {

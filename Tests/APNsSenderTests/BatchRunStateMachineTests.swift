@@ -380,7 +380,7 @@ final class Harness {
 
     var machine: BatchRunStateMachine
     let source: ScriptedSource
-    let policy = APNsRetryPolicy(maximumAttempts: 3, baseDelay: 0.1, maximumDelay: 5)
+    let policy = APNsRetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(100), maximumDelay: .seconds(5))
     var now: UInt64 = 0
     var results: [APNsSendResult] = []
     private var delivered = 0

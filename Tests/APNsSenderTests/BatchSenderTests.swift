@@ -9,7 +9,7 @@ import Testing
 
 @Suite("Batch sending: exactly one final result per notification, under faults")
 struct BatchSenderTests {
-    let fast = APNsRetryPolicy(maximumAttempts: 8, baseDelay: 0.001, maximumDelay: 0.01, maximumReconnects: 3)
+    let fast = APNsRetryPolicy(maximumAttempts: 8, baseDelay: .milliseconds(1), maximumDelay: .milliseconds(10), maximumReconnects: 3)
 
     @Test("100,000 notifications with 429/503 answers and dropped connections: none lost, duplicates only where counted")
     func reliability() async throws {

@@ -48,7 +48,7 @@ struct CloseIsFinalTests {
         faults.unavailableEvery = 1  // every answer 503: the send waits out a back-off
         let gateway = FakeGateway(faults)
         // A back-off of 30 s at least: still asleep when close() comes.
-        let sender = BatchSender(connector: gateway, policy: APNsRetryPolicy(maximumAttempts: 3, baseDelay: 60, maximumDelay: 60))
+        let sender = BatchSender(connector: gateway, policy: APNsRetryPolicy(maximumAttempts: 3, baseDelay: .seconds(60), maximumDelay: .seconds(60)))
         let send = Task { await sender.send(notifications(1)[0]) }
         #expect(await Wait.until { gateway.requestCount >= 1 }, "the first attempt was answered 503")
         await sender.close()

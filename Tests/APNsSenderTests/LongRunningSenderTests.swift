@@ -14,8 +14,8 @@ import Testing
 @Suite("Long-running sender: recovery, spreading, cancellation, slow feeds, token lifetime")
 struct LongRunningSenderTests {
     /// Outage back-off in milliseconds, so a test covers many rounds quickly.
-    let fast = APNsRetryPolicy(maximumAttempts: 4, baseDelay: 0.001, maximumDelay: 0.005, maximumReconnects: 2,
-                           outageDelay: 0.002, maximumOutageDelay: 0.01)
+    let fast = APNsRetryPolicy(maximumAttempts: 4, baseDelay: .milliseconds(1), maximumDelay: .milliseconds(5), maximumReconnects: 2,
+                           outageDelay: .milliseconds(2), maximumOutageDelay: .milliseconds(10))
 
     @Test("Gateway down for longer than the reconnect budget, then up: the same sender delivers again", .timeLimit(.minutes(1)))
     func recoversAfterOutage() async throws {

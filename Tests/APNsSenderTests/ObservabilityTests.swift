@@ -7,13 +7,14 @@ import Logging
 import Metrics
 import MetricsTestKit
 import Testing
+import TestSupport
 
 /// The sender reports through swift-metrics and swift-log, the APIs a server app already
 /// bootstraps (swift-prometheus, its log handler).
 @Suite("Observability: swift-metrics counters and timers, swift-log logs")
 struct ObservabilityTests {
-    let fast = APNsRetryPolicy(maximumAttempts: 3, baseDelay: 0.001, maximumDelay: 0.005, maximumReconnects: 1,
-                           outageDelay: 0.5, maximumOutageDelay: 1)
+    let fast = APNsRetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(1), maximumDelay: .milliseconds(5), maximumReconnects: 1,
+                           outageDelay: .milliseconds(500), maximumOutageDelay: .seconds(1))
 
     @Test("Counters per outcome, reason, push type and environment; a timer per outcome; connects counted")
     func metrics() async throws {
@@ -64,36 +65,5 @@ struct ObservabilityTests {
         #expect(notDelivered.metadata.contains(failed.apnsIDText))
         #expect(!notDelivered.metadata.contains("Optional("))
         await sender.close()
-    }
-}
-
-/// What a `CapturingLogHandler` saw.
-final class LogRecords: @unchecked Sendable {
-    struct Record {
-        let level: Logger.Level
-        let message: String
-        let metadata: String
-    }
-
-    private let lock = NSLock()
-    private var records: [Record] = []
-    var all: [Record] { lock.withLock { records } }
-    func add(_ record: Record) { lock.withLock { records.append(record) } }
-}
-
-struct CapturingLogHandler: LogHandler {
-    let records: LogRecords
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    init(_ records: LogRecords) { self.records = records }
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        records.add(.init(level: event.level, message: event.message.description, metadata: "\(event.metadata ?? [:])"))
     }
 }

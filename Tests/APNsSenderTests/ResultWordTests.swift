@@ -10,8 +10,8 @@ import TestSupport
 /// after it (the soak's "safe to resend" for an apns-id in the gateway's record).
 @Suite("A result keeps the word of every earlier attempt")
 struct ResultWordTests {
-    let fast = APNsRetryPolicy(maximumAttempts: 4, baseDelay: 0.001, maximumDelay: 0.01, maximumReconnects: 2,
-                               outageDelay: 0.01, maximumOutageDelay: 0.05)
+    let fast = APNsRetryPolicy(maximumAttempts: 4, baseDelay: .milliseconds(1), maximumDelay: .milliseconds(10), maximumReconnects: 2,
+                               outageDelay: .milliseconds(10), maximumOutageDelay: .milliseconds(50))
 
     /// The gateway records every request, the first connection dies after its first request
     /// (processed, unanswered), and no connection can be made after it.

@@ -9,7 +9,7 @@ import Testing
 /// socket or a clock: every rule of apns-protocol.md §1, the back-off formula, the token refresh.
 @Suite("RetryDecision: what one attempt's outcome means")
 struct RetryDecisionTests {
-    let policy = APNsRetryPolicy(maximumAttempts: 3, baseDelay: 0.1, maximumDelay: 5, outageDelay: 1, maximumOutageDelay: 60)
+    let policy = APNsRetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(100), maximumDelay: .seconds(5), outageDelay: .seconds(1), maximumOutageDelay: .seconds(60))
 
     func answer(_ status: Int, _ reason: String? = nil, retryAfter: String? = nil) -> ProviderResponse {
         ProviderResponse(status: status, headers: retryAfter.map { [(name: "retry-after", value: $0)] } ?? [],

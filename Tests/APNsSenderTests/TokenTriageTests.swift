@@ -77,7 +77,7 @@ struct TokenTriageTests {
     @Test("The diagnosis client's policy is one attempt: nothing it wrote is sent again")
     func diagnosisPolicy() {
         #expect(APNsRetryPolicy().singleAttempt.maximumAttempts == 1)
-        #expect(APNsRetryPolicy(maximumAttempts: 9, baseDelay: 0.2).singleAttempt.baseDelay == 0.2)
+        #expect(APNsRetryPolicy(maximumAttempts: 9, baseDelay: .milliseconds(200)).singleAttempt.baseDelay == .milliseconds(200))
     }
 
     @Test("A --tokens line may carry the registration time between the token and the payload")

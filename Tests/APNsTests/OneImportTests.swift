@@ -17,7 +17,7 @@ struct OneImportTests {
     func noClashWithNIO() {
         let loop: (any EventLoop)? = nil
         let configuration = APNsClient.Configuration(gateway: .sandbox, authentication: .token(Self.signer()))
-        #expect(loop == nil && configuration.connections == 1)
+        #expect(loop == nil && configuration.pool.connections == 1)
     }
 
     static func signer() -> APNsTokenSigner {

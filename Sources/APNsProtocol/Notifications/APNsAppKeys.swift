@@ -15,7 +15,7 @@ enum APNsAppKeys {
         try custom?.encode(to: encoder)
     }
 
-    static func check(_ custom: any Encodable & Sendable, with encoder: JSONEncoder, pushType: APNsPushType) throws {
+    static func check(_ custom: any Encodable & Sendable, with encoder: JSONEncoder, pushType: APNsPushType) throws(APNsPayloadError) {
         let data: Data
         do {
             data = try encoder.encode(custom)

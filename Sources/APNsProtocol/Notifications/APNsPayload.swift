@@ -23,20 +23,29 @@ extension APNsPayload {
     /// app's own values: dates in a Live Activity's content state, say) and checked as the
     /// sender checks raw payloads (`PayloadCheck`): a JSON object within the push type's limit.
     /// Throws `APNsPayloadError` with a sentence saying what is wrong.
-    public func encoded(with encoder: JSONEncoder = JSONEncoder()) throws -> [UInt8] {
+    public func encoded(with encoder: JSONEncoder = JSONEncoder()) throws(APNsPayloadError) -> [UInt8] {
+        try encoded(with: encoder, limit: pushType.payloadLimit)
+    }
+
+    /// `encoded(with:)` against a size limit of the caller's (a broadcast takes 5,120 bytes
+    /// where a device's Live Activity push takes 4,096; apns-protocol.md §8).
+    package func encoded(with encoder: JSONEncoder, limit: Int) throws(APNsPayloadError) -> [UInt8] {
         if let carrier = self as? any APNsCarriesAppKeys, let custom = carrier.custom {
             try APNsAppKeys.check(custom, with: encoder, pushType: pushType)
         }
         let bytes: [UInt8]
         do {
             bytes = Array(try encoder.encode(self))
-        } catch let error as APNsPayloadError {
-            throw error
         } catch {
+            // A payload's own `encode(to:)` throws `APNsPayloadError` for a value outside Apple's
+            // ranges; anything else is the encoder's (the app's values did not encode).
+            if let error = error as? APNsPayloadError { throw error }
             throw APNsPayloadError(.encodingFailed, "The \(pushType.rawValue) payload could not be encoded as JSON: \(error).")
         }
-        if let problem = PayloadCheck.problem(bytes, pushType: pushType) {
+        if let problem = PayloadCheck.problem(bytes, pushType: pushType, limit: limit) {
             switch problem {
+            case .tooLarge(let size, _, _) where limit != pushType.payloadLimit:
+                throw APNsPayloadError(.tooLarge, "The payload is \(size) bytes; a broadcast takes at most \(limit): shorten it.")
             case .tooLarge: throw APNsPayloadError(.tooLarge, problem.sentence.prefix(1).uppercased() + problem.sentence.dropFirst() + ": shorten it.")
             case .empty, .notAnObject:
                 throw APNsPayloadError(.notAnObject, "The \(pushType.rawValue) payload must encode as a JSON object (APNs drops anything else), but \(problem.sentence).")

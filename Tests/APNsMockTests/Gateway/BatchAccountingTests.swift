@@ -81,7 +81,8 @@ struct BatchAccountingTests {
         let started = Gate()
         let batch = Task {
             var results: [APNsSendResult] = []
-            _ = try await client.send(contentsOf: input.stream) { result in
+            // An AsyncStream cannot fail, so neither can the batch: no `try` (typed throws).
+            _ = await client.send(contentsOf: input.stream) { result in
                 results.append(result)
                 if results.count == 20 { started.open() }
                 return .continue
@@ -91,7 +92,7 @@ struct BatchAccountingTests {
         // The batch is under way (answers coming back, more in flight): cancel it.
         await started.wait()
         batch.cancel()
-        let results = try await batch.value
+        let results = await batch.value
         await client.close()
         try await checkAccount(results, input: input, f, "cancelled")
         #expect(results.contains { $0.outcome == .cancelled(written: false) }, "some were pulled and never written")
@@ -102,7 +103,7 @@ struct BatchAccountingTests {
         let (f, client) = try setUp()
         let input = try PulledInput(Self.inputSize)
         var results: [APNsSendResult] = []
-        let summary = try await client.send(contentsOf: input.stream) { result in
+        let summary = await client.send(contentsOf: input.stream) { result in
             results.append(result)
             return results.count >= 5 ? .stop : .continue
         }

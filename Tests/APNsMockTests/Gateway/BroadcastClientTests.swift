@@ -16,8 +16,8 @@ import TestSupport
 /// cancellation, and typed answers; and the same calls made by curl, which we did not write.
 @Suite("APNsBroadcastClient against the mock gateway", .serialized)
 struct BroadcastClientTests {
-    let fast = APNsRetryPolicy(maximumAttempts: 8, baseDelay: 0.001, maximumDelay: 0.01, maximumReconnects: 2,
-                               outageDelay: 0.002, maximumOutageDelay: 0.02)
+    let fast = APNsRetryPolicy(maximumAttempts: 8, baseDelay: .milliseconds(1), maximumDelay: .milliseconds(10), maximumReconnects: 2,
+                               outageDelay: .milliseconds(2), maximumOutageDelay: .milliseconds(20))
     let update = Array(#"{"aps":{"timestamp":1,"event":"update","content-state":{"score":1}}}"#.utf8)
 
     /// A client configured the public way: a custom gateway standing in for the sandbox, the
@@ -28,12 +28,12 @@ struct BroadcastClientTests {
         var provider = APNsClient.Configuration(gateway: .custom(host: "127.0.0.1", port: f.gateway.providerPort, environment: .sandbox),
                                                 authentication: authentication ?? token)
         provider.trust = .caFile(f.caBundle)
-        provider.concurrency = concurrency
+        provider.pool.concurrency = concurrency
         provider.bundleID = "com.example.app"
-        provider.retryPolicy = fast
+        provider.retry = fast
         let configuration = APNsBroadcastClient.Configuration(
             provider, channelManagement: .custom(host: "127.0.0.1", port: managementPort ?? f.gateway.channelsPort ?? 0))
-        return APNsBroadcastClient(configuration: configuration, metricsFactory: metrics ?? TestMetrics())
+        return try APNsBroadcastClient(configuration: configuration, metricsFactory: metrics ?? TestMetrics())
     }
 
     @Test("create, read, list, broadcast, delete: typed answers that match the gateway's record")

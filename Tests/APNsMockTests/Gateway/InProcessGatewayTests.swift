@@ -15,7 +15,7 @@ struct InProcessGatewayTests {
         // Trusted through PEM text, not a file: nothing on disk to create or clean up. (Not
         // checked by listing the temporary folder: tests running in parallel write there.)
         #expect(gateway.configuration.trust == .caPEM(gateway.caCertificatesPEM), "\(gateway.configuration.trust)")
-        let client = APNsClient(configuration: gateway.configuration)
+        let client = try APNsClient(configuration: gateway.configuration)
         let token = try APNsDeviceToken(parsing: String(repeating: "c9", count: 32))
         let payload = Array(#"{"aps":{"alert":{"title":"Order shipped"}}}"#.utf8)
         let result = await client.send(APNsNotification(token: token, payload: payload, pushType: .alert, priority: .immediate,
@@ -41,7 +41,7 @@ struct InProcessGatewayTests {
         var configuration = gateway.configuration
         configuration.authentication = .certificate(try gateway.certificateIdentity())
         configuration.bundleID = nil  // the certificate's
-        let client = APNsClient(configuration: configuration)
+        let client = try APNsClient(configuration: configuration)
         let token = try APNsDeviceToken(parsing: String(repeating: "0d", count: 32))
         let result = await client.send(APNsNotification(token: token, payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8)))
         await client.close()
@@ -50,8 +50,8 @@ struct InProcessGatewayTests {
 
         var untrusting = gateway.configuration
         untrusting.trust = .system
-        untrusting.retryPolicy = APNsRetryPolicy(maximumAttempts: 1, maximumReconnects: 0)
-        let stranger = APNsClient(configuration: untrusting)
+        untrusting.retry = APNsRetryPolicy(maximumAttempts: 1, maximumReconnects: 0)
+        let stranger = try APNsClient(configuration: untrusting)
         let refused = await stranger.send(APNsNotification(token: token, payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8)))
         await stranger.close()
         guard case .failed(let error) = refused.outcome else {
@@ -68,8 +68,8 @@ struct InProcessGatewayTests {
         for text in ["", "not a certificate", "-----BEGIN CERTIFICATE-----\nAAAA\n"] {
             var configuration = gateway.configuration
             configuration.trust = .caPEM(text)
-            configuration.retryPolicy = APNsRetryPolicy(maximumAttempts: 1, maximumReconnects: 0)
-            let client = APNsClient(configuration: configuration)
+            configuration.retry = APNsRetryPolicy(maximumAttempts: 1, maximumReconnects: 0)
+            let client = try APNsClient(configuration: configuration)
             let result = await client.send(APNsNotification(token: try APNsDeviceToken(parsing: String(repeating: "ab", count: 32)),
                                                             payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8)))
             await client.close()
@@ -85,7 +85,7 @@ struct InProcessGatewayTests {
     @Test("sentNotifications keeps the newest sentNotificationsLimit; sentNotificationCount counts all")
     func sentNotificationsBound() async throws {
         let gateway = try await APNsMockGateway.start(sentNotificationsLimit: 3)
-        let client = APNsClient(configuration: gateway.configuration)
+        let client = try APNsClient(configuration: gateway.configuration)
         var tokens: [APNsDeviceToken] = []
         for n in 1...5 {
             let token = try APNsDeviceToken(parsing: String(format: "%064x", n))

@@ -23,8 +23,8 @@ struct LibraryPathTests {
         var configuration = APNsClient.Configuration(gateway: .custom(host: "127.0.0.1", port: f.gateway.providerPort, environment: .sandbox),
                                                      authentication: .certificate(identity))
         configuration.trust = .caFile(f.caBundle)
-        configuration.connections = 2
-        let client = APNsClient(configuration: configuration)
+        configuration.pool.connections = 2
+        let client = try APNsClient(configuration: configuration)
 
         let token = try APNsDeviceToken(parsing: "c9d4c07c fbbc26d6 ef87a44d 53e19838 31b5f8eb 4d7b6e3a 27e6c9b2 a1f0e5d4")
         var payload = APNsAlertPayload(alert: APNsAlert(title: "Hello", body: "From apnskit"))

@@ -29,7 +29,7 @@ struct LifecycleTests {
 
         init(answerDelay: Duration) async throws {
             gateway = try await APNsMockGateway.start(answerDelay: answerDelay)
-            let client = APNsClient(configuration: gateway.configuration)
+            let client = try APNsClient(configuration: gateway.configuration)
             let group = ServiceGroup(configuration: .init(services: [client], logger: LifecycleTests.quiet))
             (self.client, self.group) = (client, group)
             running = Task { try await group.run() }

@@ -15,8 +15,8 @@ import TestSupport
 /// count, generous), never for a duration.
 @Suite("Long-running sender against the mock: outages, silent deaths, blocking feeds")
 struct LongRunningGatewayTests {
-    let policy = APNsRetryPolicy(maximumAttempts: 4, baseDelay: 0.001, maximumDelay: 0.01, maximumReconnects: 2,
-                             outageDelay: 0.002, maximumOutageDelay: 0.02)
+    let policy = APNsRetryPolicy(maximumAttempts: 4, baseDelay: .milliseconds(1), maximumDelay: .milliseconds(10), maximumReconnects: 2,
+                             outageDelay: .milliseconds(2), maximumOutageDelay: .milliseconds(20))
 
     func notification(_ n: Int = 1) -> APNsNotification {
         APNsNotification(token: try! APNsDeviceToken(parsing: String(format: "%064x", n)), payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8),

@@ -41,7 +41,7 @@ struct ReliabilityTests {
         let identity = try f.identity(.development)
         let client = APNsClient(endpoint: f.endpoint, trust: .caFile(f.caBundle), authentication: .certificate(identity),
                                 connections: connections, concurrency: 100,
-                                policy: APNsRetryPolicy(maximumAttempts: 8, baseDelay: 0.005, maximumDelay: 0.2, maximumReconnects: 6))
+                                policy: APNsRetryPolicy(maximumAttempts: 8, baseDelay: .milliseconds(5), maximumDelay: .milliseconds(200), maximumReconnects: 6))
         let results = Results()
         let summary = await client.send(feed: Feed(count: count)) { results.add($0) }
         await client.close()

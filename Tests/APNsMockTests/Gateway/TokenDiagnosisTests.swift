@@ -52,7 +52,7 @@ struct TokenDiagnosisTests {
         configuration.bundleID = "com.example.app"
         configuration.tokenDiagnosis = .init(gateway: production.map { .custom(host: "127.0.0.1", port: $0.providerPort, environment: .production) },
                                              limit: limit)
-        return APNsClient(configuration: configuration)
+        return try APNsClient(configuration: configuration)
     }
 
     func notification(_ token: APNsDeviceToken) throws -> APNsNotification {
@@ -149,9 +149,9 @@ struct TokenDiagnosisTests {
                                                            authentication: .token(try APNsTokenSigner(key: f.authKey, keyID: f.keyID, teamID: f.teamID)))
         clientConfiguration.trust = .caFile(f.caBundle)
         clientConfiguration.bundleID = "com.example.app"
-        clientConfiguration.requestTimeout = .seconds(1)
+        clientConfiguration.timeouts.request = .seconds(1)
         clientConfiguration.tokenDiagnosis = .init(gateway: .custom(host: "127.0.0.1", port: production.providerPort, environment: .production))
-        let client = APNsClient(configuration: clientConfiguration)
+        let client = try APNsClient(configuration: clientConfiguration)
         let result = await client.send(try notification(Self.production))
         await client.close()
         let diagnosis = try #require(result.diagnosis)

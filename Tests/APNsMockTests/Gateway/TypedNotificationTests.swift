@@ -34,7 +34,7 @@ struct TypedNotificationTests {
                                                      authentication: .token(signer))
         configuration.trust = .caFile(f.caBundle)
         configuration.bundleID = "com.example.app"
-        return APNsClient(configuration: configuration)
+        return try APNsClient(configuration: configuration)
     }
 
     @Test("Alert, background, VoIP, complication, File Provider, location, Push to Talk, widgets, Live Activity start/update/end: 200, push type and topic as recorded")
@@ -96,8 +96,8 @@ struct TypedNotificationTests {
             let notification = try APNsNotification(token: token, payload: APNsLiveActivityPayload(event: .update, contentState: huge,
                                                                                                alert: APNsLiveActivityAlert(title: String(repeating: "G", count: 4_096))))
             _ = await client.send(notification)
-        } catch let error as APNsPayloadError {
-            refused = error
+        } catch {
+            refused = error  // typed throws: `error` is an APNsPayloadError, no cast
         }
         #expect(refused?.code == .tooLarge)
         #expect(refused?.description.contains("APNs takes at most 4096 for liveactivity pushes") == true, "\(String(describing: refused))")
