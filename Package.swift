@@ -86,7 +86,8 @@ let package = Package(
         // The version and commit of this build (see buildVersion above), for `apnskit --version`.
         .target(name: "CBuildInfo", cSettings: [.define("APNSKIT_VERSION", to: buildVersion),
                                                 .define("APNSKIT_COMMIT", to: buildCommit)]),
-        // The one lock primitive (`Locked<Value>`) and a one-time event (`Latch`), for every module.
+        // The one lock primitive (`Locked<Value>`), a one-time event (`Latch`) and the queue the
+        // locked states hold (`FIFO`), for every module.
         .target(name: "Synchronized"),
         // OpenSSL wrappers that know no APNs: certificates, keys, PKCS#12, PEM/DER, CSRs, CMS,
         // trust stores, passphrase sources, the TLS identity, and the error type they throw.
@@ -109,6 +110,10 @@ let package = Package(
         .target(name: "APNsSender", dependencies: ["Synchronized", "APNsProtocol", "APNsCredentials", "OpenSSLCore", "APNsTransport",
                                                    .product(name: "Logging", package: "swift-log"),
                                                    .product(name: "Metrics", package: "swift-metrics")]),
+        // The CLI's batch file formats: `--tokens` lines in (`LineReader`, `BatchLine`) and
+        // `--results` JSON lines out. Not in the library product; its own module because the
+        // fuzz harness parses the same lines without building the CLI.
+        .target(name: "CLIFormats", dependencies: ["APNsProtocol", "APNsSender"]),
         // The umbrella a push service imports: re-exports the public API of the three below.
         .target(name: "APNs", dependencies: ["APNsCredentials", "APNsProtocol", "APNsSender",
                                              .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
@@ -119,6 +124,7 @@ let package = Package(
                                                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                                                    .product(name: "Logging", package: "swift-log")]),
         // Test CA issuing Apple-like push certificates, and the local mock gateway.
+        // APNsSender for `APNsMockGateway.configuration`, an `APNsClient.Configuration`.
         .target(name: "APNsMock", dependencies: ["Synchronized", "APNsCredentials", "OpenSSLCore", "SecureIO", "APNsProtocol", "APNsTransport", "APNsSender", "COpenSSL", "CShims"]),
         // The mock's inbox: a bounded store of answered requests, its JSON API, live events and
         // web page on Hummingbird. Only the CLI depends on it: APNsMock stays free of NIO, and
@@ -139,6 +145,7 @@ let package = Package(
                 "APNsProtocol",
                 "APNsTransport",
                 "APNsSender",
+                "CLIFormats",
                 "APNsMock",
                 "APNsMockInbox",
                 .target(name: "APNsOutbox", condition: .when(traits: ["Outbox"])),
@@ -167,7 +174,7 @@ let package = Package(
         ),
         // Fuzz harnesses for every input parser, shared by the libFuzzer executable and the
         // deterministic pass in HardeningTests (issue 7).
-        .target(name: "APNsFuzzHarness", dependencies: ["APNsCredentials", "OpenSSLCore", "APNsProtocol", "APNsTransport", "APNsSender", "APNsMock", "COpenSSL"]),
+        .target(name: "APNsFuzzHarness", dependencies: ["APNsCredentials", "OpenSSLCore", "APNsProtocol", "APNsTransport", "APNsSender", "CLIFormats", "APNsMock", "COpenSSL"]),
         // The same fuzz pass as a plain executable: scripts/test.sh builds only this product
         // under AddressSanitizer (the libraries, not the CLI or the test bundle).
         .executableTarget(name: "APNsFuzzPass", dependencies: ["APNsFuzzHarness"]),
@@ -201,6 +208,8 @@ let package = Package(
                                                             .product(name: "Logging", package: "swift-log"),
                                                             .product(name: "Metrics", package: "swift-metrics"),
                                                             .product(name: "MetricsTestKit", package: "swift-metrics")]),
+        // The CLI's file formats: token lines read in chunks and parsed, result lines written.
+        .testTarget(name: "CLIFormatsTests", dependencies: ["CLIFormats", "APNsSender", "APNsProtocol", "TestSupport"]),
         .testTarget(name: "APNsMockTests", dependencies: ["OpenSSLCore", "APNsMock", "APNsCredentials", "APNsProtocol", "APNsTransport", "APNsSender", "TestSupport",
                                                           "PushWorker", "APNs", "HummingbirdPush",
                                                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -217,7 +226,7 @@ let package = Package(
         // CLI end-to-end tests; the mock inbox's (issue 16) also test its store in-process.
         .testTarget(name: "apnskitTests", dependencies: ["apnskit", "APNsCredentials", "TestSupport", "APNsMock", "APNsMockInbox"]),
         // Issue 7: the fuzz harnesses over fixed-seed mutations, secrets, resource bounds.
-        .testTarget(name: "HardeningTests", dependencies: ["OpenSSLCore", "APNsFuzzHarness", "apnskit", "APNsCredentials", "APNsProtocol", "APNsSender",
+        .testTarget(name: "HardeningTests", dependencies: ["OpenSSLCore", "APNsFuzzHarness", "apnskit", "APNsCredentials", "APNsProtocol", "APNsSender", "CLIFormats",
                                                            "APNsTransport", "APNsMock", "TestSupport", "CTestFixtures"]),
     ]
 )

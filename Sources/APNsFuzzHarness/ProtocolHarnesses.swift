@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import APNsProtocol
 import APNsSender
+import CLIFormats
 
 /// Harnesses over the pure-Swift wire parsers. These cannot throw untyped errors by
 /// construction, so besides "no trap" each checks the rules an accepted value must obey.

@@ -166,7 +166,7 @@ public final class APNsBroadcastClient: Sendable {
         let request = BroadcastRequest.broadcast(bundleID: bundle, channelID: channel.rawValue, payload: broadcast.payload, priority: broadcast.priority,
                                                  expiration: broadcast.expiration, apnsID: apnsID)
         let started = DispatchTime.now().uptimeNanoseconds
-        let answer = await broadcasts.perform(ProviderRequest(request))
+        let answer = await broadcasts.perform(request)
         observer.finishedRequest("broadcast", answer.outcome, attempts: answer.attempts, startedNanos: started)
         return APNsBroadcastResult(channel: channel, apnsIDText: answer.response?.header("apns-id") ?? apnsID, outcome: answer.outcome,
                                    attempts: answer.attempts, possiblyDuplicated: answer.possiblyDuplicated)
@@ -209,16 +209,16 @@ public final class APNsBroadcastClient: Sendable {
 
     /// One channel management call: its 2xx answer read by `parse`; every other outcome thrown.
     private func manage<Value>(_ operation: String, _ request: HTTP2Request,
-                               parse: (ProviderResponse) throws(APNsSendError) -> Value) async throws(APNsSendError) -> ChannelAnswer<Value> {
+                               parse: (HTTP2Response) throws(APNsSendError) -> Value) async throws(APNsSendError) -> ChannelAnswer<Value> {
         guard let management else {
             throw APNsSendError(.invalidConfiguration, "No channel management gateway: set Configuration.channelManagement (a custom gateway names none).")
         }
         let started = DispatchTime.now().uptimeNanoseconds
-        let answer = await management.perform(ProviderRequest(request))
+        let answer = await management.perform(request)
         observer.finishedRequest(operation, answer.outcome, attempts: answer.attempts, startedNanos: started)
         switch answer.outcome {
         case .delivered:
-            let response = answer.response ?? ProviderResponse(status: 200)
+            let response = answer.response ?? HTTP2Response(status: 200)
             return ChannelAnswer(value: try parse(response), status: response.status, requestID: Self.requestID(response))
         case .rejected(let status, let reason, _):
             let known = reason == Self.noReasonGiven ? nil : reason
@@ -232,7 +232,7 @@ public final class APNsBroadcastClient: Sendable {
         }
     }
 
-    private static func requestID(_ response: ProviderResponse) -> UUID? { response.header("apns-request-id").flatMap(UUID.init(uuidString:)) }
+    private static func requestID(_ response: HTTP2Response) -> UUID? { response.header("apns-request-id").flatMap(UUID.init(uuidString:)) }
 
     /// A read's answer: `{"message-storage-policy": N, "push-type": "LiveActivity"}`.
     private struct ChannelSettings: Decodable {

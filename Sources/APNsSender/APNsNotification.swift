@@ -1,6 +1,7 @@
 // Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
 // SPDX-License-Identifier: Apache-2.0
 import APNsProtocol
+import APNsTransport
 import Foundation
 
 /// One notification to send through the provider API.
@@ -49,7 +50,7 @@ public struct APNsNotification: Sendable {
     }
 
     /// Path and headers for the provider API (authorization is added per attempt).
-    func request(apnsID: String) -> ProviderRequest {
+    func request(apnsID: String) -> HTTP2Request {
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(6)  // every header below: one allocation, not one per growth
         headers.append(("apns-id", apnsID))
@@ -58,7 +59,7 @@ public struct APNsNotification: Sendable {
         if let priority { headers.append(("apns-priority", String(priority.rawValue))) }
         if let expiration { headers.append(("apns-expiration", String(expiration))) }
         if let collapseID { headers.append(("apns-collapse-id", collapseID)) }
-        return ProviderRequest(path: Hex.encode(token.bytes, after: RequestValidator.devicePathPrefix), headers: headers, body: payload)
+        return HTTP2Request(path: Hex.encode(token.bytes, after: RequestValidator.devicePathPrefix), headers: headers, body: payload)
     }
 
     static func newID() -> String { MessageID.shared.next() }

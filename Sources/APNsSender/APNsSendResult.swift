@@ -96,55 +96,8 @@ public struct APNsSendResult: Sendable, Equatable {
     /// against the app's last registration.
     public var invalidatesToken: Bool { tokenRemoval().map { $0.safeToDelete != false } ?? false }
 
-    /// The `status` word of a `--results` line (documented in docs/push.md).
-    public var statusWord: String {
-        switch outcome {
-        case .delivered: return "delivered"
-        case .rejected: return "rejected"
-        case .failed: return "failed"
-        case .cancelled(let written): return written ? "cancelled" : "not_sent"
-        }
-    }
-
-    /// An outcome's fields in a `--results` line (and in its `diagnosis` object).
-    static func appendOutcomeFields(_ outcome: Outcome, to fields: inout [(String, JSONValue)]) {
-        switch outcome {
-        case .delivered:
-            fields.append(("http_status", .int(200)))
-        case .rejected(let status, let reason, let timestamp):
-            fields.append(("http_status", .int(status)))
-            fields.append(("reason", .string(reason.rawValue)))
-            if let timestamp { fields.append(("timestamp_ms", .int(milliseconds(timestamp)))) }
-        case .failed(let error):
-            fields.append(("error", .string(error.description)))
-            fields.append(("error_code", .string(error.code.description)))
-            fields.append(("may_have_been_delivered", .bool(error.mayHaveBeenDelivered)))
-        case .cancelled(let written):
-            fields.append(("may_have_been_delivered", .bool(written)))
-        }
-    }
-
     /// Milliseconds since 1970, as APNs writes a 410's `timestamp`.
     package static func milliseconds(_ date: Date) -> Int { Int((date.timeIntervalSince1970 * 1000).rounded()) }
-
-    /// One JSON line for `--results` (fields documented in docs/push.md).
-    public func jsonLine() -> [UInt8] {
-        var fields: [(String, JSONValue)] = [
-            ("index", .int(index)), ("token", .string(token.hex)), ("apns_id", .string(apnsIDText)),
-            ("status", .string(statusWord)),
-        ]
-        Self.appendOutcomeFields(outcome, to: &fields)
-        if let uniqueIDText { fields.append(("apns_unique_id", .string(uniqueIDText))) }
-        fields.append(("attempts", .int(attempts)))
-        if possiblyDuplicated { fields.append(("possibly_duplicated", .bool(true))) }
-        // A rejection after an attempt lost in flight, or delivered in the other environment
-        // (the diagnosis): a resend may notify twice.
-        if case .rejected = outcome, mayHaveBeenDelivered { fields.append(("may_have_been_delivered", .bool(true))) }
-        if let diagnosis { fields.append(("diagnosis", diagnosis.json)) }
-        var bytes = JSONValue.object(fields).serialized()
-        bytes.append(0x0A)
-        return bytes
-    }
 }
 
 extension APNsSendResult.Outcome {

@@ -91,29 +91,6 @@ public struct APNsTokenDiagnosis: Sendable, Equatable {
     var repeatedCopy: APNsTokenDiagnosis {
         APNsTokenDiagnosis(verdict: verdict, environment: environment, attempt: attempt, attemptID: attemptID, repeated: true)
     }
-
-    /// The `verdict` word of a `--results` line's `diagnosis` (docs/push.md).
-    public var verdictWord: String {
-        switch verdict {
-        case .otherEnvironment: return "other_environment"
-        case .neither: return "neither"
-        case .undetermined: return "undetermined"
-        case .limitReached: return "limit_reached"
-        }
-    }
-
-    /// The `diagnosis` object of a `--results` line (docs/push.md).
-    package var json: JSONValue {
-        var fields: [(String, JSONValue)] = [("verdict", .string(verdictWord))]
-        if let environment { fields.append(("environment", .string(environment.rawValue))) }
-        if let attempt {
-            fields.append(("delivered", .bool(deliveredInOtherEnvironment)))
-            APNsSendResult.appendOutcomeFields(attempt, to: &fields)
-        }
-        if let attemptID { fields.append(("apns_id", .string(attemptID))) }
-        if repeated { fields.append(("repeated", .bool(true))) }
-        return .object(fields)
-    }
 }
 
 /// What to do with a token whose notification APNs refused for good (Unregistered,

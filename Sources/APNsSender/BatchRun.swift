@@ -250,7 +250,7 @@ final class BatchRun: Sendable {
         if let problem = item.notification.localProblem() {
             return giveBack(item, slot: slot, APNsSendError(.invalidNotification, "Not sent: \(problem)."))
         }
-        let attempt: (request: ProviderRequest, bearer: String?)
+        let attempt: (request: HTTP2Request, bearer: String?)
         do throws(APNsSendError) {
             attempt = try item.history.nextAttempt(item.request, tokens: tokens)
         } catch {
@@ -266,7 +266,7 @@ final class BatchRun: Sendable {
     }
 
     private func complete(_ item: PendingNotification, bearer: String?, slot: Int, connection: any ProviderConnection,
-                          result: Result<ProviderResponse, ProviderSendError>) {
+                          result: Result<HTTP2Response, ProviderSendError>) {
         // Judged first, then applied under one lock (the loop thread takes the run's lock once
         // per answer: with several loops, each lock is a chance to wait for another thread).
         let answer = BatchRunStateMachine.judge(item, result, bearer: bearer, tokens: tokens, policy: policy)

@@ -21,7 +21,7 @@ struct AttemptHistory: Sendable, Equatable {
 
     /// Signs `request` for the next attempt and counts it. A token that cannot be signed
     /// throws, and no attempt is counted (nothing went out).
-    mutating func nextAttempt(_ request: ProviderRequest, tokens: ProviderTokenCache?) throws(APNsSendError) -> (request: ProviderRequest, bearer: String?) {
+    mutating func nextAttempt(_ request: HTTP2Request, tokens: ProviderTokenCache?) throws(APNsSendError) -> (request: HTTP2Request, bearer: String?) {
         var request = request
         let bearer = try request.sign(with: tokens)
         attempts += 1
@@ -30,7 +30,7 @@ struct AttemptHistory: Sendable, Equatable {
 
     /// What the last attempt's outcome means (`RetryDecision`); `bearer`: the provider token it
     /// carried, replaced once if APNs says it expired.
-    mutating func judge(_ result: Result<ProviderResponse, ProviderSendError>, bearer: String?, tokens: ProviderTokenCache?,
+    mutating func judge(_ result: Result<HTTP2Response, ProviderSendError>, bearer: String?, tokens: ProviderTokenCache?,
                         policy: APNsRetryPolicy, jitter: Double = APNsRetryPolicy.randomJitter()) -> RetryDecision {
         switch result {
         case .success(let response):
@@ -62,11 +62,11 @@ final class NotificationEntry: Sendable {
     let notification: APNsNotification
     let apnsID: String
     /// Path, headers and payload; `authorization` is added per attempt.
-    let request: ProviderRequest
+    let request: HTTP2Request
     /// The run's clock (uptime nanoseconds) when it was taken from the feed (the duration metric).
     let startedNanos: UInt64
 
-    init(index: Int, notification: APNsNotification, apnsID: String, request: ProviderRequest, startedNanos: UInt64) {
+    init(index: Int, notification: APNsNotification, apnsID: String, request: HTTP2Request, startedNanos: UInt64) {
         self.index = index
         self.notification = notification
         self.apnsID = apnsID
@@ -82,7 +82,7 @@ struct PendingNotification: Sendable {
     var history = AttemptHistory()
     var index: Int { entry.index }
     var notification: APNsNotification { entry.notification }
-    var request: ProviderRequest { entry.request }
+    var request: HTTP2Request { entry.request }
 
     /// The result with `outcome`, with the word of every earlier attempt (`keepingWord`).
     func result(_ outcome: APNsSendResult.Outcome, uniqueID: String? = nil) -> APNsSendResult {
@@ -316,7 +316,7 @@ struct BatchRunStateMachine: Sendable {
         var connectionFailed: Bool
     }
 
-    static func judge(_ item: PendingNotification, _ result: Result<ProviderResponse, ProviderSendError>, bearer: String?,
+    static func judge(_ item: PendingNotification, _ result: Result<HTTP2Response, ProviderSendError>, bearer: String?,
                       tokens: ProviderTokenCache?, policy: APNsRetryPolicy, jitter: Double = APNsRetryPolicy.randomJitter()) -> Answer {
         var item = item
         let decision = item.history.judge(result, bearer: bearer, tokens: tokens, policy: policy, jitter: jitter)

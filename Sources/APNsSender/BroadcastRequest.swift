@@ -57,10 +57,3 @@ package enum BroadcastRequest {
         id.map { [(name: "apns-request-id", value: $0)] } ?? []
     }
 }
-
-extension ProviderRequest {
-    /// The same request for a pooled provider connection.
-    init(_ request: HTTP2Request) {
-        self.init(method: request.method, path: request.path, headers: request.headers, authorization: request.authorization, body: request.body)
-    }
-}

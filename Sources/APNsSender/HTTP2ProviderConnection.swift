@@ -17,28 +17,26 @@ package final class HTTP2ProviderConnection: ProviderConnection {
         self.requestTimeout = requestTimeout
     }
 
-    package func send(_ request: ProviderRequest) async throws(ProviderSendError) -> ProviderResponse {
+    package func send(_ request: HTTP2Request) async throws(ProviderSendError) -> HTTP2Response {
         let result = await withCheckedContinuation { continuation in
             submit(request) { continuation.resume(returning: $0) }
         }
         return try result.get()
     }
 
-    package func submit(_ request: ProviderRequest, completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void) {
+    package func submit(_ request: HTTP2Request, completion: @escaping @Sendable (Result<HTTP2Response, ProviderSendError>) -> Void) {
         submit(request, cancellation: nil, completion: completion)
     }
 
-    package func submit(_ request: ProviderRequest, cancellation: RequestCancellation,
-                       completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void) {
+    package func submit(_ request: HTTP2Request, cancellation: RequestCancellation,
+                       completion: @escaping @Sendable (Result<HTTP2Response, ProviderSendError>) -> Void) {
         submit(request, cancellation: Optional(cancellation), completion: completion)
     }
 
-    private func submit(_ request: ProviderRequest, cancellation: RequestCancellation?,
-                        completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void) {
-        let message = HTTP2Request(method: request.method, path: request.path, headers: request.headers, authorization: request.authorization,
-                                   body: request.body)
-        client.submit(message, timeout: requestTimeout, cancellation: cancellation) { result in
-            completion(result.map { ProviderResponse(status: $0.status, headers: $0.headers, body: $0.body) }.mapError(Self.map))
+    private func submit(_ request: HTTP2Request, cancellation: RequestCancellation?,
+                        completion: @escaping @Sendable (Result<HTTP2Response, ProviderSendError>) -> Void) {
+        client.submit(request, timeout: requestTimeout, cancellation: cancellation) { result in
+            completion(result.mapError(Self.map))
         }
     }
 

@@ -21,7 +21,7 @@ final class PooledExchange: Sendable {
     /// (headers and body the caller reads), or the last refusal.
     struct Answer: Sendable {
         var outcome: APNsSendResult.Outcome
-        var response: ProviderResponse?
+        var response: HTTP2Response?
         var attempts: Int
         var possiblyDuplicated: Bool
     }
@@ -40,7 +40,7 @@ final class PooledExchange: Sendable {
 
     /// Sends `request` until it has a final answer. Cancelling the calling task ends it at
     /// once: `.cancelled(written:)` says whether any attempt went out.
-    func perform(_ request: ProviderRequest) async -> Answer {
+    func perform(_ request: HTTP2Request) async -> Answer {
         let slot = nextSlot.withLock { next in
             defer { next = (next + 1) % pool.size }
             return next
@@ -48,7 +48,7 @@ final class PooledExchange: Sendable {
         var history = AttemptHistory()
         // Every answer keeps the word of the attempts before it (`AttemptHistory.keepingWord`):
         // "not written" unless one was lost in flight (an answered 429 or 503 was not taken).
-        func answer(_ outcome: APNsSendResult.Outcome, _ response: ProviderResponse? = nil) -> Answer {
+        func answer(_ outcome: APNsSendResult.Outcome, _ response: HTTP2Response? = nil) -> Answer {
             Answer(outcome: history.keepingWord(outcome), response: response, attempts: history.attempts,
                    possiblyDuplicated: history.mayHaveBeenDelivered)
         }
@@ -64,7 +64,7 @@ final class PooledExchange: Sendable {
             } catch {
                 return answer(.cancelled(written: false))
             }
-            let attempt: (request: ProviderRequest, bearer: String?)
+            let attempt: (request: HTTP2Request, bearer: String?)
             do throws(APNsSendError) {
                 attempt = try history.nextAttempt(request, tokens: tokens)
             } catch {
@@ -72,7 +72,7 @@ final class PooledExchange: Sendable {
             }
             let cancellation = RequestCancellation()
             let result = await withTaskCancellationHandler {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Result<ProviderResponse, ProviderSendError>, Never>) in
+                await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTP2Response, ProviderSendError>, Never>) in
                     connection.submit(attempt.request, cancellation: cancellation) { continuation.resume(returning: $0) }
                 }
             } onCancel: {

@@ -1,43 +1,6 @@
 // Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
 // SPDX-License-Identifier: Apache-2.0
 import APNsTransport
-/// What the sender needs from a connection to the provider API, kept abstract so retry and
-/// accounting logic is tested against scripted faults as well as real servers. The HTTP/2
-/// implementation is `HTTP2ProviderConnection`.
-package struct ProviderRequest: Sendable {
-    /// POST for notifications and broadcasts; channel management also reads (GET) and
-    /// deletes (DELETE) (apns-protocol.md §8).
-    package var method: String
-    package var path: String
-    package var headers: [(name: String, value: String)]
-    /// The per-attempt `authorization` value (a provider token), kept apart from `headers`,
-    /// which are made once per notification and shared by its attempts (see
-    /// `HTTP2Request.authorization`).
-    package var authorization: String?
-    package var body: [UInt8]
-
-    package init(method: String = "POST", path: String, headers: [(name: String, value: String)], authorization: String? = nil, body: [UInt8]) {
-        self.method = method
-        self.path = path
-        self.headers = headers
-        self.authorization = authorization
-        self.body = body
-    }
-}
-
-package struct ProviderResponse: Sendable {
-    package var status: Int
-    package var headers: [(name: String, value: String)]
-    package var body: [UInt8]
-
-    package init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-    }
-
-    package func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
-}
 
 /// Why a request got no response. The difference decides whether a resend can duplicate.
 package enum ProviderSendError: Error, Sendable, Equatable {
@@ -56,18 +19,24 @@ package enum ProviderSendError: Error, Sendable, Equatable {
     case closed(String)
 }
 
+/// What the sender needs from a connection to the provider API, kept abstract so retry and
+/// accounting logic is tested against scripted faults as well as real servers. The HTTP/2
+/// implementation is `HTTP2ProviderConnection`; the tests' `FakeGateway` is the other. The seam
+/// is the connection, not the message: requests and answers are the transport's own
+/// `HTTP2Request` and `HTTP2Response`, so a notification's request is made once, in the form the
+/// client writes, and an answer reaches the retry rules as the client read it (no per-request copy).
 package protocol ProviderConnection: AnyObject, Sendable {
-    func send(_ request: ProviderRequest) async throws(ProviderSendError) -> ProviderResponse
+    func send(_ request: HTTP2Request) async throws(ProviderSendError) -> HTTP2Response
     /// `send` with a completion instead of a suspension: what `BatchSender` uses, so a
     /// transport that can answer on its own thread (HTTP/2 on the event loop) costs no task and
     /// no thread hop per notification. `completion` runs exactly once and must not block.
-    func submit(_ request: ProviderRequest, completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void)
+    func submit(_ request: HTTP2Request, completion: @escaping @Sendable (Result<HTTP2Response, ProviderSendError>) -> Void)
     /// `submit` that the caller can give up through `cancellation`: the request's stream is
     /// reset so the gateway frees its slot, and the completion runs with a failure the caller
     /// ignores (its result is `.cancelled`). Connections that cannot reset a request keep the
     /// default, which ignores `cancellation`.
-    func submit(_ request: ProviderRequest, cancellation: RequestCancellation,
-                completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void)
+    func submit(_ request: HTTP2Request, cancellation: RequestCancellation,
+                completion: @escaping @Sendable (Result<HTTP2Response, ProviderSendError>) -> Void)
     /// False once the connection has failed or is going away; the pool then replaces it.
     var isUsable: Bool { get }
     /// The server's SETTINGS_MAX_CONCURRENT_STREAMS as last seen (APNs: 1 until a token-auth
@@ -81,8 +50,8 @@ package protocol ProviderConnection: AnyObject, Sendable {
 extension ProviderConnection {
     package func closeAndWait() async { close() }
 
-    package func submit(_ request: ProviderRequest, cancellation: RequestCancellation,
-                       completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void) {
+    package func submit(_ request: HTTP2Request, cancellation: RequestCancellation,
+                       completion: @escaping @Sendable (Result<HTTP2Response, ProviderSendError>) -> Void) {
         // A connection that cannot take a request back counts it written once submitted.
         guard cancellation.markWritten() else {
             completion(.failure(.notProcessed("The request was cancelled before it was written.")))
@@ -92,7 +61,7 @@ extension ProviderConnection {
     }
 
     /// Runs `send` in a task: right for connections that are async at heart (test fakes).
-    package func submit(_ request: ProviderRequest, completion: @escaping @Sendable (Result<ProviderResponse, ProviderSendError>) -> Void) {
+    package func submit(_ request: HTTP2Request, completion: @escaping @Sendable (Result<HTTP2Response, ProviderSendError>) -> Void) {
         Task {
             do throws(ProviderSendError) {
                 completion(.success(try await send(request)))

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import APNsCredentials
 import OpenSSLCore
+import APNsTransport
 import Foundation
 import Synchronized
 
@@ -70,7 +71,7 @@ package final class ProviderTokenCache: Sendable {
     }
 }
 
-extension ProviderRequest {
+extension HTTP2Request {
     /// Signs this attempt: with token auth (`tokens`), sets `authorization` to the provider
     /// token's header and returns the token (an ExpiredProviderToken answer names it to
     /// `ProviderTokenCache.invalidate`); with certificates, changes nothing and returns nil.

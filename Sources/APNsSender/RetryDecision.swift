@@ -1,6 +1,7 @@
 // Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
 // SPDX-License-Identifier: Apache-2.0
 import APNsProtocol
+import APNsTransport
 import Foundation
 
 /// What one attempt's outcome means for its request (apns-protocol.md §1), decided in one place
@@ -30,7 +31,7 @@ enum RetryDecision: Equatable, Sendable {
     /// at most once, for ExpiredProviderToken: it replaces the provider token and says whether
     /// a retry can help (false without token auth, after an earlier refresh, or when the cache
     /// keeps the token).
-    static func afterAnswer(_ response: ProviderResponse, attempts: Int, policy: APNsRetryPolicy,
+    static func afterAnswer(_ response: HTTP2Response, attempts: Int, policy: APNsRetryPolicy,
                             jitter: Double = APNsRetryPolicy.randomJitter(), refreshToken: () -> Bool) -> RetryDecision {
         if (200..<300).contains(response.status) { return .final(.delivered) }
         let (reason, timestamp) = BatchSender.parseError(response.body)

@@ -4,6 +4,7 @@
 import APNsOutbox
 import APNsProtocol
 import APNsSender
+import CLIFormats
 import ArgumentParser
 import Foundation
 import Synchronized

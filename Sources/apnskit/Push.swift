@@ -5,6 +5,7 @@ import OpenSSLCore
 import SecureIO
 import APNsProtocol
 import APNsSender
+import CLIFormats
 import APNsTransport
 import ArgumentParser
 import Foundation

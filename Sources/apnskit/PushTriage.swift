@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import APNsProtocol
 import APNsSender
+import CLIFormats
 import APNsTransport
 import ArgumentParser
 import Foundation

@@ -14,8 +14,8 @@ import Testing
 struct BatchRunStateMachineTests {
     static let ms: UInt64 = 1_000_000
 
-    func response(_ status: Int, _ reason: String? = nil, retryAfter: String? = nil) -> Result<ProviderResponse, ProviderSendError> {
-        .success(ProviderResponse(status: status, headers: retryAfter.map { [(name: "retry-after", value: $0)] } ?? [],
+    func response(_ status: Int, _ reason: String? = nil, retryAfter: String? = nil) -> Result<HTTP2Response, ProviderSendError> {
+        .success(HTTP2Response(status: status, headers: retryAfter.map { [(name: "retry-after", value: $0)] } ?? [],
                                   body: reason.map { Array(#"{"reason":"\#($0)"}"#.utf8) } ?? []))
     }
 
@@ -327,7 +327,7 @@ final class TestConnection: ProviderConnection, @unchecked Sendable {
     var isUsable: Bool { lock.withLock { open } }
     var maxConcurrentStreams: Int { 100 }
     func close() { lock.withLock { open = false } }
-    func send(_ request: ProviderRequest) async throws(ProviderSendError) -> ProviderResponse {
+    func send(_ request: HTTP2Request) async throws(ProviderSendError) -> HTTP2Response {
         throw .notProcessed("A test connection sends nothing.")
     }
 }
@@ -433,7 +433,7 @@ final class Harness {
     }
 
     /// The request of notification `index` completes with `result`.
-    func answer(_ index: Int, _ result: Result<ProviderResponse, ProviderSendError>) {
+    func answer(_ index: Int, _ result: Result<HTTP2Response, ProviderSendError>) {
         guard let request = submitted.removeValue(forKey: index) else {
             Issue.record("notification \(index) is not in flight")
             return

@@ -1,6 +1,7 @@
 // Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
 // SPDX-License-Identifier: Apache-2.0
 import APNsProtocol
+import APNsTransport
 import APNsSender
 import Foundation
 
@@ -82,7 +83,7 @@ final class FakeGateway: @unchecked Sendable, ProviderConnector {
     }
 
     /// Handles one request; nil means the connection died after processing it.
-    func handle(_ request: ProviderRequest, connectionRequests: Int) -> ProviderResponse? {
+    func handle(_ request: HTTP2Request, connectionRequests: Int) -> HTTP2Response? {
         lock.withLock {
             requestCount += 1
             let id = request.headers.first { $0.name == "apns-id" }!.value
@@ -91,17 +92,17 @@ final class FakeGateway: @unchecked Sendable, ProviderConnector {
             topicsAndPriorities.append(topic + " " + (request.headers.first { $0.name == "apns-priority" }?.value ?? "-"))
             let token = String(request.path.dropFirst(RequestValidator.pathPrefix.count))
             if faults.unregistered.contains(token) {
-                return ProviderResponse(status: 410, body: Array(#"{"reason":"Unregistered","timestamp":1700000000000}"#.utf8))
+                return HTTP2Response(status: 410, body: Array(#"{"reason":"Unregistered","timestamp":1700000000000}"#.utf8))
             }
             if faults.tooManyEvery > 0 && requestCount % faults.tooManyEvery == 0 {
-                return ProviderResponse(status: 429, body: Array(#"{"reason":"TooManyRequests"}"#.utf8))
+                return HTTP2Response(status: 429, body: Array(#"{"reason":"TooManyRequests"}"#.utf8))
             }
             if faults.unavailableEvery > 0 && requestCount % faults.unavailableEvery == 0 {
-                return ProviderResponse(status: 503, body: Array(#"{"reason":"ServiceUnavailable"}"#.utf8))
+                return HTTP2Response(status: 503, body: Array(#"{"reason":"ServiceUnavailable"}"#.utf8))
             }
             accepted[id, default: 0] += 1
             if faults.dropAfterProcessing > 0 && connectionRequests >= faults.dropAfterProcessing { return nil }
-            return ProviderResponse(status: 200)
+            return HTTP2Response(status: 200)
         }
     }
 }
@@ -120,7 +121,7 @@ final class FakeConnection: ProviderConnection, @unchecked Sendable {
     var maxConcurrentStreams: Int { 100 }
     func close() { lock.withLock { dead = true } }
 
-    func send(_ request: ProviderRequest) async throws(ProviderSendError) -> ProviderResponse {
+    func send(_ request: HTTP2Request) async throws(ProviderSendError) -> HTTP2Response {
         let count: Int? = lock.withLock {
             if dead { return nil }
             requests += 1

@@ -85,14 +85,14 @@ struct HTTP2ProviderConnectionTests {
                                                tls: .client(identity: nil, trust: .caFile(material.serverCert)))
         let connection = try await connector.connect()
         #expect(connection.isUsable)
-        let response = try await connection.send(ProviderRequest(path: "/3/device/00", headers: [], body: []))
+        let response = try await connection.send(HTTP2Request(path: "/3/device/00", headers: [], body: []))
         #expect(response.status == 200)
         server.goAwayAll(code: 0, debug: #"{"reason":"Shutdown"}"#)
         // Wait (bounded) for the GOAWAY to arrive; no timing is asserted.
         for _ in 0..<200 where connection.isUsable { try await Task.sleep(nanoseconds: 25_000_000) }
         #expect(!connection.isUsable)
         do {
-            _ = try await connection.send(ProviderRequest(path: "/3/device/00", headers: [], body: []))
+            _ = try await connection.send(HTTP2Request(path: "/3/device/00", headers: [], body: []))
             Issue.record("a request on a connection going away must fail")
         } catch {
             guard case .notProcessed = error else { Issue.record("expected notProcessed, got \(error)"); return }

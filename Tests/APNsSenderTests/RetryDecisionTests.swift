@@ -1,6 +1,7 @@
 // Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
 // SPDX-License-Identifier: Apache-2.0
 import APNsProtocol
+import APNsTransport
 @testable import APNsSender
 import Foundation
 import Testing
@@ -11,12 +12,12 @@ import Testing
 struct RetryDecisionTests {
     let policy = APNsRetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(100), maximumDelay: .seconds(5), outageDelay: .seconds(1), maximumOutageDelay: .seconds(60))
 
-    func answer(_ status: Int, _ reason: String? = nil, retryAfter: String? = nil) -> ProviderResponse {
-        ProviderResponse(status: status, headers: retryAfter.map { [(name: "retry-after", value: $0)] } ?? [],
+    func answer(_ status: Int, _ reason: String? = nil, retryAfter: String? = nil) -> HTTP2Response {
+        HTTP2Response(status: status, headers: retryAfter.map { [(name: "retry-after", value: $0)] } ?? [],
                          body: reason.map { Array(#"{"reason":"\#($0)"}"#.utf8) } ?? [])
     }
 
-    func decide(_ response: ProviderResponse, attempts: Int = 1, refresh: Bool = false) -> (RetryDecision, refreshes: Int) {
+    func decide(_ response: HTTP2Response, attempts: Int = 1, refresh: Bool = false) -> (RetryDecision, refreshes: Int) {
         var refreshes = 0
         let decision = RetryDecision.afterAnswer(response, attempts: attempts, policy: policy, jitter: 1) {
             refreshes += 1

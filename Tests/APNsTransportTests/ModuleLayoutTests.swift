@@ -50,13 +50,16 @@ struct ModuleLayoutTests {
         #expect(Self.closure(of: "OpenSSLCore", in: targets) == ["COpenSSL", "CShims", "Synchronized"])
     }
 
-    @Test("The APNs library product holds no terminal prompt or file writer (SecureIO is the CLI's and the mock's)")
+    @Test("The APNs library product holds no terminal prompt or file writer (SecureIO is the CLI's and the mock's), nor the CLI's file formats")
     func libraryLeavesOutThePromptAndTheFileWriter() async throws {
         let (targets, products) = try await Self.targetDependencies()
         let library = try #require(products["APNs"], "\(products.keys.sorted())")
         let built = library.reduce(into: Set(library)) { $0.formUnion(Self.closure(of: $1, in: targets)) }
         #expect(built.contains("APNsCredentials") && built.contains("OpenSSLCore"), "\(built.sorted())")
         #expect(!built.contains("SecureIO"), "\(built.sorted())")
+        // Issue 32: `--tokens` and `--results` lines are the CLI's (and its fuzz harness'), not a library user's.
+        #expect(!built.contains("CLIFormats") && !Self.closure(of: "APNsMock", in: targets).contains("CLIFormats"), "\(built.sorted())")
+        #expect(Self.closure(of: "apnskit", in: targets).contains("CLIFormats"))
         #expect(Self.closure(of: "apnskit", in: targets).contains("SecureIO"))
         #expect(Self.closure(of: "APNsMock", in: targets).contains("SecureIO"))
     }

@@ -4,6 +4,7 @@ import APNsCredentials
 import OpenSSLCore
 import APNsProtocol
 import APNsSender
+import CLIFormats
 import Foundation
 import Testing
 import TestSupport

@@ -1,7 +1,6 @@
 // Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
 // SPDX-License-Identifier: Apache-2.0
 import APNsProtocol
-import APNsSender
 import Foundation
 import Synchronized
 

@@ -4,8 +4,9 @@
 /// where `Array.removeFirst` moves every element. The storage is reset (its capacity kept)
 /// whenever the queue runs empty, and compacted when more than 1,024 taken elements are over
 /// half of it, so a queue that never quite empties does not grow. The buffer of
-/// `FeedPrefetcher`, `AsyncSequenceFeed`, `ResultChannel` and `SingleSendQueue`, and the mock's
-/// `DeviceJudge` (which tokens to forget first).
+/// `FeedPrefetcher`, `AsyncSequenceFeed`, `ResultChannel` and `SingleSendQueue` in the sender,
+/// and the mock's `DeviceJudge` (which tokens to forget first): each holds it in a `Locked`
+/// state, and it lives here, beside the lock, so the mock needs no sender module for it.
 package struct FIFO<Element> {
     private var storage: [Element] = []
     private var head = 0

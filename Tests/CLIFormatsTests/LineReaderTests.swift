@@ -1,7 +1,7 @@
 // Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
 // SPDX-License-Identifier: Apache-2.0
-import APNsSender
 import APNsProtocol
+import CLIFormats
 import Foundation
 import Testing
 import TestSupport
@@ -39,5 +39,22 @@ struct LineReaderTests {
         #expect(BatchLine.parse([]) == .skip)
         if case .badToken(let why) = BatchLine.parse(Array("zz".utf8)) { #expect(why.contains("hex")) } else { Issue.record("zz accepted") }
         if case .invalid(let why) = BatchLine.parse(Array("\(token) {nope".utf8)) { #expect(why.contains("JSON")) } else { Issue.record("bad JSON accepted") }
+    }
+
+    @Test("A --tokens line may carry the registration time between the token and the payload")
+    func registrationColumn() throws {
+        let hex = String(repeating: "ab", count: 32)
+        let token = try APNsDeviceToken(parsing: hex)
+        let at = try #require(RegistrationTime.parse("2026-11-20T10:00:00Z"))
+        #expect(BatchLine.parse(Array("\(hex) 2026-11-20T10:00:00Z".utf8)) == .entry(token: token, payload: nil, registeredAt: at))
+        #expect(BatchLine.parse(Array("\(hex)  2026-11-20T10:00:00.000Z {\"aps\":{}}".utf8))
+                == .entry(token: token, payload: Array("{\"aps\":{}}".utf8), registeredAt: at))
+        #expect(RegistrationTime.parse("2026-11-20T11:00:00+01:00") == at)
+        // Grouped hex is still a token, not a date.
+        let grouped = stride(from: 0, to: 64, by: 8).map { String(hex.dropFirst($0).prefix(8)) }.joined(separator: " ")
+        #expect(BatchLine.parse(Array(grouped.utf8)) == .entry(token: token, payload: nil))
+        guard case .invalid(let why) = BatchLine.parse(Array("\(hex) 2026-13-45T00:00:00Z".utf8)) else { Issue.record("bad date accepted"); return }
+        #expect(why.contains("'2026-13-45T00:00:00Z'") && why.contains("ISO 8601"))
+        #expect(RegistrationTime.text(Date(timeIntervalSince1970: 1_700_000_000.123)) == "2023-11-14T22:13:20.123Z")
     }
 }
