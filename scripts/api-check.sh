@@ -13,8 +13,14 @@
 # The release's API is kept in api-baseline/COMMIT/*.json (swift-api-digester's dumps, made by
 # the same command from that commit's build), so CI compares without building the release
 # again. A new release: put "VERSION COMMIT" in api-baseline/release, run this script once (it
-# builds the release and writes its dumps, minutes), empty api-baseline/accepted-breaks.txt, and
-# commit both.
+# builds the release and writes the dumps of the two products' modules, minutes), then dump the
+# three re-exported modules from that same build, which SwiftPM does not do itself:
+#   B=.build/x86_64-unknown-linux-gnu/apidiff/COMMIT-checkout; D=$B/.build/debug
+#   swift-api-digester -dump-sdk -compiler-style-diags -I $D -I $D/Modules -I $D/CShims.build \
+#     -I $B/Sources/COpenSSL -I $B/Sources/CNGHTTP2 -I $B/Sources/CShims/include \
+#     -module APNsSender -o api-baseline/COMMIT/APNsSender.json    (and APNsProtocol, APNsCredentials)
+# Without them those modules' changes would go unchecked, so the check refuses to run while one
+# of the five dumps is missing. Then empty api-baseline/accepted-breaks.txt and commit both.
 #
 #   scripts/api-check.sh        (after swift build: the current modules are built, not rebuilt)
 set -euo pipefail
@@ -31,6 +37,12 @@ if ! git cat-file -e "${commit}^{commit}" 2>/dev/null; then
   exit 3
 fi
 
+for module in APNs APNsMock APNsCredentials APNsProtocol APNsSender; do
+  if [ -d "api-baseline/$commit" ] && [ ! -s "api-baseline/$commit/$module.json" ]; then
+    echo "api-check: api-baseline/$commit/$module.json is missing, so $module's API would go unchecked; dump it as the header of scripts/api-check.sh says." >&2
+    exit 2
+  fi
+done
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0
