@@ -69,9 +69,16 @@ final class GatewayFixture: @unchecked Sendable {
     /// The apns-ids in the gateway's record once it stops growing (its delayed handlers record
     /// after their delay, even for streams the client reset).
     func settledRecord() async throws -> Set<String> {
+        var last = -1
+        var stableChecks = 0
         // Two seconds without a change: the root CI run (two CI runs on two cores) read the
         // record after 0.75 s of quiet while the gateway still had 19 requests to record.
-        _ = try await Wait.settled(quiet: .seconds(2), seconds: 30) { try records().count }
+        for _ in 0..<120 where stableChecks < 8 {
+            try await Task.sleep(nanoseconds: 250_000_000)
+            let count = try records().count
+            stableChecks = count == last ? stableChecks + 1 : 0
+            last = count
+        }
         return Set(try records().compactMap { $0["apns_id"] as? String })
     }
 
