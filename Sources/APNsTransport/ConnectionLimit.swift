@@ -40,6 +40,9 @@ package final class ConnectionLimit: Sendable {
 
     /// Connections refused at the limit since start.
     package var refused: Int { state.withLock { $0.refused } }
+    /// Connections admitted and not yet closed: zero once every client has gone and the
+    /// server has read all they wrote (tests wait for it instead of for quiet).
+    package var open: Int { state.withLock { $0.open } }
 
     package init(maximum: Int, perPeer: Int? = nil, hint: String = "", perPeerHint: String = "", log: @escaping @Sendable (String) -> Void) {
         self.maximum = maximum

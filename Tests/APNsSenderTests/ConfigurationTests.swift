@@ -1,8 +1,10 @@
 // Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
 // SPDX-License-Identifier: Apache-2.0
+import APNsCredentials
 import APNsProtocol
 @testable import APNsSender
 import Foundation
+import OpenSSLCore
 import Testing
 import TestSupport
 
@@ -12,8 +14,11 @@ import TestSupport
 struct ConfigurationTests {
     typealias Configuration = APNsClient.Configuration
 
+    /// A token signer made in process (no openssl child: a blocking wait here would hold one
+    /// of the two threads every test shares).
     static func tokenConfiguration(bundleID: String? = "com.example.app") throws -> Configuration {
-        var configuration = Configuration(gateway: .sandbox, authentication: .token(try HTTP2ProviderConnectionTests.Material().signer()))
+        let signer = try APNsTokenSigner(key: PrivateKey.generate(.ec256), keyID: "ABC123DEFG", teamID: "TEAMID1234")
+        var configuration = Configuration(gateway: .sandbox, authentication: .token(signer))
         configuration.bundleID = bundleID
         return configuration
     }

@@ -6,6 +6,7 @@ import APNsMock
 import APNsProtocol
 import APNsTransport
 import Foundation
+import Testing
 import TestSupport
 
 /// A running mock gateway on free ports with a fresh mock CA and a set of identities, for one
@@ -66,14 +67,19 @@ final class GatewayFixture: @unchecked Sendable {
         try APNsTokenSigner(key: key ?? authKey, keyID: keyID ?? self.keyID, teamID: teamID ?? self.teamID).token(issuedAt: issuedAt)
     }
 
-    /// The apns-ids in the gateway's record once it stops growing (its delayed handlers record
-    /// after their delay, even for streams the client reset).
+    /// The apns-ids in the gateway's record once the client has gone: first the event, every
+    /// connection closed on the gateway's side (it has read all the client wrote), then the
+    /// record stops growing (its delayed handlers record after their delay, even for streams the
+    /// client reset). Callers close their client first. Quiet alone was not enough: in a root CI
+    /// run at load 15 the gateway's thread went unscheduled for longer than 2 s of quiet.
     func settledRecord() async throws -> Set<String> {
+        let gateway = self.gateway
+        let closed = await Wait.until(seconds: 120) { gateway.connectionLimit.open == 0 }
+        #expect(closed, "the gateway still has \(gateway.connectionLimit.open) connections open after the client closed")
         var last = -1
         var stableChecks = 0
-        // Two seconds without a change: the root CI run (two CI runs on two cores) read the
-        // record after 0.75 s of quiet while the gateway still had 19 requests to record.
-        for _ in 0..<120 where stableChecks < 8 {
+        // Then two seconds without a change (8 looks, 250 ms apart), at most 60 s.
+        for _ in 0..<240 where stableChecks < 8 {
             try await Task.sleep(nanoseconds: 250_000_000)
             let count = try records().count
             stableChecks = count == last ? stableChecks + 1 : 0
