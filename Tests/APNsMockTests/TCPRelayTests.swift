@@ -24,7 +24,7 @@ struct TCPRelayTests {
             let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             #expect(connectLoopback(client, port: Int(relay.port)))
             close(client)  // both pumps see end-of-file and the relay closes the pair
-            let pair = try #require(await waitFor { relay.pairDescriptors.first.flatMap { $0.closed ? $0 : nil } })
+            let pair = try #require(await Wait.value(seconds: 10, every: .milliseconds(10)) { relay.pairDescriptors.first.flatMap { $0.closed ? $0 : nil } })
             // New sockets take the lowest free numbers: open listeners until they hold the pair's.
             var listeners: [(fd: Int32, port: Int)] = []
             for _ in 0..<256 {
@@ -69,13 +69,4 @@ private func connectLoopback(_ fd: Int32, port: Int) -> Bool {
     return withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     } == 0
-}
-
-/// Polls `probe` (bounded, 10 s) until it gives a value: waits for a condition, asserts no time.
-private func waitFor<T>(_ probe: () -> T?) async -> T? {
-    for _ in 0..<1000 {
-        if let value = probe() { return value }
-        try? await Task.sleep(nanoseconds: 10_000_000)
-    }
-    return nil
 }

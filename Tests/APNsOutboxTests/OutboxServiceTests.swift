@@ -42,8 +42,7 @@ struct OutboxServiceTests {
             APNsOutboxEntry(token: token, collapseID: "scores", payload: Array(#"{"aps":{"alert":"three"}}"#.utf8)),
         ])
         #expect(ids.count == 3)
-        let deadline = Date().addingTimeInterval(60)
-        while gateway.sentNotificationCount < 3 && Date() < deadline { try await Task.sleep(nanoseconds: 50_000_000) }
+        _ = await Wait.until(seconds: 60, every: .milliseconds(50)) { gateway.sentNotificationCount >= 3 }
         let sent = gateway.sentNotifications.sorted { $0.receivedAt < $1.receivedAt }
         try #require(sent.count == 3, "\(sent)")
         let expectedIDs = ids.map { APNsOutboxIdentity.apnsID(forKey: APNsOutboxIdentity.rowKey($0)) }
@@ -53,11 +52,7 @@ struct OutboxServiceTests {
             let want: String? = [expectedIDs[0].uuidString.lowercased(), nil, "scores"][index]
             #expect(notification.collapseID == want, "row \(index): \(notification.collapseID ?? "none")")
         }
-        var status = try await store.status()
-        while status.count(.delivered) < 3 && Date() < deadline {
-            try await Task.sleep(nanoseconds: 50_000_000)
-            status = try await store.status()
-        }
+        let status = try await Wait.reading(seconds: 60, every: .milliseconds(50), { try await store.status() }, until: { $0.count(.delivered) >= 3 })
         #expect(status.count(.delivered) == 3 && status.pending == 0, "\(status)")
 
         await group.triggerGracefulShutdown()

@@ -76,11 +76,7 @@ struct AsyncSequenceSendTests {
         // Wait until the handler holds its 10th result, the pipeline is full and the input
         // stops being pulled.
         await holding.wait()
-        var last = -1
-        while input.pulled != last {
-            last = input.pulled
-            try await Task.sleep(nanoseconds: 200_000_000)
-        }
+        _ = await Wait.settled(quiet: .seconds(1), every: .milliseconds(200)) { input.pulled }
         let readAhead = input.pulled - 10
         let bound = APNsClient.batchReadAhead(concurrency: 100, connections: 1)
         #expect(readAhead <= bound, "read \(readAhead) ahead of the handler, more than the documented \(bound)")

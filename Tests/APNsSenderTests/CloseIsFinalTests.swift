@@ -24,7 +24,8 @@ struct CloseIsFinalTests {
             defer { lock.withLock { counts.running -= 1 } }
             let hang = Gate()
             await withTaskCancellationHandler { await hang.wait() } onCancel: { hang.open() }
-            // The part that cannot be interrupted: blocks its thread, as OpenSSL does.
+            // The part that cannot be interrupted: blocks its thread, as OpenSSL does (not a wait:
+            // the blocked thread is what close() must outwait).
             usleep(300_000)
             throw .cannotConnect("connection refused (scripted)")
         }

@@ -26,7 +26,7 @@ struct ConnectionLoopsTests {
         defer { loops.forEach { $0.shutdown() } }
         try await sendBatch(loops: loops)
         // Closed and released: every connection (socket, SSL*, nghttp2 session) on both loops is freed.
-        for _ in 0..<200 where loops.contains(where: { $0.liveConnectionCount > 0 }) { try await Task.sleep(nanoseconds: 25_000_000) }
+        _ = await Wait.until(seconds: 30) { loops.allSatisfy { $0.liveConnectionCount == 0 } }
         #expect(loops.map(\.liveConnectionCount) == [0, 0])
     }
 
@@ -36,8 +36,7 @@ struct ConnectionLoopsTests {
         let loop = EventLoop(name: "test.loop.single")
         defer { loop.shutdown() }
         try await sendBatch(loops: [loop], connections: 1)
-        for _ in 0..<200 where loop.liveConnectionCount > 0 { try await Task.sleep(nanoseconds: 25_000_000) }
-        #expect(loop.liveConnectionCount == 0)
+        #expect(await Wait.until(seconds: 30) { loop.liveConnectionCount == 0 }, "\(loop.liveConnectionCount) connections left")
     }
 
     /// A function of its own so the server, the sender and its connections are released when it

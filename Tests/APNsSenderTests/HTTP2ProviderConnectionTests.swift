@@ -89,8 +89,7 @@ struct HTTP2ProviderConnectionTests {
         #expect(response.status == 200)
         server.goAwayAll(code: 0, debug: #"{"reason":"Shutdown"}"#)
         // Wait (bounded) for the GOAWAY to arrive; no timing is asserted.
-        for _ in 0..<200 where connection.isUsable { try await Task.sleep(nanoseconds: 25_000_000) }
-        #expect(!connection.isUsable)
+        #expect(await Wait.until(seconds: 30) { !connection.isUsable })
         do {
             _ = try await connection.send(HTTP2Request(path: "/3/device/00", headers: [], body: []))
             Issue.record("a request on a connection going away must fail")

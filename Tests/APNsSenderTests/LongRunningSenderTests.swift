@@ -6,6 +6,7 @@ import APNsProtocol
 @testable import APNsSender
 import Foundation
 import Testing
+import TestSupport
 
 /// The sender inside a server that runs for months: it recovers from outages, spreads single
 /// sends, honours cancellation, reads slow feeds off the loop and keeps provider tokens for
@@ -25,16 +26,12 @@ struct LongRunningSenderTests {
         let sender = BatchSender(connector: gateway, policy: fast)
         let notification = notifications(1)[0]
         var failures: [APNsSendResult] = []
-        var delivered: APNsSendResult?
-        // Bounded by count, not by time: each failed send returns at once.
-        for _ in 0..<5_000 {
+        // Sends until one is delivered (each failed send returns at once).
+        let delivered = await Wait.value(seconds: 50, every: .milliseconds(1)) { () -> APNsSendResult? in
             let result = await sender.send(notification)
-            if result.isDelivered {
-                delivered = result
-                break
-            }
+            if result.isDelivered { return result }
             failures.append(result)
-            try await Task.sleep(nanoseconds: 1_000_000)
+            return nil
         }
         #expect(delivered != nil, "the sender never recovered: \(failures.last.map { "\($0.outcome)" } ?? "")")
         #expect(!failures.isEmpty)
@@ -77,7 +74,7 @@ struct LongRunningSenderTests {
         let gateway = FakeGateway(faults)
         let sender = BatchSender(connector: gateway, policy: fast)
         let task = Task { await sender.send(notifications(1)[0]) }
-        while gateway.heldCount == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
+        try #require(await Wait.until(seconds: 50, every: .milliseconds(1)) { gateway.heldCount >= 1 }, "the request never reached the gateway")
         task.cancel()
         let result = await task.value
         // Its request had gone out (the gateway holds it): it may be delivered, and says so.
@@ -98,7 +95,7 @@ struct LongRunningSenderTests {
         let sender = BatchSender(connector: gateway, concurrency: 10, policy: fast)
         let collector = ResultCollector()
         let task = Task { await sender.send(APNsNotificationList(notifications(100_000))) { collector.add($0) } }
-        while gateway.heldCount < 10 { try await Task.sleep(nanoseconds: 1_000_000) }
+        try #require(await Wait.until(seconds: 50, every: .milliseconds(1)) { gateway.heldCount >= 10 }, "the window never reached the gateway")
         task.cancel()
         let summary = await task.value
         let held = gateway.heldCount

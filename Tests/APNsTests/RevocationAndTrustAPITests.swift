@@ -13,7 +13,11 @@ import TestSupport
         let folder = NSTemporaryDirectory() + "apnskit-revocation-api-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let port = freeLoopbackPort()
+        // The revocation URL is written into the certificates before the mock listens on it:
+        // the port is held (`ReservedPort`) until the test ends, and the mock binds beside it.
+        let reservation = ReservedPort()
+        defer { withExtendedLifetime(reservation) {} }
+        let port = reservation.port
         func apnskit(_ arguments: [String]) async throws {
             let result = try await Binaries.apnskit(arguments)
             #expect(result.status == 0, "\(arguments.prefix(2)): \(result.stderr)")
@@ -26,10 +30,9 @@ import TestSupport
             try await apnskit(["combine", folder + "/\(name).cer", folder + "/key.pem", "-o", folder + "/\(name).pem"])
         }
         try await apnskit(["mock", "revoke", folder + "/revoked.cer", "--ca", folder + "/ca", "--reason", "superseded"])
-        let ports = folder + "/ports.json"
-        let server = try BackgroundProcess(Binaries.apnskit, ["mock", "serve", "--ca", folder + "/ca", "--port", "0", "--no-legacy", "--no-feedback", "--ports-file", ports, "-q"])
+        let (server, _) = try await BackgroundProcess.mockServe(["--ca", folder + "/ca", "--port", "0", "--no-legacy", "--no-feedback", "-q"],
+                                                                portsFile: folder + "/ports.json")
         defer { server.kill() }
-        #expect(await server.waitForFile(ports))
         let issuers = Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/ca/ca-bundle.pem")))
 
         let kept = try APNsIdentity.load(contentsOf: [folder + "/kept.pem"])

@@ -5,6 +5,7 @@ import OpenSSLCore
 import APNsTransport
 import Foundation
 import Testing
+import TestSupport
 import TransportTestSupport
 
 /// Our client's certificate presentation against `nghttpx --verify-client`: a proxy that
@@ -16,20 +17,20 @@ struct ClientCertificateInteropTests {
     /// Starts nghttpd (h2c backend) and nghttpx (TLS frontend verifying clients); the caller
     /// stops both with the returned closure.
     func startProxy() async throws -> (stop: @Sendable () -> Void, port: Int) {
-        let backendPort = ChildProcess.freePort()
-        let backend = try await ChildProcess.start(tool("nghttpd"), ["--no-tls", "--address=127.0.0.1", "-d", fixtures.docroot, String(backendPort)],
-                                             waitForPort: backendPort)
-        let port = ChildProcess.freePort()
+        let fixtures = self.fixtures
+        let backend = try await BackgroundProcess.serving(tool("nghttpd")) { port in
+            ["--no-tls", "--address=127.0.0.1", "-d", fixtures.docroot, String(port)]
+        }
         do {
-            let proxy = try await ChildProcess.start(tool("nghttpx"), [
-                "--conf=/dev/null", "--single-process", "--workers=1", "--no-ocsp",
-                "--frontend=127.0.0.1,\(port)", "--backend=127.0.0.1,\(backendPort);;proto=h2",
-                "--verify-client", "--verify-client-cacert=\(fixtures.caCert)",
-                fixtures.serverKey, fixtures.serverCert,
-            ], waitForPort: port)
-            return ({ proxy.stop(); backend.stop() }, port)
+            let proxy = try await BackgroundProcess.serving(tool("nghttpx")) { port in
+                ["--conf=/dev/null", "--single-process", "--workers=1", "--no-ocsp",
+                 "--frontend=127.0.0.1,\(port)", "--backend=127.0.0.1,\(backend.port);;proto=h2",
+                 "--verify-client", "--verify-client-cacert=\(fixtures.caCert)",
+                 fixtures.serverKey, fixtures.serverCert]
+            }
+            return ({ proxy.kill(); backend.kill() }, proxy.port)
         } catch {
-            backend.stop()
+            backend.kill()
             throw error
         }
     }

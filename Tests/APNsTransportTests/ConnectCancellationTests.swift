@@ -16,8 +16,9 @@ struct ConnectCancellationTests {
         let connect = Task {
             try await HTTP2Client.connect(to: Endpoint(host: "127.0.0.1", port: listener.port), tls: .client(identity: nil), timeout: 600)
         }
-        // Give the attempt time to reach the handshake (a cancel before it is honoured too).
-        try await Task.sleep(nanoseconds: 200_000_000)
+        // Cancel once the attempt has reached the handshake: the kernel completed its connection
+        // into the listener's backlog (a cancel before it is honoured too, by the test below).
+        #expect(await Wait.until(seconds: 30) { TCPTable.count(port: listener.port, state: .established) >= 1 }, "the connect never reached the listener")
         connect.cancel()
         do {
             _ = try await connect.value

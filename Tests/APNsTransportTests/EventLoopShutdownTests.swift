@@ -3,6 +3,7 @@
 @testable import APNsTransport
 import Foundation
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,8 +20,7 @@ struct EventLoopShutdownTests {
         for round in 0..<30 {
             let loop = EventLoop(name: "apnskit.test.late.\(round)")
             loop.shutdown()
-            for _ in 0..<1000 where !(loop.thread?.isFinished ?? true) { try await Task.sleep(nanoseconds: 1_000_000) }
-            #expect(loop.thread?.isFinished == true)
+            #expect(await Wait.until(seconds: 30, every: .milliseconds(1)) { loop.thread?.isFinished ?? true } && loop.thread?.isFinished == true)
             // New pipes take the lowest free numbers: the loop's own, had it closed them.
             var pipes: [[Int32]] = []
             for _ in 0..<4 {

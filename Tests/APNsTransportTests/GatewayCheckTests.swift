@@ -78,7 +78,7 @@ struct GatewayCheckTests {
 
     @Test func wrongHostNameFails() async throws {
         let (server, port) = try await Peers.nghttpd(cert: fixtures.wrongHostCert, key: fixtures.wrongHostKey)
-        defer { server.stop() }
+        defer { server.kill() }
         let report = try await check(port: port).run()
         #expect(report.outcome == .failed)
         #expect(report.hostnameMatches == false)
@@ -87,7 +87,7 @@ struct GatewayCheckTests {
 
     @Test func untrustedServerCAFailsNamingTheCA() async throws {
         let (server, port) = try await Peers.nghttpd(cert: fixtures.serverCert, key: fixtures.serverKey)
-        defer { server.stop() }
+        defer { server.kill() }
         let report = try await check(port: port, trust: fixtures.otherCACert).run()
         #expect(report.outcome == .failed)
         #expect(report.chainVerified == false)
@@ -96,7 +96,7 @@ struct GatewayCheckTests {
 
     @Test func missingUSERTrustIsNamed() async throws {
         let (server, port) = try await Peers.nghttpd(cert: fixtures.usertrustServerCert, key: fixtures.usertrustServerKey)
-        defer { server.stop() }
+        defer { server.kill() }
         let report = try await check(port: port).run()
         #expect(report.outcome == .failed)
         #expect(report.missingCA == "USERTrust RSA Certification Authority")
@@ -105,7 +105,7 @@ struct GatewayCheckTests {
 
     @Test func expiredServerCertificateFails() async throws {
         let (server, port) = try await Peers.nghttpd(cert: fixtures.expiredCert, key: fixtures.expiredKey)
-        defer { server.stop() }
+        defer { server.kill() }
         let report = try await check(port: port).run()
         #expect(report.outcome == .failed)
         #expect(report.verifyError == "certificate has expired", "\(report.summary)")
@@ -115,7 +115,7 @@ struct GatewayCheckTests {
     @Test func tls10OnlyServerFails() async throws {
         let (server, port) = try await Peers.sServer(cert: fixtures.serverCert, key: fixtures.serverKey,
                                                extra: ["-tls1", "-cipher", "DEFAULT@SECLEVEL=0"])
-        defer { server.stop() }
+        defer { server.kill() }
         let report = try await check(port: port).run()
         #expect(report.outcome == .failed)
         #expect(report.summary.contains("TLS 1.2 or newer"), "\(report.summary)")
@@ -123,7 +123,7 @@ struct GatewayCheckTests {
 
     @Test func serverWithoutH2Fails() async throws {
         let (server, port) = try await Peers.sServer(cert: fixtures.serverCert, key: fixtures.serverKey)
-        defer { server.stop() }
+        defer { server.kill() }
         let report = try await check(port: port).run()
         #expect(report.outcome == .failed)
         #expect(report.alpn == nil)
@@ -131,7 +131,9 @@ struct GatewayCheckTests {
     }
 
     @Test func closedPortFails() async throws {
-        let report = try await check(port: ChildProcess.freePort(), host: "127.0.0.1").run()
+        let closed = ReservedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let report = try await check(port: closed.port, host: "127.0.0.1").run()
         #expect(report.outcome == .failed)
         #expect(report.summary.contains("refused"), "\(report.summary)")
     }
@@ -147,7 +149,7 @@ struct GatewayCheckTests {
     @Test func legacyGatewayAcceptsTheCertificate() async throws {
         let (server, port) = try await Peers.sServer(cert: fixtures.serverCert, key: fixtures.serverKey,
                                                extra: ["-Verify", "1", "-CAfile", fixtures.caCert, "-verify_return_error"])
-        defer { server.stop() }
+        defer { server.kill() }
         let accepted = try await check(port: port, legacy: true, timeout: 2).run()
         #expect(accepted.outcome == .accepted, "\(accepted.summary)")
         let rejected = try await check(port: port, credentials: .certificate(fixtures.otherClientIdentity), legacy: true, timeout: 2).run()

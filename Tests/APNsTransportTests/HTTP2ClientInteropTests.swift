@@ -5,6 +5,7 @@ import OpenSSLCore
 import APNsTransport
 import Foundation
 import Testing
+import TestSupport
 import TransportTestSupport
 
 /// Our HTTP/2 client against nghttp2's own server (`nghttpd`) over TLS.
@@ -12,12 +13,12 @@ import TransportTestSupport
 struct HTTP2ClientInteropTests {
     let fixtures = Fixtures.shared
 
-    func startNghttpd(extra: [String] = [], key: String? = nil, cert: String? = nil) async throws -> (ChildProcess, Int) {
-        let port = ChildProcess.freePort()
-        let server = try await ChildProcess.start(tool("nghttpd"),
-            ["--address=127.0.0.1", "-d", fixtures.docroot] + extra + [String(port), key ?? fixtures.serverKey, cert ?? fixtures.serverCert],
-            waitForPort: port)
-        return (server, port)
+    func startNghttpd(extra: [String] = [], key: String? = nil, cert: String? = nil) async throws -> (BackgroundProcess, Int) {
+        let fixtures = self.fixtures
+        let server = try await BackgroundProcess.serving(tool("nghttpd")) { port in
+            ["--address=127.0.0.1", "-d", fixtures.docroot] + extra + [String(port), key ?? fixtures.serverKey, cert ?? fixtures.serverCert]
+        }
+        return (server, server.port)
     }
 
     var trustingClient: TLSConfiguration {
@@ -26,7 +27,7 @@ struct HTTP2ClientInteropTests {
 
     @Test func getReturnsTheFileOverVerifiedTLS() async throws {
         let (server, port) = try await startNghttpd()
-        defer { server.stop() }
+        defer { server.kill() }
         let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: port), tls: try trustingClient, timeout: 10)
         defer { client.close() }
         #expect(client.handshake.alpn == "h2")
@@ -41,7 +42,7 @@ struct HTTP2ClientInteropTests {
 
     @Test func postWithBodyGetsAnAnswer() async throws {
         let (server, port) = try await startNghttpd()
-        defer { server.stop() }
+        defer { server.kill() }
         let client = try await HTTP2Client.connect(to: Endpoint(host: "127.0.0.1", port: port), tls: try trustingClient)
         defer { client.close() }
         let body = Array(repeating: UInt8(ascii: "x"), count: 200_000)
@@ -51,7 +52,7 @@ struct HTTP2ClientInteropTests {
 
     @Test func tenThousandRequestsOverOneConnection() async throws {
         let (server, port) = try await startNghttpd()
-        defer { server.stop() }
+        defer { server.kill() }
         let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: port), tls: try trustingClient)
         defer { client.close() }
         try await client.ready()
@@ -70,7 +71,7 @@ struct HTTP2ClientInteropTests {
 
     @Test func untrustedServerCAFailsTheHandshake() async throws {
         let (server, port) = try await startNghttpd()
-        defer { server.stop() }
+        defer { server.kill() }
         let tls = TLSConfiguration.client(identity: nil, trust: .caFile(fixtures.otherCACert))
         await #expect {
             _ = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: port), tls: tls)
@@ -83,7 +84,7 @@ struct HTTP2ClientInteropTests {
 
     @Test func wrongHostNameFailsTheHandshake() async throws {
         let (server, port) = try await startNghttpd(key: fixtures.wrongHostKey, cert: fixtures.wrongHostCert)
-        defer { server.stop() }
+        defer { server.kill() }
         let tls = try trustingClient
         await #expect {
             _ = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: port), tls: tls, timeout: 5)

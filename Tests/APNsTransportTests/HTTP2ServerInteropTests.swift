@@ -5,6 +5,7 @@ import OpenSSLCore
 import APNsTransport
 import Foundation
 import Testing
+import TestSupport
 import TransportTestSupport
 
 /// Our TLS + HTTP/2 server against real clients: `nghttp`, `h2load` and `openssl s_client`.
@@ -25,7 +26,7 @@ struct HTTP2ServerInteropTests {
     @Test func nghttpGetsAResponse() async throws {
         let server = try startServer()
         defer { server.stop() }
-        let result = try await ChildProcess.run(tool("nghttp"), ["-v", "https://127.0.0.1:\(server.port)/3/device/abc"])
+        let result = try await ProcessRunner.run(tool("nghttp"), ["-v", "https://127.0.0.1:\(server.port)/3/device/abc"], combineOutput: true)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains(":status: 200"))
         #expect(result.output.contains("hello GET 0"))
@@ -37,7 +38,7 @@ struct HTTP2ServerInteropTests {
         defer { server.stop() }
         let payload = fixtures.dir + "/payload.json"
         try Data(#"{"aps":{"alert":"hi"}}"#.utf8).write(to: URL(fileURLWithPath: payload))
-        let result = try await ChildProcess.run(tool("nghttp"), ["-d", payload, "https://127.0.0.1:\(server.port)/3/device/abc"])
+        let result = try await ProcessRunner.run(tool("nghttp"), ["-d", payload, "https://127.0.0.1:\(server.port)/3/device/abc"], combineOutput: true)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("hello POST 22"))
     }
@@ -107,7 +108,7 @@ struct HTTP2ServerInteropTests {
     @Test func h2loadCompletesAllRequests() async throws {
         let server = try startServer()
         defer { server.stop() }
-        let result = try await ChildProcess.run(tool("h2load"), ["-n", "2000", "-c", "4", "-m", "50", "https://127.0.0.1:\(server.port)/3/device/abc"])
+        let result = try await ProcessRunner.run(tool("h2load"), ["-n", "2000", "-c", "4", "-m", "50", "https://127.0.0.1:\(server.port)/3/device/abc"], combineOutput: true)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("2000 succeeded"), "\(result.output)")
         #expect(result.output.contains("Application protocol: h2"))
@@ -116,8 +117,8 @@ struct HTTP2ServerInteropTests {
     @Test func opensslClientVerifiesOurChainAndGetsH2() async throws {
         let server = try startServer()
         defer { server.stop() }
-        let result = try await ChildProcess.run(tool("openssl"), ["s_client", "-connect", "127.0.0.1:\(server.port)", "-alpn", "h2",
-                                                            "-CAfile", fixtures.caCert, "-verify_return_error", "-verify_hostname", "localhost"])
+        let result = try await ProcessRunner.run(tool("openssl"), ["s_client", "-connect", "127.0.0.1:\(server.port)", "-alpn", "h2",
+                                                            "-CAfile", fixtures.caCert, "-verify_return_error", "-verify_hostname", "localhost"], combineOutput: true)
         #expect(result.output.contains("Verify return code: 0 (ok)"), "\(result.output)")
         #expect(result.output.contains("ALPN protocol: h2"), "\(result.output)")
     }
@@ -126,13 +127,13 @@ struct HTTP2ServerInteropTests {
         let server = try startServer(clientCA: fixtures.caCert)
         defer { server.stop() }
         // Accepted: nghttp with a certificate from the CA; the handler sees its UID.
-        let good = try await ChildProcess.run(tool("nghttp"), ["-v", "--cert", fixtures.clientCert, "--key", fixtures.clientKey, "https://127.0.0.1:\(server.port)/x"])
+        let good = try await ProcessRunner.run(tool("nghttp"), ["-v", "--cert", fixtures.clientCert, "--key", fixtures.clientKey, "https://127.0.0.1:\(server.port)/x"], combineOutput: true)
         #expect(good.status == 0, "\(good.output)")
         #expect(good.output.contains("x-client-uid: \(Fixtures.bundleID)"))
         // Rejected: a certificate from another CA, and no certificate.
-        let other = try await ChildProcess.run(tool("nghttp"), ["--cert", fixtures.otherClientCert, "--key", fixtures.otherClientKey, "https://127.0.0.1:\(server.port)/x"])
+        let other = try await ProcessRunner.run(tool("nghttp"), ["--cert", fixtures.otherClientCert, "--key", fixtures.otherClientKey, "https://127.0.0.1:\(server.port)/x"], combineOutput: true)
         #expect(!other.output.contains("hello"))
-        let none = try await ChildProcess.run(tool("openssl"), ["s_client", "-connect", "127.0.0.1:\(server.port)", "-alpn", "h2", "-brief"])
+        let none = try await ProcessRunner.run(tool("openssl"), ["s_client", "-connect", "127.0.0.1:\(server.port)", "-alpn", "h2", "-brief"], combineOutput: true)
         #expect(!none.output.contains("ALPN protocol: h2") || none.output.lowercased().contains("alert"), "\(none.output)")
         // And our own client against our own server.
         let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: server.port),

@@ -40,11 +40,11 @@ struct HeaderRulesTests {
     func requestFields(settings: HTTP2Settings, headers: [(name: String, value: String)], count: Int) async throws -> [HPACKIndexingPeer.Field] {
         let script = try HPACKIndexingPeer.script(in: fixtures.dir)
         let log = fixtures.dir + "/hpack-\(UUID().uuidString.prefix(8)).log"
-        let port = ChildProcess.freePort()
-        let server = try await ChildProcess.start(tool("python3"), [script, "serve", String(port), fixtures.serverCert, fixtures.serverKey, log],
-                                            waitForPort: port)
-        defer { server.stop() }
-        let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: port),
+        let server = try await BackgroundProcess.serving(tool("python3")) { port in
+            [script, "serve", String(port), fixtures.serverCert, fixtures.serverKey, log]
+        }
+        defer { server.kill() }
+        let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: server.port),
                                                    tls: .client(identity: nil, trust: .caFile(fixtures.caCert)), settings: settings)
         defer { client.close() }
         for index in 0..<count {
@@ -82,7 +82,7 @@ struct HeaderRulesTests {
         }
         defer { server.stop() }
         let script = try HPACKIndexingPeer.script(in: fixtures.dir)
-        let result = try await ChildProcess.run(tool("python3"), [script, "get", String(server.port), fixtures.caCert, "localhost", "/", "2"])
+        let result = try await ProcessRunner.run(tool("python3"), [script, "get", String(server.port), fixtures.caCert, "localhost", "/", "2"], combineOutput: true)
         #expect(result.status == 0, "\(result.output)")
         let fields = HPACKIndexingPeer.fields(in: result.output)
         #expect(fields.map(\.name) == [":status", "x-id", "x-kind", ":status", "x-id", "x-kind"], "\(result.output)")

@@ -5,6 +5,7 @@ import OpenSSLCore
 import APNsTransport
 import Foundation
 import Testing
+import TestSupport
 import TransportTestSupport
 
 /// The plain TLS server (legacy gateway / feedback mocks) with our TLS client and s_client.
@@ -40,8 +41,8 @@ struct TLSServerTests {
     @Test func opensslClientWithTheRightCertificateIsVerified() async throws {
         let server = try start()
         defer { server.stop() }
-        let result = try await ChildProcess.run(tool("openssl"), ["s_client", "-connect", "127.0.0.1:\(server.port)", "-CAfile", fixtures.caCert,
-                                                                  "-cert", fixtures.clientCert, "-key", fixtures.clientKey, "-verify_return_error"])
+        let result = try await ProcessRunner.run(tool("openssl"), ["s_client", "-connect", "127.0.0.1:\(server.port)", "-CAfile", fixtures.caCert,
+                                                                  "-cert", fixtures.clientCert, "-key", fixtures.clientKey, "-verify_return_error"], combineOutput: true)
         #expect(result.output.contains("Verify return code: 0 (ok)"), "\(result.output)")
     }
 

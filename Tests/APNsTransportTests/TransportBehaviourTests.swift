@@ -46,6 +46,7 @@ struct TransportBehaviourTests {
             let gauge = Gauge()
             let server = try HTTP2Server.start(tls: .server(identity: try fixtures.serverIdentity), settings: HTTP2Settings(maxConcurrentStreams: 10), loop: loop) { request in
                 await gauge.enter()
+                // Not a wait: the handler takes a moment so that streams overlap at the limit.
                 try? await Task.sleep(nanoseconds: 1_000_000)
                 await gauge.leave()
                 return HTTP2Response(status: 200, body: request.body)
@@ -206,15 +207,15 @@ struct TransportBehaviourTests {
             server.goAwayAll(code: 0, debug: #"{"reason":"Shutdown"}"#)
             // After GOAWAY arrives the client refuses new requests; before it arrives, a request may
             // still be answered or be refused by the server. Either way no request hangs.
-            var sawClosed = false
-            for _ in 0..<50 where !sawClosed {
+            let sawClosed = try await Wait.until(seconds: 30, every: .milliseconds(10)) {
                 do {
                     _ = try await client.send(HTTP2Request(method: "GET", path: "/"), timeout: 10)
-                    try? await Task.sleep(nanoseconds: 10_000_000)
+                    return false
                 } catch let error as TransportError {
                     // Refused locally after GOAWAY (.notProcessed: safe to resend) or cut off by it.
-                    sawClosed = error.kind == .notProcessed || error.kind == .connectionClosed
-                    #expect(sawClosed, "\(error)")
+                    let closed = error.kind == .notProcessed || error.kind == .connectionClosed
+                    #expect(closed, "\(error)")
+                    return true
                 }
             }
             #expect(sawClosed)

@@ -42,7 +42,7 @@ extension Hardening {
 
         @Test("A .p12 with 10,000 certificate bags (openssl pkcs12 -export) is refused with a clear error")
         func manyBags() async throws {
-            let w = try await CLIWorkspace()
+            let w = try await CLIWorkspace.withPushCertificate()
             let one = try w.dir.read("ca/wwdr.pem")
             _ = try w.dir.write("chain.pem", Array((0..<10_000).map { _ in one }.joined()))
             let cert = try await Binaries.openssl(["x509", "-inform", "DER", "-in", "push.cer", "-out", "push.pem"], directory: w.dir.path)

@@ -36,15 +36,9 @@ extension Hardening {
             return fds
         }
 
-        static func workspace() async throws -> CLIWorkspace {
-            let w = try await CLIWorkspace()
-            try await w.expectSuccess("combine", "push.cer", "push.key", "-o", "apns.pem")
-            return w
-        }
-
         @Test("1,000 connections to a mock limited to 100: the rest are closed with a log line, memory stays bounded, normal requests work after")
         func beyondTheLimit() async throws {
-            let w = try await Self.workspace()
+            let w = try await CLIWorkspace.withPushCertificate(combined: true)
             let mock = try await MockServeProcess(in: w, ["--max-connections", "100"])
             defer { mock.kill() }
             let fds = Self.openSilentConnections(1000, port: mock.port)
@@ -62,7 +56,7 @@ extension Hardening {
 
         @Test("1,000 connections at once within the default limit (h2load -c 1000) are all served, with bounded memory")
         func thousandServed() async throws {
-            let w = try await Self.workspace()
+            let w = try await CLIWorkspace.withPushCertificate(combined: true)
             try await w.expectSuccess("mock", "issue", "--auth-key", "--ca", "ca", "--team-id", "TEAM123456", "--key-id", "ABC123DEFG", "-o", ".")
             // One address may hold 100 by default; h2load opens all 1,000 from 127.0.0.1.
             let mock = try await MockServeProcess(in: w, ["--max-connections-per-peer", "1000"])
@@ -86,7 +80,7 @@ extension Hardening {
 
         @Test("Out of file descriptors (ulimit -n 64): a warning at start, accept() backs off with one log line instead of spinning, and serving resumes")
         func outOfDescriptors() async throws {
-            let w = try await Self.workspace()
+            let w = try await CLIWorkspace.withPushCertificate(combined: true)
             let mock = try await MockServeProcess(in: w, [], ulimit: "-n 64")
             defer { mock.kill() }
             #expect(mock.stderr.contains("warning: the open-file limit (ulimit -n) is 64"), "\(mock.stderr)")

@@ -39,8 +39,7 @@ extension Hardening {
 
         @Test("16 MB header blocks and an HPACK bomb sent to the mock are refused; its memory stays bounded and other connections are served")
         func mockRefusesHugeHeaderBlocks() async throws {
-            let w = try await CLIWorkspace()
-            try await w.expectSuccess("combine", "push.cer", "push.key", "-o", "apns.pem")
+            let w = try await CLIWorkspace.withPushCertificate(combined: true)
             let mock = try await MockServeProcess(in: w)
             defer { mock.kill() }
             let identity = try IdentityLoader.load([w.dir.file("apns.pem")], passphrases: .none)
@@ -93,8 +92,7 @@ extension Hardening {
 
         @Test("A server answering with an HPACK bomb gets one clear error from HTTP2Client and from apnskit push, not unbounded memory")
         func clientRefusesHugeHeaderBlock() async throws {
-            let w = try await CLIWorkspace()
-            try await w.expectSuccess("combine", "push.cer", "push.key", "-o", "apns.pem")
+            let w = try await CLIWorkspace.withPushCertificate(combined: true)
             let ca = try MockCA.load(from: w.dir.file("ca"))
             let identity = try APNsIdentity(certificate: ca.server, privateKey: ca.serverKey, chain: [],
                                         certificateLabel: "server.pem", keyLabel: "server-key.pem")

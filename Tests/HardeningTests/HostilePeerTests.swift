@@ -22,15 +22,9 @@ extension Hardening {
         /// Memory a refused stream may cost the process, above its peak at start.
         static let memoryBound = 64 * 1024  // KiB
 
-        static func workspace() async throws -> CLIWorkspace {
-            let w = try await CLIWorkspace()
-            try await w.expectSuccess("combine", "push.cer", "push.key", "-o", "apns.pem")
-            return w
-        }
-
         @Test("An endless request body is answered 413 PayloadTooLarge at 5 KB, before END_STREAM; the mock stays bounded and serves others")
         func endlessUpload() async throws {
-            let w = try await Self.workspace()
+            let w = try await CLIWorkspace.withPushCertificate(combined: true)
             let mock = try await MockServeProcess(in: w)
             defer { mock.kill() }
             // No client certificate: anyone can open this stream.
@@ -61,7 +55,7 @@ extension Hardening {
 
         @Test("The legacy port stops reading after a bad frame: a 4 GB frame header and a flood cost the mock nothing; others are served")
         func legacyFloodAfterProtocolError() async throws {
-            let w = try await Self.workspace()
+            let w = try await CLIWorkspace.withPushCertificate(combined: true)
             let mock = try await MockServeProcess(in: w, legacy: true)
             defer { mock.kill() }
             let identity = try IdentityLoader.load([w.dir.file("apns.pem")], passphrases: .none)
@@ -81,7 +75,7 @@ extension Hardening {
 
         @Test("A flood of valid legacy frames is held back by TCP (the mock reads no faster than it decodes)")
         func legacyValidFlood() async throws {
-            let w = try await Self.workspace()
+            let w = try await CLIWorkspace.withPushCertificate(combined: true)
             let mock = try await MockServeProcess(in: w, legacy: true)
             defer { mock.kill() }
             let identity = try IdentityLoader.load([w.dir.file("apns.pem")], passphrases: .none)
@@ -102,7 +96,7 @@ extension Hardening {
 
         @Test("An endless answer body fails verify and push with one sentence at 64 KiB, memory bounded")
         func endlessResponseBody() async throws {
-            let w = try await Self.workspace()
+            let w = try await CLIWorkspace.withPushCertificate(combined: true)
             let server = try Self.hostileServer(w) { connection in
                 await Self.awaitRequest(connection)
                 connection.write(RawHTTP2.frame(.headers, flags: RawHTTP2.endHeaders, stream: 1, [0x88]))
@@ -124,7 +118,7 @@ extension Hardening {
 
         @Test("A feedback service that streams tuples without end: the first 100,000 are written, then exit 4, memory bounded")
         func endlessFeedback() async throws {
-            let w = try await Self.workspace()
+            let w = try await CLIWorkspace.withPushCertificate(combined: true)
             let server = try Self.hostileServer(w, alpn: false) { connection in
                 let tuple = FeedbackTuple(timestamp: 1_700_000_000, token: [UInt8](repeating: 0xCD, count: 32)).encoded
                 let megabyte = Array([[UInt8]](repeating: tuple, count: (1 << 20) / tuple.count).joined())
@@ -144,7 +138,7 @@ extension Hardening {
 
         @Test("Idle connections are closed with GOAWAY IdleTimeout, including ones that never sent a request")
         func idleConnectionsClosed() async throws {
-            let w = try await Self.workspace()
+            let w = try await CLIWorkspace.withPushCertificate(combined: true)
             let mock = try await MockServeProcess(in: w, ["--idle-timeout", "1"])
             defer { mock.kill() }
             var clients: [HTTP2Client] = []
@@ -155,16 +149,15 @@ extension Hardening {
                 clients.append(client)
             }
             // A safety net, not a measure: the sweep runs every half second.
-            let deadline = Date().addingTimeInterval(30)
-            while clients.contains(where: \.isOpen), Date() < deadline { try await Task.sleep(nanoseconds: 100_000_000) }
-            #expect(clients.filter(\.isOpen).count == 0, "\(clients.filter(\.isOpen).count) of 50 idle connections still open")
+            let allClosed = await Wait.until(seconds: 30) { !clients.contains(where: \.isOpen) }
+            #expect(allClosed, "\(clients.filter(\.isOpen).count) of 50 idle connections still open")
             let push = try await mock.push(w)
             #expect(push.status == 0, "\(push)")
         }
 
         @Test("One address cannot take every slot: 1,000 connections from 127.0.0.1 leave room for 127.0.0.2")
         func slotsPerPeer() async throws {
-            let w = try await Self.workspace()
+            let w = try await CLIWorkspace.withPushCertificate(combined: true)
             let mock = try await MockServeProcess(in: w)
             defer { mock.kill() }
             let fds = ConnectionFloodTests.openSilentConnections(1000, port: mock.port)
@@ -181,7 +174,7 @@ extension Hardening {
 
         @Test("push --timeout bounds each answer; in a TLS black hole the summary counts the reconnects")
         func pushTimeouts() async throws {
-            let w = try await Self.workspace()
+            let w = try await CLIWorkspace.withPushCertificate(combined: true)
             // Completes TLS and HTTP/2, reads requests, never answers.
             let silent = try Self.hostileServer(w) { connection in
                 while (try? await connection.read(timeout: 60)) != nil {}
@@ -209,7 +202,7 @@ extension Hardening {
 
         @Test("A host name OpenSSL cannot check fails the connection instead of checking only the chain")
         func hostNameFailsClosed() async throws {
-            let w = try await Self.workspace()
+            let w = try await CLIWorkspace.withPushCertificate(combined: true)
             let mock = try await MockServeProcess(in: w)
             defer { mock.kill() }
             let identity = try IdentityLoader.load([w.dir.file("apns.pem")], passphrases: .none)
@@ -223,7 +216,7 @@ extension Hardening {
 
         @Test("A client offering ALPN http/1.1 only is refused with no_application_protocol")
         func alpnRefusal() async throws {
-            let w = try await Self.workspace()
+            let w = try await CLIWorkspace.withPushCertificate(combined: true)
             let mock = try await MockServeProcess(in: w)
             defer { mock.kill() }
             let result = try await ProcessRunner.run("openssl", ["s_client", "-connect", "127.0.0.1:\(mock.port)", "-alpn", "http/1.1",

@@ -38,7 +38,7 @@ extension Hardening {
 
         @Test("keygen --type rsa4096 killed at 15 different moments")
         func killKeygen() async throws {
-            let w = try await CLIWorkspace()
+            let w = try await CLIWorkspace.withPushCertificate()
             let before = try w.dir.entries()
             var interrupted = 0
             for round in 0..<15 {
@@ -50,7 +50,7 @@ extension Hardening {
 
         @Test("p12 create with a 3,000-certificate chain killed at 12 different moments")
         func killLargeP12Create() async throws {
-            let w = try await CLIWorkspace()
+            let w = try await CLIWorkspace.withPushCertificate()
             let one = try w.dir.read("ca/wwdr.pem")
             _ = try w.dir.write("big-chain.pem", Array((0..<3000).map { _ in one }.joined()))
             let before = try w.dir.entries()

@@ -17,29 +17,12 @@ extension Hardening {
         static func drained(port: Int) -> Bool { connectionRows(port: port).count >= 2 && connectionRows(port: port).allSatisfy { $0[4] == "00000000:00000000" } }
 
         /// The ESTABLISHED rows of /proc/net/tcp to or from `port`, split into fields.
-        static func connectionRows(port: Int) -> [[Substring]] {
-            // Both tables: the test server listens on both families, so 127.0.0.1 may show as
-            // an IPv4-mapped address in tcp6.
-            // Read to the end: /proc files report size 0, and with many connections open (other
-            // builds and tests on the machine) a sized read missed the rows asked for.
-            let table = ["/proc/net/tcp", "/proc/net/tcp6"]
-                .map { String(decoding: FileHandle(forReadingAtPath: $0)?.readDataToEndOfFile() ?? Data(), as: UTF8.self) }
-                .joined(separator: "\n")
-            let hexPort = String(format: "%04X", port)
-            let suffix = ":" + hexPort
-            var rows: [[Substring]] = []
-            for line in table.split(separator: "\n") {
-                let fields: [Substring] = line.split(separator: " ")
-                guard fields.count > 4, fields[3] == "01" else { continue }  // 01: ESTABLISHED
-                if fields[1].hasSuffix(suffix) || fields[2].hasSuffix(suffix) { rows.append(fields) }
-            }
-            return rows
-        }
+        static func connectionRows(port: Int) -> [[Substring]] { TCPTable.rows(port: port, state: .established, remoteToo: true) }
 
         @Test("SIGTERM and SIGINT while the service holds the connection open: the 1,000 tuples read are written, a summary, exit 143 / 130")
         func interruptedFeedbackWritesWhatItRead() async throws {
             for (signal, status, name) in [(SIGTERM, Int32(143), "SIGTERM"), (SIGINT, Int32(130), "SIGINT")] {
-                let w = try await HostilePeerTests.workspace()
+                let w = try await CLIWorkspace.withPushCertificate(combined: true)
                 let written = Flag()
                 let server = try HostilePeerTests.hostileServer(w, alpn: false) { connection in
                     let tuple = FeedbackTuple(timestamp: 1_700_000_000, token: [UInt8](repeating: 0xCD, count: 32)).encoded
@@ -54,11 +37,10 @@ extension Hardening {
                                                                         "--format", "json", "-o", "feedback.json"], directory: w.dir.path)
                 // The event: the server has handed over the list and, three looks in a row, nothing
                 // is queued in either direction, so the client process has read it all.
-                let deadline = Date().addingTimeInterval(30)
                 var quiet = 0
-                while quiet < 3, Date() < deadline, feedback.process.isRunning {
+                _ = await Wait.until(seconds: 30, every: .milliseconds(100), while: { feedback.process.isRunning }) {
                     quiet = written.isSet && Self.drained(port: server.port) ? quiet + 1 : 0
-                    try? await Task.sleep(nanoseconds: 100_000_000)
+                    return quiet == 3
                 }
                 #expect(quiet == 3, "the client never read what the server sent: \(Self.connectionRows(port: server.port))")
                 await #expect(feedback.stop(signal: signal) == status, "\(feedback.stderr)")

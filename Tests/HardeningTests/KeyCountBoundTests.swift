@@ -14,7 +14,7 @@ extension Hardening {
     struct KeyCountBoundTests {
         @Test("A .p12 with more private keys than PKCS12.maximumKeys is refused; at the limit it is read")
         func manyKeys() async throws {
-            let w = try await CLIWorkspace()
+            let w = try await CLIWorkspace.withPushCertificate()
             let pem = try await Binaries.openssl(["x509", "-inform", "DER", "-in", "push.cer", "-out", "push.pem"], directory: w.dir.path)
             #expect(pem.status == 0, "\(pem)")
             let (cert, key) = (w.dir.file("push.pem"), w.dir.file("push.key"))

@@ -19,7 +19,7 @@ extension Hardening {
         static let environment = ["P": "cost-pass"]
 
         static func workspace() async throws -> CLIWorkspace {
-            let w = try await CLIWorkspace()
+            let w = try await CLIWorkspace.withPushCertificate()
             let pem = try await Binaries.openssl(["x509", "-inform", "DER", "-in", "push.cer", "-out", "push.pem"], directory: w.dir.path)
             #expect(pem.status == 0, "\(pem)")
             return w

@@ -17,19 +17,13 @@ final class MockServeProcess: @unchecked Sendable {
 
     /// `ulimit` (e.g. `"-n 64"`) starts it under that shell limit.
     init(in w: CLIWorkspace, _ arguments: [String] = [], ulimit: String? = nil, legacy: Bool = false) async throws {
-        let portsFile = "ports-\(UUID().uuidString).json"
-        let serve = ["mock", "serve", "--ca", "ca", "--port", "0"] + (legacy ? ["--legacy-port", "0"] : ["--no-legacy"])
-            + ["--no-feedback", "--ports-file", portsFile] + arguments
-        if let ulimit {
-            server = try BackgroundProcess("/bin/sh", ["-c", "ulimit \(ulimit) && exec \"$0\" \"$@\"", Binaries.apnskit] + serve, directory: w.dir.path)
-        } else {
-            server = try BackgroundProcess(Binaries.apnskit, serve, directory: w.dir.path)
+        let serve = ["--ca", "ca", "--port", "0"] + (legacy ? ["--legacy-port", "0"] : ["--no-legacy"]) + ["--no-feedback"] + arguments
+        let (server, ports) = try await BackgroundProcess.mockServe(serve, directory: w.dir.path, ulimit: ulimit)
+        guard let port = ports["provider"] as? Int else {
+            server.kill()
+            throw MockServeError(message: "the ports file has no provider port: \(ports)")
         }
-        guard await server.waitForFile(w.dir.file(portsFile)),
-              let ports = try JSONSerialization.jsonObject(with: Data(try w.dir.read(portsFile))) as? [String: Any],
-              let port = ports["provider"] as? Int else {
-            throw MockServeError(message: "apnskit mock serve did not start: \(server.stderr)")
-        }
+        self.server = server
         self.port = port
         legacyPort = ports["legacy"] as? Int
         caFile = w.dir.file("ca/ca-bundle.pem")

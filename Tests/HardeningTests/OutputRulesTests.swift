@@ -16,7 +16,7 @@ extension Hardening {
 
         @Test("-o over a FIFO or a link to one is refused, even with --force, and the node stays")
         func nonRegularTargets() async throws {
-            let w = try await CLIWorkspace()
+            let w = try await CLIWorkspace.withPushCertificate()
             #expect(mkfifo(w.dir.file("fifo"), 0o600) == 0)
             #expect(symlink(w.dir.file("fifo"), w.dir.file("link")) == 0)
             for target in ["fifo", "link"] {
@@ -32,7 +32,7 @@ extension Hardening {
 
         @Test("Two outputs on one path are refused up front and nothing is written")
         func sharedOutputPath() async throws {
-            let w = try await CLIWorkspace()
+            let w = try await CLIWorkspace.withPushCertificate()
             let csr = try await w.run(["csr", "--email", "a@b.c", "--common-name", "X", "--key-out", "same", "--csr-out", "./same", "--force"])
             #expect(csr.status == 2, "\(csr)")
             #expect(csr.stderr.contains("--key-out and --csr-out both name ./same; give each output its own path."), "\(csr)")
@@ -49,8 +49,7 @@ extension Hardening {
 
         @Test("A --ca-file without certificates is exit 3 before connecting, in verify, push and feedback")
         func caFileWithoutCertificates() async throws {
-            let w = try await CLIWorkspace()
-            try await w.expectSuccess("combine", "push.cer", "push.key", "-o", "apns.pem")
+            let w = try await CLIWorkspace.withPushCertificate(combined: true)
             _ = try w.dir.write("notes.txt", text: "not a certificate\n")
             for command in [["verify", "apns.pem"], ["push", "apns.pem", "--token", Self.token, "--alert", "hi"], ["feedback", "apns.pem"]] {
                 for ca in ["notes.txt", "push.key"] {
@@ -64,8 +63,7 @@ extension Hardening {
 
         @Test("--payload from /dev/zero is refused at 64 KiB with exit 3, not read to the end")
         func payloadFromEndlessPipe() async throws {
-            let w = try await CLIWorkspace()
-            try await w.expectSuccess("combine", "push.cer", "push.key", "-o", "apns.pem")
+            let w = try await CLIWorkspace.withPushCertificate(combined: true)
             let (result, peak) = try await BoundsTests.measured(
                 "/usr/bin/time -f maxrss=%M '\(Binaries.apnskit)' push apns.pem --gateway 127.0.0.1:1 --token \(Self.token) --payload - < /dev/zero",
                 in: w.dir.path)
@@ -79,8 +77,7 @@ extension Hardening {
 
         @Test("A results file that cannot be written (file size limit) after a delivered batch: summary printed, exit 0, no partial file")
         func resultsDiskFull() async throws {
-            let w = try await CLIWorkspace()
-            try await w.expectSuccess("combine", "push.cer", "push.key", "-o", "apns.pem")
+            let w = try await CLIWorkspace.withPushCertificate(combined: true)
             let mock = try await MockServeProcess(in: w)
             defer { mock.kill() }
             let tokens = (0..<200).map { String(format: "%064x", $0 + 1) }.joined(separator: "\n") + "\n"
@@ -99,7 +96,7 @@ extension Hardening {
 
         @Test("mock ca under umask 000 makes private folders, and the mock refuses a CA folder others can write")
         func mockFoldersPrivate() async throws {
-            let w = try await CLIWorkspace()
+            let w = try await CLIWorkspace.withPushCertificate()
             let ca = try await w.runWithUmask("000", ["mock", "ca", "-o", "open-ca"])
             #expect(ca.status == 0, "\(ca)")
             let key = try await w.runWithUmask("000", ["mock", "issue", "--auth-key", "--ca", "open-ca", "--team-id", "TEAM123456", "-o", "."])
@@ -116,7 +113,7 @@ extension Hardening {
 
         @Test("Ctrl-C at the passphrase prompt leaves the terminal's echo on")
         func promptRestoresTerminal() async throws {
-            let w = try await CLIWorkspace()
+            let w = try await CLIWorkspace.withPushCertificate()
             try await w.expectSuccess("key", "encrypt", "push.key", "--passout", "pass:secret", "-o", "enc.key")
             let script = try w.dir.write("prompt_interrupt.py", text: Self.ptyScript)
             let result = try await ProcessRunner.run("python3", [script, Binaries.apnskit, "enc.key"], directory: w.dir.path)

@@ -21,8 +21,7 @@ extension Hardening {
         /// Pushes 20,000 tokens through a mock that answers after `delayMs`; once the mock has
         /// recorded `after` notifications, sends `signals` (50 ms apart).
         static func interruptedBatch(signals: [Int32], delayMs: Int, after: Int) async throws -> Run {
-            let w = try await CLIWorkspace()
-            try await w.expectSuccess("combine", "push.cer", "push.key", "-o", "apns.pem")
+            let w = try await CLIWorkspace.withPushCertificate(combined: true)
             let tokens = (1...20_000).map { String(format: "%064x", $0) }.joined(separator: "\n") + "\n"
             _ = try w.dir.write("tokens.txt", Array(tokens.utf8))
             let mock = try await MockServeProcess(in: w, ["--record", "record.jsonl", "--delay-ms", String(delayMs), "--quiet"])
@@ -30,21 +29,18 @@ extension Hardening {
                 "push", "apns.pem", "--gateway", "127.0.0.1:\(mock.port)", "--ca-file", "ca/ca-bundle.pem", "--tokens", "tokens.txt",
                 "--alert", "hi", "--results", "results.jsonl", "--format", "json", "--timeout", "10",
             ], directory: w.dir.path)
-            let deadline = Date().addingTimeInterval(60)
-            while recordLines(w) < after && push.process.isRunning && Date() < deadline { try? await Task.sleep(nanoseconds: 20_000_000) }
+            _ = await Wait.until(seconds: 60, while: { push.process.isRunning }) { recordLines(w) >= after }
             #expect(push.process.isRunning, "the batch ended before the signal: \(push.stderr)")
             for (position, signal) in signals.enumerated() {
+                // Not a wait for an event: spacing the signals so they arrive as two, in order
+                // (push prints nothing when it takes the first).
                 if position > 0 { try? await Task.sleep(nanoseconds: 50_000_000) }
                 kill(push.process.processIdentifier, signal)
             }
             let status = await push.exited().status
             // The mock records a held request after its delay, even when the client reset it:
             // wait until its record stops growing before comparing.
-            var last = -1
-            while recordLines(w) != last {
-                last = recordLines(w)
-                try? await Task.sleep(nanoseconds: UInt64(max(300, delayMs * 2) * 1000) * 1_000)
-            }
+            _ = await Wait.settled(quiet: .milliseconds(max(300, delayMs * 2))) { recordLines(w) }
             _ = await mock.stop()
             let results = try String(decoding: w.dir.read("results.jsonl"), as: UTF8.self).split(separator: "\n")
                 .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }

@@ -18,7 +18,7 @@ extension Hardening {
 
         @Test("No passphrase and no private key body in any output or error, for every credential command and passphrase source")
         func noSecretsInOutput() async throws {
-            let w = try await CLIWorkspace()
+            let w = try await CLIWorkspace.withPushCertificate()
             _ = try w.dir.write("pass.txt", text: Self.filePass + "\n")
             let environment = ["APNS_SECRET": Self.environmentPass, "APNS_WRONG": Self.wrongPass]
             let sources: [(source: String, stdin: String?)] = [
@@ -82,7 +82,7 @@ extension Hardening {
 
         @Test("Key-bearing outputs are 0600 and public ones 0644 even with umask 000")
         func umaskZero() async throws {
-            let w = try await CLIWorkspace()
+            let w = try await CLIWorkspace.withPushCertificate()
             let environment = ["P": "umask-pass"]
             let commands: [(arguments: [String], secret: [String], public: [String])] = [
                 (["keygen", "--type", "ec256", "-o", "a.key"], ["a.key"], []),

@@ -13,15 +13,21 @@ import TestSupport
     struct Authority {
         let folder: String
         let port: Int
+        /// The port's reservation (`ReservedPort`), held while the authority is in use: the port
+        /// is written into the certificates before anything listens on it.
+        let reservation: ReservedPort?
         var ca: String { folder + "/ca" }
         var bundle: String { ca + "/ca-bundle.pem" }
         func path(_ name: String) -> String { folder + "/" + name }
 
-        static func make(port: Int = freeLoopbackPort()) async throws -> Authority {
+        /// `port`: a port the test holds itself (a silent listener's); nil reserves one.
+        static func make(port given: Int? = nil) async throws -> Authority {
+            let reservation = given == nil ? ReservedPort() : nil
+            let port = given ?? reservation?.port ?? 0
             let folder = NSTemporaryDirectory() + "apnskit-revocation-" + UUID().uuidString
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             RemovedAtExit.add(folder)
-            let authority = Authority(folder: folder, port: port)
+            let authority = Authority(folder: folder, port: port, reservation: reservation)
             try await authority.expect(["apnskit", "mock", "ca", "-o", authority.ca, "--revocation-url", "http://127.0.0.1:\(port)"])
             try await authority.expect(["openssl", "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                                         "-keyout", authority.path("key.pem"), "-subj", "/CN=push", "-out", authority.path("push.csr")])
@@ -50,11 +56,8 @@ import TestSupport
 
         /// `mock serve` for this CA (its revocation service listens on `port`).
         func serve(_ extra: [String] = []) async throws -> BackgroundProcess {
-            let ports = path("ports-\(UUID().uuidString).json")
-            let server = try BackgroundProcess(Binaries.apnskit, ["mock", "serve", "--ca", ca, "--port", "0", "--no-legacy", "--no-feedback",
-                                                                  "--ports-file", ports, "-q"] + extra)
-            guard await server.waitForFile(ports) else { throw RevocationFixtureError(description: "mock serve did not start: \(server.stderr)") }
-            return server
+            try await BackgroundProcess.mockServe(["--ca", ca, "--port", "0", "--no-legacy", "--no-feedback", "-q"] + extra,
+                                                  portsFile: path("ports-\(UUID().uuidString).json")).server
         }
     }
 
@@ -161,7 +164,8 @@ import TestSupport
             if connected == 0, send(fd, head, head.count, Int32(MSG_NOSIGNAL)) == head.count { slow.append(fd) } else { close(fd) }
         }
         #expect(slow.count == 64)
-        // A second for the slow ones to count as slow (they yield after one); a bound, not a measure.
+        // A second for the slow ones to count as slow (they yield after one). Not a wait for an
+        // event: their age is what the responder's rule looks at.
         try await Task.sleep(for: .seconds(1.5))
         let result = try await run(["apnskit", "check", "--revocation=require", "--revocation-timeout", "5", "--ca-file", authority.bundle, authority.path("good.cer")])
         #expect(result.status == 0 && result.out.hasPrefix("OK ") && result.out.contains("not revoked (OCSP"), "\(result.out)")

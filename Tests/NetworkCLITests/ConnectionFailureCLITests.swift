@@ -41,7 +41,7 @@ struct ConnectionFailureCLITests {
                 ["ca", "-batch", "-config", "ca.cnf", "-cert", "ca.pem", "-keyfile", "ca.key", "-in", dir + "/expired-client.csr", "-out", cert,
                  "-startdate", "20200101000000Z", "-enddate", "20200201000000Z", "-extfile", "client.ext", "-notext"],
             ] {
-                let result = try await ChildProcess.run(openssl, arguments, directory: dir)
+                let result = try await ProcessRunner.run(openssl, arguments, directory: dir, combineOutput: true)
                 guard result.status == 0 else { throw ChildError("openssl \(arguments[0]) failed: \(result.output)") }
             }
         }
@@ -63,7 +63,7 @@ struct ConnectionFailureCLITests {
 
     /// The exit code and the `apnskit: ...` error line.
     func outcome(_ arguments: [String]) async throws -> Outcome {
-        let result = try await ChildProcess.run(apnskit, arguments)
+        let result = try await ProcessRunner.run(apnskit, arguments, combineOutput: true)
         let line = result.output.split(separator: "\n").last { $0.hasPrefix("apnskit: ") }.map(String.init) ?? "(no error line) \(result.output)"
         return Outcome(status: result.status, sentence: line)
     }
@@ -146,8 +146,9 @@ struct ConnectionFailureCLITests {
 
     @Test("Connection refused: exit 4, one sentence")
     func refused() async throws {
-        let port = ChildProcess.freePort()
-        let (verify, push) = try await both(certificate, port: port)
+        let closed = ReservedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let (verify, push) = try await both(certificate, port: closed.port)
         #expect(verify.status == 4, "\(verify)")
         #expect(push.withoutAttempts == verify, "\(push)")
     }

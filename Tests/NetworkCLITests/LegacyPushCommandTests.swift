@@ -18,13 +18,13 @@ struct LegacyPushCommandTests {
     @Test func errorInTheMiddleIsReportedAndLaterOnesResent() async throws {
         let bad = token(500)
         let (server, port, log) = try await LegacyPeers.start(mode: "legacy", argument: bad)
-        defer { server.stop() }
+        defer { server.kill() }
         let dir = fixtures.dir + "/legacy-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try Data(((0..<1000).map(token).joined(separator: "\n")) .utf8).write(to: URL(fileURLWithPath: dir + "/tokens.txt"))
-        let result = try await ChildProcess.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert, "--legacy",
+        let result = try await ProcessRunner.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert, "--legacy",
                                                           "--gateway", "localhost:\(port)", "--tokens", dir + "/tokens.txt", "--alert", "legacy",
-                                                          "--results", dir + "/results.jsonl", "--invalid-tokens", dir + "/remove.txt", "--format", "json"])
+                                                          "--results", dir + "/results.jsonl", "--invalid-tokens", dir + "/remove.txt", "--format", "json"], combineOutput: true)
         #expect(result.status == 1, "\(result.output)")
         #expect(result.output.contains(#""delivered":999"#), "\(result.output)")
         #expect(result.output.contains(#""rejected":1"#), "\(result.output)")
@@ -56,13 +56,13 @@ struct LegacyPushCommandTests {
         let count = 5_000
         let bad = token(20)
         let (server, port, log) = try await LegacyPeers.start(mode: "abrupt", argument: bad)
-        defer { server.stop() }
+        defer { server.kill() }
         let dir = fixtures.dir + "/legacy-reset-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try Data(((0..<count).map(token).joined(separator: "\n")) .utf8).write(to: URL(fileURLWithPath: dir + "/tokens.txt"))
-        let result = try await ChildProcess.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert, "--legacy",
+        let result = try await ProcessRunner.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert, "--legacy",
                                                           "--gateway", "localhost:\(port)", "--tokens", dir + "/tokens.txt", "--alert", "legacy",
-                                                          "--format", "json"])
+                                                          "--format", "json"], combineOutput: true)
         #expect(result.status == 1, "\(result.output)")
         #expect(result.output.contains(#""delivered":\#(count - 1)"#), "\(result.output)")
         #expect(result.output.contains(#""rejected":1"#), "\(result.output)")
@@ -75,13 +75,13 @@ struct LegacyPushCommandTests {
     @Test func enhancedFormatErrorIsReportedToo() async throws {
         let bad = token(100)
         let (server, port, log) = try await LegacyPeers.start(mode: "legacy", argument: bad)
-        defer { server.stop() }
+        defer { server.kill() }
         let dir = fixtures.dir + "/legacy-enhanced-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try Data(((0..<200).map(token).joined(separator: "\n")).utf8).write(to: URL(fileURLWithPath: dir + "/tokens.txt"))
-        let result = try await ChildProcess.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert, "--legacy",
+        let result = try await ProcessRunner.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert, "--legacy",
                                                           "--legacy-format", "enhanced", "--gateway", "localhost:\(port)", "--tokens", dir + "/tokens.txt",
-                                                          "--alert", "legacy", "--format", "json"])
+                                                          "--alert", "legacy", "--format", "json"], combineOutput: true)
         #expect(result.status == 1, "\(result.output)")
         #expect(result.output.contains(#""delivered":199"#), "\(result.output)")
         let received = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix("rejected") }
@@ -90,13 +90,13 @@ struct LegacyPushCommandTests {
 
     @Test func connectionClosedWithoutErrorResendsAndFlagsDuplicates() async throws {
         let (server, port, log) = try await LegacyPeers.start(mode: "drop", argument: "300")
-        defer { server.stop() }
+        defer { server.kill() }
         let dir = fixtures.dir + "/legacy-drop-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try Data(((0..<1000).map(token).joined(separator: "\n")).utf8).write(to: URL(fileURLWithPath: dir + "/tokens.txt"))
-        let result = try await ChildProcess.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert, "--legacy",
+        let result = try await ProcessRunner.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert, "--legacy",
                                                           "--gateway", "localhost:\(port)", "--tokens", dir + "/tokens.txt", "--alert", "legacy",
-                                                          "--results", dir + "/results.jsonl", "--format", "json"])
+                                                          "--results", dir + "/results.jsonl", "--format", "json"], combineOutput: true)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains(#""delivered":1000"#), "\(result.output)")
         #expect(!result.output.contains(#""possibly_duplicated":0,"#), "\(result.output)")
@@ -115,44 +115,48 @@ struct LegacyPushCommandTests {
 
     @Test func simpleFormatPayloadLimitIsCheckedBeforeSending() async throws {
         let long = String(repeating: "x", count: 300)
-        let result = try await ChildProcess.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--legacy", "--legacy-format", "simple",
-                                                          "--gateway", "127.0.0.1:1", "--token", token(1), "--alert", long])
+        let result = try await ProcessRunner.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--legacy", "--legacy-format", "simple",
+                                                          "--gateway", "127.0.0.1:1", "--token", token(1), "--alert", long], combineOutput: true)
         #expect(result.status == 2, "\(result.output)")
         #expect(result.output.contains("256"), "\(result.output)")
     }
 
     @Test func legacyClosedPortExitsFour() async throws {
-        let result = try await ChildProcess.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--legacy",
-                                                          "--gateway", "127.0.0.1:\(ChildProcess.freePort())", "--token", token(1), "--alert", "x"])
+        let closed = ReservedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let result = try await ProcessRunner.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--legacy",
+                                                          "--gateway", "127.0.0.1:\(closed.port)", "--token", token(1), "--alert", "x"], combineOutput: true)
         #expect(result.status == 4, "\(result.output)")
     }
 
     @Test func feedbackPrintsTuples() async throws {
         let (server, port, _) = try await LegacyPeers.start(mode: "feedback", argument: "3")
-        defer { server.stop() }
-        let text = try await ChildProcess.run(apnskit, ["feedback", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert,
-                                                        "--gateway", "localhost:\(port)"])
+        defer { server.kill() }
+        let text = try await ProcessRunner.run(apnskit, ["feedback", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert,
+                                                        "--gateway", "localhost:\(port)"], combineOutput: true)
         #expect(text.status == 0, "\(text.output)")
         #expect(text.output.contains("2023-11-14T22:13:20Z " + String(repeating: "01", count: 32)), "\(text.output)")
         #expect(text.output.split(separator: "\n").count == 3, "\(text.output)")
-        let json = try await ChildProcess.run(apnskit, ["feedback", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert,
-                                                        "--gateway", "localhost:\(port)", "--format", "json"])
+        let json = try await ProcessRunner.run(apnskit, ["feedback", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert,
+                                                        "--gateway", "localhost:\(port)", "--format", "json"], combineOutput: true)
         #expect(json.status == 0, "\(json.output)")
         #expect(json.output.contains(#""count":3"#), "\(json.output)")
     }
 
     @Test func feedbackWithNoTuplesExitsZero() async throws {
         let (server, port, _) = try await LegacyPeers.start(mode: "feedback", argument: "0")
-        defer { server.stop() }
-        let result = try await ChildProcess.run(apnskit, ["feedback", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert,
-                                                          "--gateway", "localhost:\(port)"])
+        defer { server.kill() }
+        let result = try await ProcessRunner.run(apnskit, ["feedback", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert,
+                                                          "--gateway", "localhost:\(port)"], combineOutput: true)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.isEmpty, "\(result.output)")
     }
 
     @Test func feedbackClosedPortExitsFour() async throws {
-        let result = try await ChildProcess.run(apnskit, ["feedback", fixtures.clientCert, fixtures.clientKey,
-                                                          "--gateway", "127.0.0.1:\(ChildProcess.freePort())"])
+        let closed = ReservedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let result = try await ProcessRunner.run(apnskit, ["feedback", fixtures.clientCert, fixtures.clientKey,
+                                                          "--gateway", "127.0.0.1:\(closed.port)"], combineOutput: true)
         #expect(result.status == 4, "\(result.output)")
     }
 }

@@ -31,30 +31,29 @@ import TestSupport
                               "-subj", "/CN=push", "-out", folder + "/push.csr"])
             try await expect(["apnskit", "mock", "issue", folder + "/push.csr", "--ca", folder + "/ca", "--bundle-id", "com.example.app", "-o", folder + "/aps.cer"])
             try await expect(["apnskit", "combine", folder + "/aps.cer", folder + "/key.pem", "-o", folder + "/apns.pem"])
-            let ports = folder + "/ports.json"
-            let gateway = try BackgroundProcess(Binaries.apnskit, ["mock", "serve", "--ca", folder + "/ca", "--port", "0", "--legacy-port", "0",
-                                                                   "--feedback-port", "0", "--ports-file", ports, "-q"])
-            guard await gateway.waitForFile(ports),
-                  let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: ports))) as? [String: Any],
-                  let provider = object["provider"] as? Int, let feedback = object["feedback"] as? Int else {
+            let (gateway, ports) = try await BackgroundProcess.mockServe(["--ca", folder + "/ca", "--port", "0", "--legacy-port", "0",
+                                                                          "--feedback-port", "0", "-q"], portsFile: folder + "/ports.json")
+            guard let provider = ports["provider"] as? Int, let feedback = ports["feedback"] as? Int else {
                 gateway.kill()
-                throw ProxySetupError(description: "mock serve did not start: \(gateway.stderr)")
+                throw ProxySetupError(description: "the mock's ports file lacks a port: \(ports)")
             }
             return Setup(folder: folder, gateway: gateway, provider: provider, feedback: feedback)
         }
 
-        /// tinyproxy on a free loopback port with `extra` configuration lines.
+        /// tinyproxy on a reserved loopback port (it refuses port 0) with `extra` configuration lines.
         func proxy(_ extra: [String] = []) async throws -> (BackgroundProcess, Int) {
-            let port = freeLoopbackPort()
-            let config = folder + "/tinyproxy-\(port).conf"
-            try (["Port \(port)", "Listen 127.0.0.1", "Allow 127.0.0.1", "Timeout 30", "LogLevel Connect"] + extra)
-                .joined(separator: "\n").write(toFile: config, atomically: true, encoding: .utf8)
-            let proxy = try BackgroundProcess(Binaries.tool("tinyproxy"), ["-d", "-c", config], combineOutput: true)
-            guard await proxy.waitForPort(port) else {
-                proxy.kill()
-                throw ProxySetupError(description: "tinyproxy did not start (scripts/setup.sh installs tinyproxy-bin): \(proxy.stdout)")
+            let config = folder + "/tinyproxy-\(UUID().uuidString).conf"
+            let proxy: BackgroundProcess
+            do {
+                proxy = try await BackgroundProcess.serving(Binaries.tool("tinyproxy")) { port in
+                    try? (["Port \(port)", "Listen 127.0.0.1", "Allow 127.0.0.1", "Timeout 30", "LogLevel Connect"] + extra)
+                        .joined(separator: "\n").write(toFile: config, atomically: true, encoding: .utf8)
+                    return ["-d", "-c", config]
+                }
+            } catch {
+                throw ProxySetupError(description: "tinyproxy did not start (scripts/setup.sh installs tinyproxy-bin): \(error)")
             }
-            return (proxy, port)
+            return (proxy, proxy.port)
         }
 
         func apnskit(_ arguments: [String], environment: [String: String] = [:]) async throws -> ProcessResult {
@@ -155,9 +154,9 @@ import TestSupport
                 if not chunk: break
                 data += chunk
             c.sendall(b"HTTP/1.1 200 Connection established\\r\\n\\r\\n")
-            time.sleep(0.3)
+            time.sleep(0.3)  # not a wait: the proxy's yes and its garbage come as two writes
             c.sendall(b"<html>this proxy speaks for itself</html>\\r\\n")
-            time.sleep(5)
+            time.sleep(5)  # not a wait: the connection stays open past verify's reading
             c.close()
         """
         let proxy = try BackgroundProcess("/usr/bin/python3", ["-c", script])

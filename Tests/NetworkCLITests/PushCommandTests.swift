@@ -58,8 +58,8 @@ struct PushCommandTests {
         return server
     }
 
-    func push(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await ChildProcess.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert] + arguments)
+    func push(_ arguments: [String]) async throws -> ProcessResult {
+        try await ProcessRunner.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert] + arguments, combineOutput: true)
     }
 
     @Test func singleNotificationDelivered() async throws {
@@ -96,8 +96,8 @@ struct PushCommandTests {
         let seen = Seen()
         let server = try gateway(seen, clientCA: false)
         defer { server.stop() }
-        let result = try await ChildProcess.run(apnskit, ["push", "--auth-key", fixtures.authKey, "--team-id", "TEAMID1234", "--topic", "com.example.app",
-                                                          "--ca-file", fixtures.caCert, "--gateway", "localhost:\(server.port)", "--token", token(3), "--alert", "Hi"])
+        let result = try await ProcessRunner.run(apnskit, ["push", "--auth-key", fixtures.authKey, "--team-id", "TEAMID1234", "--topic", "com.example.app",
+                                                          "--ca-file", fixtures.caCert, "--gateway", "localhost:\(server.port)", "--token", token(3), "--alert", "Hi"], combineOutput: true)
         #expect(result.status == 0, "\(result.output)")
         #expect(seen.authorizations == ["bearer "])
     }
@@ -162,7 +162,9 @@ struct PushCommandTests {
     }
 
     @Test func closedPortExitsFour() async throws {
-        let result = try await push(["--gateway", "127.0.0.1:\(ChildProcess.freePort())", "--token", token(1), "--alert", "x"])
+        let closed = ReservedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let result = try await push(["--gateway", "127.0.0.1:\(closed.port)", "--token", token(1), "--alert", "x"])
         #expect(result.status == 4, "\(result.output)")
         #expect(result.output.contains("refused"), "\(result.output)")
     }
@@ -183,7 +185,7 @@ struct PushCommandTests {
         try Data().write(to: URL(fileURLWithPath: fixtures.docroot + "/3/device/\(token(7))"))
         let fixtures = self.fixtures
         let (server, port) = try await Peers.nghttpd(cert: fixtures.serverCert, key: fixtures.serverKey)
-        defer { server.stop() }
+        defer { server.kill() }
         let ok = try await push(["--gateway", "localhost:\(port)", "--token", token(7), "--alert", "x"])
         #expect(ok.status == 0, "\(ok.output)")
         let missing = try await push(["--gateway", "localhost:\(port)", "--token", token(8), "--alert", "x"])
@@ -196,7 +198,7 @@ struct PushCommandTests {
         let server = try gateway(seen)
         defer { server.stop() }
         let (relay, port) = try await DroppingRelay.start(target: server.port, cutAfter: 40_000)
-        defer { relay.stop() }
+        defer { relay.kill() }
         let dir = fixtures.dir + "/drop-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let tokens = (0..<3000).map { String(format: "%060x", $0) + "abcd" }
@@ -224,7 +226,7 @@ struct PushCommandTests {
     @Test func tlsServerWithoutHTTP2ExitsFour() async throws {
         let fixtures = self.fixtures
         let (server, port) = try await Peers.sServer(cert: fixtures.serverCert, key: fixtures.serverKey)
-        defer { server.stop() }
+        defer { server.kill() }
         let result = try await push(["--gateway", "localhost:\(port)", "--token", token(1), "--alert", "x"])
         // s_server stops after 4 accepts, so the last of the pool's attempts may be refused.
         #expect(result.status == 4, "\(result.output)")
@@ -233,8 +235,8 @@ struct PushCommandTests {
     }
 
     @Test func unreadableCAFileExitsThree() async throws {
-        let result = try await ChildProcess.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--ca-file", "/nonexistent/ca.pem",
-                                                          "--gateway", "127.0.0.1:1", "--token", token(1), "--alert", "x"])
+        let result = try await ProcessRunner.run(apnskit, ["push", fixtures.clientCert, fixtures.clientKey, "--ca-file", "/nonexistent/ca.pem",
+                                                          "--gateway", "127.0.0.1:1", "--token", token(1), "--alert", "x"], combineOutput: true)
         #expect(result.status == 3, "\(result.output)")
         #expect(result.output.contains("/nonexistent/ca.pem"), "\(result.output)")
     }
@@ -244,14 +246,15 @@ struct PushCommandTests {
         try FileManager.default.createDirectory(atPath: fixtures.docroot + "/3/device", withIntermediateDirectories: true)
         try Data().write(to: URL(fileURLWithPath: fixtures.docroot + "/3/device/\(token(9))"))
         let fixtures = self.fixtures
-        let port = ChildProcess.freePort()
-        let server = try await ChildProcess.start(tool("nghttpd"), ["--address=127.0.0.1", "-V", "-d", fixtures.docroot, String(port),
-                                                                    fixtures.serverKey, fixtures.serverCert], waitForPort: port)
-        defer { server.stop() }
+        let server = try await BackgroundProcess.serving(tool("nghttpd")) { port in
+            ["--address=127.0.0.1", "-V", "-d", fixtures.docroot, String(port), fixtures.serverKey, fixtures.serverCert]
+        }
+        defer { server.kill() }
+        let port = server.port
         let certificate = try await push(["--gateway", "localhost:\(port)", "--token", token(9), "--alert", "x"])
         #expect(certificate.status == 0, "\(certificate.output)")
-        let tokenAuth = try await ChildProcess.run(apnskit, ["push", "--auth-key", fixtures.authKey, "--team-id", "TEAMID1234", "--topic", "com.example.app",
-                                                             "--ca-file", fixtures.caCert, "--gateway", "localhost:\(port)", "--token", token(9), "--alert", "x"])
+        let tokenAuth = try await ProcessRunner.run(apnskit, ["push", "--auth-key", fixtures.authKey, "--team-id", "TEAMID1234", "--topic", "com.example.app",
+                                                             "--ca-file", fixtures.caCert, "--gateway", "localhost:\(port)", "--token", token(9), "--alert", "x"], combineOutput: true)
         // The gateway refused the connection for want of a certificate: a credentials problem
         // (exit 1, as verify says), not a network one.
         #expect(tokenAuth.status == 1, "\(tokenAuth.output)")

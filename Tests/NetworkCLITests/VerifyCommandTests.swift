@@ -16,9 +16,9 @@ struct VerifyCommandTests {
     /// The apnskit binary next to the test bundle in .build/<triple>/debug.
     var apnskit: String { Binaries.apnskit }
 
-    func verify(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+    func verify(_ arguments: [String]) async throws -> ProcessResult {
         #expect(FileManager.default.isExecutableFile(atPath: apnskit), "build apnskit first (swift build)")
-        return try await ChildProcess.run(apnskit, ["verify", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert, "--timeout", "60"] + arguments)
+        return try await ProcessRunner.run(apnskit, ["verify", fixtures.clientCert, fixtures.clientKey, "--ca-file", fixtures.caCert, "--timeout", "60"] + arguments, combineOutput: true)
     }
 
     func mock() throws -> HTTP2Server {
@@ -50,14 +50,16 @@ struct VerifyCommandTests {
     @Test func rejectedCertificateExitsOne() async throws {
         let server = try mock()
         defer { server.stop() }
-        let result = try await ChildProcess.run(apnskit, ["verify", fixtures.otherClientCert, fixtures.otherClientKey, "--ca-file", fixtures.caCert,
-                                                          "--gateway", "localhost:\(server.port)"])
+        let result = try await ProcessRunner.run(apnskit, ["verify", fixtures.otherClientCert, fixtures.otherClientKey, "--ca-file", fixtures.caCert,
+                                                          "--gateway", "localhost:\(server.port)"], combineOutput: true)
         #expect(result.status == 1, "\(result.output)")
         #expect(result.output.contains("unknown_ca"))
     }
 
     @Test func closedPortExitsFour() async throws {
-        let result = try await verify(["--gateway", "127.0.0.1:\(ChildProcess.freePort())"])
+        let closed = ReservedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let result = try await verify(["--gateway", "127.0.0.1:\(closed.port)"])
         #expect(result.status == 4, "\(result.output)")
         #expect(result.output.contains("connection refused"))
     }
@@ -71,7 +73,7 @@ struct VerifyCommandTests {
     }
 
     @Test func usageErrorsExitTwo() async throws {
-        let result = try await ChildProcess.run(apnskit, ["verify", "--auth-key", fixtures.authKey])
+        let result = try await ProcessRunner.run(apnskit, ["verify", "--auth-key", fixtures.authKey], combineOutput: true)
         #expect(result.status == 2, "\(result.output)")
     }
 }

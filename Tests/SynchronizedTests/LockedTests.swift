@@ -60,9 +60,11 @@ import Testing
         let state = Locked((ready: false, checks: 0))
         let seen = Locked<Bool?>(nil)
         let done = DispatchSemaphore(value: 0)
+        let looked = DispatchSemaphore(value: 0)
         Thread {
             let value = state.withLock(waitingUntil: { state in
                 state.checks += 1
+                if state.checks == 1 { looked.signal() }
                 return state.ready
             }) { $0.ready }
             seen.withLock { $0 = value }
@@ -70,7 +72,7 @@ import Testing
         }.start()
         // Wait until the thread has looked at the state at least once (it is then waiting or
         // about to), then change it.
-        while state.withLock({ $0.checks }) == 0 { Thread.sleep(forTimeInterval: 0.001) }
+        #expect(looked.wait(timeout: .now() + 60) == .success)
         state.withLock { $0.ready = true }
         state.broadcast()
         #expect(done.wait(timeout: .now() + 60) == .success)

@@ -21,13 +21,25 @@ public final class BackgroundProcess: @unchecked Sendable {
     /// The write end of the pipe on a child's stdin, held open so it never sees its end
     /// (`keepStdinOpen`); closed in deinit.
     private let endlessInput: Int32?
+    /// The port a server started by `serving` listens on, held for the process's life.
+    private let reservation: ReservedPort?
+    /// Whether stderr goes into stdout (one file for both).
+    private let combined: Bool
 
     /// Starts `executable` (a path, or a name looked up on PATH) with stdin `stdin` (nil: an
     /// empty stdin), this process's environment plus `environment`, in `directory`.
     /// `combineOutput` sends stderr into stdout; `keepStdinOpen` gives it a stdin that never
     /// ends (`openssl s_server` quits at the end of its stdin).
-    public init(_ executable: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
-                directory: String? = nil, combineOutput: Bool = false, keepStdinOpen: Bool = false) throws {
+    public convenience init(_ executable: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:],
+                            directory: String? = nil, combineOutput: Bool = false, keepStdinOpen: Bool = false) throws {
+        try self.init(executable, arguments, stdin: stdin, environment: environment, directory: directory, combineOutput: combineOutput,
+                      keepStdinOpen: keepStdinOpen, reservation: nil)
+    }
+
+    private init(_ executable: String, _ arguments: [String], stdin: Data?, environment: [String: String],
+                 directory: String?, combineOutput: Bool, keepStdinOpen: Bool, reservation: ReservedPort?) throws {
+        self.reservation = reservation
+        combined = combineOutput
         let stamp = UUID().uuidString
         outputPath = NSTemporaryDirectory() + "/apnskit-bg-\(stamp).out"
         errorPath = combineOutput ? outputPath : NSTemporaryDirectory() + "/apnskit-bg-\(stamp).err"
@@ -58,6 +70,32 @@ public final class BackgroundProcess: @unchecked Sendable {
         for path in Set([outputPath, errorPath] + (inputPath.map { [$0] } ?? [])) { try? FileManager.default.removeItem(atPath: path) }
     }
 
+    /// Starts a server that takes its port on its command line (nghttpd, nghttpx,
+    /// `openssl s_server`, tinyproxy, a test's python peer): reserves a loopback port
+    /// (`ReservedPort`), starts `executable` with `arguments(port)`, its output in one log
+    /// (`stdout`), and returns once it accepts connections on that port (`port`). The
+    /// reservation lives as long as the returned process, so no other test can take the port
+    /// meanwhile. `keepStdinOpen`: a stdin that never ends (`openssl s_server` quits at its end).
+    public static func serving(_ executable: String, directory: String? = nil, environment: [String: String] = [:], keepStdinOpen: Bool = false,
+                               seconds: Double = 30, _ arguments: (_ port: Int) -> [String]) async throws -> BackgroundProcess {
+        let reservation = ReservedPort()
+        let server = try BackgroundProcess(executable, arguments(reservation.port), stdin: nil, environment: environment, directory: directory,
+                                           combineOutput: true, keepStdinOpen: keepStdinOpen, reservation: reservation)
+        guard await server.waitForPort(reservation.port, seconds: seconds) else {
+            server.kill()
+            throw ServerDidNotStart(description: "\(executable) did not listen on port \(reservation.port): \(server.stdout)")
+        }
+        return server
+    }
+
+    /// What `serving` throws when its server never listened, with the server's output.
+    public struct ServerDidNotStart: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The port of a server started by `serving` (0 for any other process).
+    public var port: Int { reservation?.port ?? 0 }
+
     public var pid: Int32 { process.processIdentifier }
     public var isRunning: Bool { process.isRunning }
     public var stdout: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
@@ -75,13 +113,9 @@ public final class BackgroundProcess: @unchecked Sendable {
     /// containing `text`, and returns that line; nil when the process died first or the wait
     /// ran out.
     public func waitForStdoutLine(containing text: String, seconds: Double = 60) async -> String? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if let line = stdout.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
-            if !process.isRunning { return nil }
-            try? await Task.sleep(nanoseconds: 20_000_000)
+        await Wait.value(seconds: seconds, while: { self.process.isRunning }) {
+            self.stdout.split(separator: "\n").first { $0.contains(text) }.map(String.init)
         }
-        return nil
     }
 
     /// Waits, without holding a thread, until the child has exited. A child still running
@@ -133,18 +167,6 @@ public final class BackgroundProcess: @unchecked Sendable {
         await Wait.until(seconds: seconds, while: { self.process.isRunning }) { fileHasBytes(path) }
     }
 
-    /// The blocking `waitForFile`, for tests written before the async one.
-    @available(*, noasync, message: "use `await waitForFile(...)`")
-    public func waitForFile(_ path: String, seconds: Double = 30) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if fileHasBytes(path) { return true }
-            if !process.isRunning { return false }
-            usleep(50_000)
-        }
-        return fileHasBytes(path)
-    }
-
     /// Waits (bounded) until stderr contains `text`; false if the child exited without it.
     public func waitForStderr(_ text: String, seconds: Double = 30) async -> Bool {
         await Wait.until(seconds: seconds, while: { self.process.isRunning }) { self.stderr.contains(text) }
@@ -156,9 +178,12 @@ public final class BackgroundProcess: @unchecked Sendable {
         await Wait.until(seconds: seconds, while: { self.process.isRunning }) { loopbackAccepts(port: port) }
     }
 
+    /// The result of a child that has ended. With `combineOutput` both streams are in stdout,
+    /// so stderr holds only the deadline note (if any), never the same text twice.
     func result(status: Int32) -> ProcessResult {
         let out = stdoutData
-        return ProcessResult(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: stderr, stdoutData: out)
+        return ProcessResult(status: status, stdout: String(decoding: out, as: UTF8.self),
+                             stderr: combined ? deadlineNote.withLock { $0 } : stderr, stdoutData: out)
     }
 }
 

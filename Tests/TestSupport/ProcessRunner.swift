@@ -10,6 +10,10 @@ public struct ProcessResult: Sendable, CustomStringConvertible {
     public let stderr: String
     public let stdoutData: Data
 
+    /// Everything the child printed: stdout then stderr; for a child run with `combineOutput`,
+    /// its one interleaved stream (stderr then holds only a deadline note, if any).
+    public var output: String { stdout + stderr }
+
     public var description: String { "exit \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
 }
 

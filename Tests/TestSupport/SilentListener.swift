@@ -22,6 +22,11 @@ public final class SilentListener: @unchecked Sendable {
 /// A TCP socket bound to 127.0.0.1 on a port the kernel picked, and that port.
 public func bindLoopbackTCP() -> (fd: Int32, port: Int) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    return (fd, bindLoopback(fd))
+}
+
+/// Binds `fd` to 127.0.0.1 on a port the kernel picks; returns that port.
+private func bindLoopback(_ fd: Int32) -> Int {
     var address = loopbackAddress(port: 0)
     _ = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
@@ -30,15 +35,37 @@ public func bindLoopbackTCP() -> (fd: Int32, port: Int) {
     _ = withUnsafeMutablePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
     }
-    return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    return Int(UInt16(bigEndian: address.sin_port))
 }
 
-/// A loopback port that was free a moment ago (bind to 0, read it back, close), for peers that
-/// cannot report the port they bound (nghttpd, openssl s_server) or a port nothing listens on.
-public func freeLoopbackPort() -> Int {
-    let (fd, port) = bindLoopbackTCP()
-    close(fd)
-    return port
+/// A loopback port held for as long as this value lives: a socket bound to 127.0.0.1 on a port
+/// the kernel picked, with SO_REUSEADDR, that never listens. Tests never pick a free port,
+/// close it and hope it stays free (another test's port-0 bind could take it in between); they
+/// hold one of these instead:
+/// - as a port nothing listens on: a connect is refused (no listener), and no other socket of
+///   the machine gets the port while it is held;
+/// - as the port of a server that takes its port on the command line and can neither bind 0
+///   nor be handed a socket (nghttpx and tinyproxy refuse port 0; nghttpd and
+///   `openssl s_server` do not say which port 0 gave them; the mock's revocation URL is written
+///   into certificates before the mock starts). The server binds the same port beside it:
+///   Linux lets a second socket with SO_REUSEADDR bind, and listen on, a port whose other
+///   sockets have SO_REUSEADDR and do not listen (every server here sets it), while a bind to
+///   port 0 and a connect's ephemeral port never take a port bound this way.
+/// Closed in deinit: keep it alive until the test is done with the port
+/// (`withExtendedLifetime`, or hold it beside the server, as `BackgroundProcess.serving` does).
+public final class ReservedPort: @unchecked Sendable {
+    public let port: Int
+    private let fd: Int32
+
+    public init() {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        port = bindLoopback(fd)
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
 }
 
 /// Whether something accepts TCP connections on 127.0.0.1:`port`.

@@ -4,6 +4,7 @@ import APNsCredentials
 import OpenSSLCore
 import APNsTransport
 import Foundation
+import TestSupport
 
 /// Certificates and keys made at test time with the `openssl` CLI, once per test process:
 /// a CA, a server certificate for localhost/127.0.0.1, an APNs-like client certificate from
@@ -112,7 +113,7 @@ package final class Fixtures: Sendable {
     }
 
     private func openssl(_ arguments: [String]) throws {
-        let result = try ChildProcess.runBlocking(tool("openssl"), arguments, directory: dir)
+        let result = try ProcessRunner.run(tool("openssl"), arguments, directory: dir, combineOutput: true)
         guard result.status == 0 else {
             throw TransportError(.configuration, "openssl \(arguments.joined(separator: " ")) failed: \(result.output)")
         }

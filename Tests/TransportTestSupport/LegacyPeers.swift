@@ -1,6 +1,7 @@
 // Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import TestSupport
 
 /// Legacy binary gateway and feedback service stand-ins: small python3 `ssl` servers (the mock
 /// gateway lives in another branch), requiring a client certificate from the test CA.
@@ -133,16 +134,16 @@ while True:
     /// frames and all;
     /// "drop": closes its first connection without a word after `argument` frames;
     /// "feedback": sends `argument` tuples) and returns it, its port and its log file.
-    package static func start(mode: String, argument: String) async throws -> (ChildProcess, Int, String) {
+    package static func start(mode: String, argument: String) async throws -> (BackgroundProcess, Int, String) {
         let fixtures = Fixtures.shared
         let scriptPath = fixtures.dir + "/legacy_peer.py"
         // Atomically: tests running in parallel may write it at the same time.
         try Data(script.utf8).write(to: URL(fileURLWithPath: scriptPath), options: .atomic)
         let log = fixtures.dir + "/peer-\(UUID().uuidString.prefix(8)).log"
-        let port = ChildProcess.freePort()
-        let server = try await ChildProcess.start(tool("python3"), [scriptPath, mode, String(port), fixtures.serverCert, fixtures.serverKey,
-                                                              fixtures.caCert, argument, log], waitForPort: port)
-        return (server, port, log)
+        let server = try await BackgroundProcess.serving(tool("python3")) { port in
+            [scriptPath, mode, String(port), fixtures.serverCert, fixtures.serverKey, fixtures.caCert, argument, log]
+        }
+        return (server, server.port, log)
     }
 }
 
@@ -194,12 +195,11 @@ while True:
 
     /// The relay's first accepted connection is the readiness probe, so the second (the
     /// client's first) is the one cut.
-    package static func start(target: Int, cutAfter: Int) async throws -> (ChildProcess, Int) {
+    package static func start(target: Int, cutAfter: Int) async throws -> (BackgroundProcess, Int) {
         let path = Fixtures.shared.dir + "/dropping_relay.py"
         // Atomically: tests running in parallel may write it at the same time.
         try Data(script.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        let port = ChildProcess.freePort()
-        let relay = try await ChildProcess.start(tool("python3"), [path, String(port), String(target), String(cutAfter)], waitForPort: port)
-        return (relay, port)
+        let relay = try await BackgroundProcess.serving(tool("python3")) { port in [path, String(port), String(target), String(cutAfter)] }
+        return (relay, relay.port)
     }
 }

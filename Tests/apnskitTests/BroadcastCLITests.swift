@@ -19,7 +19,7 @@ struct BroadcastCLITests {
         let manage = auth + ["--gateway", "127.0.0.1:\(channels)"]
         let send = auth + ["--gateway", "127.0.0.1:\(provider)"]
 
-        let created = try await Binaries.apnskit(["channels", "create", "--format", "json"] + manage, directory: f.dir.path)
+        let created = try await f.run(["channels", "create", "--format", "json"] + manage)
         #expect(created.status == 0, "\(created)")
         let channel = try #require((try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])?["channelId"] as? String)
         // The answer has arrived, so its line is on disk already (the mock is still running).
@@ -35,15 +35,15 @@ struct BroadcastCLITests {
         #expect(results.map { $0["status"] as? Int } == [200, 400])
         #expect(results.last?["reason"] as? String == "ChannelNotRegistered")
 
-        let read = try await Binaries.apnskit(["channels", "read", channel] + manage, directory: f.dir.path)
+        let read = try await f.run(["channels", "read", channel] + manage)
         #expect(read.status == 0 && read.stdout.contains("message-storage-policy 1"), "\(read)")
-        #expect(try await Binaries.apnskit(["channels", "create"] + manage, directory: f.dir.path).status == 0)
-        let full = try await Binaries.apnskit(["channels", "create"] + manage, directory: f.dir.path)
+        #expect(try await f.run(["channels", "create"] + manage).status == 0)
+        let full = try await f.run(["channels", "create"] + manage)
         #expect(full.status == 1 && full.stderr.contains("CannotCreateChannelConfig") && full.stderr.contains("limit of 10,000 channels"), "\(full)")
-        let list = try await Binaries.apnskit(["channels", "list"] + manage, directory: f.dir.path)
+        let list = try await f.run(["channels", "list"] + manage)
         #expect(list.status == 0 && list.stdout.contains("2 channels for com.example.app") && list.stdout.contains(channel), "\(list)")
-        #expect(try await Binaries.apnskit(["channels", "delete", channel] + manage, directory: f.dir.path).status == 0)
-        let gone = try await Binaries.apnskit(["channels", "read", channel] + manage, directory: f.dir.path)
+        #expect(try await f.run(["channels", "delete", channel] + manage).status == 0)
+        let gone = try await f.run(["channels", "read", channel] + manage)
         #expect(gone.status == 1 && gone.stderr.contains("ChannelNotRegistered"), "\(gone)")
 
         // The record: every answered channel call and the one accepted broadcast, in order;
@@ -77,7 +77,7 @@ struct BroadcastCLITests {
              "--print-curl"] + key + gateway,
         ]
         for command in commands {
-            let printed = try await Binaries.apnskit(command, directory: f.dir.path)
+            let printed = try await f.run(command)
             #expect(printed.status == 0 && printed.stdout.hasPrefix("curl --http2 "), "\(printed)")
             let run = try await ProcessRunner.run("/bin/sh", ["-c", printed.stdout.trimmingCharacters(in: .whitespacesAndNewlines) + " --silent --write-out '%{http_code}'"],
                                             directory: f.dir.path)
@@ -111,7 +111,7 @@ struct BroadcastCLITests {
 
         var channels: [String] = []
         for _ in 0..<2 {
-            let created = try await Binaries.apnskit(["channels", "create", "--bundle-id", "com.example.app", "--gateway", "127.0.0.1:\(channelsPort)"] + key, directory: f.dir.path)
+            let created = try await f.run(["channels", "create", "--bundle-id", "com.example.app", "--gateway", "127.0.0.1:\(channelsPort)"] + key)
             channels.append(try #require(created.stdout.split(separator: "\n").last.map(String.init), "\(created)"))
         }
         // The channel list streams from stdin ('#' and blank lines skipped).

@@ -4,25 +4,33 @@ import Foundation
 import Testing
 import TestSupport
 
-/// A folder with a throwaway CA standing in for Apple's portal, and helpers to run the CLI in it.
+/// A CLI workspace (`CLIWorkspace`: a folder, apnskit run in it) with a throwaway CA standing in
+/// for Apple's portal.
 struct CLIFixture {
-    let dir: TemporaryDirectory
+    let workspace: CLIWorkspace
     let ca: OpenSSLCA
 
     init() async throws {
-        dir = try TemporaryDirectory("apnskit-cli")
-        ca = try await OpenSSLCA.make(in: dir)
+        workspace = try CLIWorkspace("apnskit-cli")
+        ca = try await OpenSSLCA.make(in: workspace.dir)
     }
 
-    /// Runs apnskit in the fixture folder with stdin closed (not a TTY).
+    var dir: TemporaryDirectory { workspace.dir }
+
+    /// Runs apnskit in the fixture folder (stdin not a TTY: empty unless given).
     @discardableResult
     func run(_ arguments: String..., stdin: String? = nil, environment: [String: String] = [:]) async throws -> ProcessResult {
-        try await Binaries.apnskit(arguments, stdin: stdin.map { Data($0.utf8) }, environment: environment, directory: dir.path)
+        try await workspace.run(arguments, stdin: stdin, environment: environment)
+    }
+
+    @discardableResult
+    func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) async throws -> ProcessResult {
+        try await workspace.run(arguments, stdin: stdin, environment: environment)
     }
 
     @discardableResult
     func openssl(_ arguments: String...) async throws -> ProcessResult {
-        try await Binaries.openssl(arguments, directory: dir.path)
+        try await workspace.openssl(arguments)
     }
 
     /// key + CSR with apnskit, certificate from the stand-in portal (PEM and DER `.cer`).

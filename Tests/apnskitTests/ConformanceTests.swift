@@ -82,14 +82,10 @@ struct ConformanceTests {
 
         // The stats name why each connection closed: the flood's GOAWAY, and the two clients'
         // own closes (with or without TLS close_notify).
-        var closed: [String: Int] = [:]
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
+        let closed = try await Wait.reading(seconds: 20, every: .milliseconds(100), {
             let stats = try await ProcessRunner.run("curl", ["-s", "http://127.0.0.1:\(ui)/api/stats"])
-            closed = ((try? JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])?["connections_closed"] as? [String: Int]) ?? [:]
-            if closed.values.reduce(0, +) == 3 { break }
-            try await Task.sleep(nanoseconds: 100_000_000)
-        }
+            return ((try? JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])?["connections_closed"] as? [String: Int]) ?? [:]
+        }, until: { $0.values.reduce(0, +) == 3 })
         #expect(closed["goaway-sent:ENHANCE_YOUR_CALM"] == 1, "\(closed)")
         #expect((closed["peer-closed"] ?? 0) + (closed["peer-reset"] ?? 0) == 2, "\(closed)")
         #expect(await server.stop() == 143)

@@ -27,7 +27,7 @@ struct GatewayOptionsTests {
                            sourceLocation: SourceLocation = #_sourceLocation) async throws {
         var sentences: Set<String> = []
         for arguments in lines {
-            let result = try await Binaries.apnskit(arguments, directory: f.dir.path)
+            let result = try await f.run(arguments)
             expectFailure(result, status: status, mentions: mentions, sourceLocation: sourceLocation)
             sentences.insert(Self.errorLines(result).map(String.init).joined(separator: "\n"))
         }

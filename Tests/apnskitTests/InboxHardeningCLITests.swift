@@ -9,8 +9,8 @@ import TestSupport
 /// and the access token for an address beyond this machine.
 @Suite("CLI: the mock inbox under a hostile client (issue 22)", .serialized)
 struct InboxHardeningCLITests {
-    private func curl(_ arguments: [String]) throws -> ProcessResult {
-        try ProcessRunner.run("/usr/bin/curl", ["--silent", "--show-error", "--max-time", "60"] + arguments)
+    private func curl(_ arguments: [String]) async throws -> ProcessResult {
+        try await ProcessRunner.run("/usr/bin/curl", ["--silent", "--show-error", "--max-time", "60"] + arguments)
     }
 
     /// A mock with the inbox on; `fill` notifications (4 KB of `a`s each, token auth) sent by
@@ -42,12 +42,12 @@ struct InboxHardeningCLITests {
         let f = try await CLIFixture()
         let (server, ui) = try await inbox(f)
         let url = "http://127.0.0.1:\(ui)/api/notifications?q="
-        let long = try curl(["--write-out", "\n%{http_code}", url + String(repeating: "x", count: 257)])
+        let long = try await curl(["--write-out", "\n%{http_code}", url + String(repeating: "x", count: 257)])
         #expect(long.stdout.hasSuffix("400"), "\(long)")
         #expect(json(long)["error"] as? String == "q is 257 bytes long, more than 256; search for a shorter part.", "\(long)")
-        let fits = try curl(["--write-out", "\n%{http_code}", url + String(repeating: "x", count: 256)])
+        let fits = try await curl(["--write-out", "\n%{http_code}", url + String(repeating: "x", count: 256)])
         #expect(fits.stdout.hasSuffix("200") && json(fits)["count"] as? Int == 0, "\(fits)")
-        let token = try curl(["--write-out", "\n%{http_code}", "http://127.0.0.1:\(ui)/api/notifications?token=" + String(repeating: "a", count: 300)])
+        let token = try await curl(["--write-out", "\n%{http_code}", "http://127.0.0.1:\(ui)/api/notifications?token=" + String(repeating: "a", count: 300)])
         #expect(token.stdout.hasSuffix("400") && (json(token)["error"] as? String)?.hasPrefix("token is 300 bytes long") == true, "\(token)")
         await #expect(server.stop() == 143)
     }
@@ -68,7 +68,7 @@ struct InboxHardeningCLITests {
             + Array(repeating: url, count: 5))
         #expect(searches.status == 0, "\(searches)")
         #expect(searches.stdout.components(separatedBy: #""count":0"#).count - 1 == 5, "\(searches.stdout.prefix(500))")
-        let found = try curl(["http://127.0.0.1:\(ui)/api/notifications?limit=1000&q=" + String(repeating: "A", count: 256)])
+        let found = try await curl(["http://127.0.0.1:\(ui)/api/notifications?limit=1000&q=" + String(repeating: "A", count: 256)])
         let all = json(found)
         #expect(all["count"] as? Int == 1000 && all["kept"] as? Int == 1000, "\(found.stdout.prefix(300))")
         await #expect(server.stop() == 143)
@@ -87,15 +87,15 @@ struct InboxHardeningCLITests {
                                                               "http://127.0.0.1:\(ui)/api/notifications?q=" + String(repeating: "a", count: 5000) + "b"])
         let feed = try BackgroundProcess("/usr/bin/curl", ["--silent", "--no-buffer", "--max-time", "120", "-o", f.dir.file("events.txt"),
                                                            "http://127.0.0.1:\(ui)/api/events"])
-        #expect(feed.waitForFile(f.dir.file("events.txt")), "the live feed never started")
+        #expect(await feed.waitForFile(f.dir.file("events.txt")), "the live feed never started")
         let idle = (0..<10).compactMap { _ in connectIdle(from: "127.0.0.1", to: ui) }
         defer { idle.forEach { close($0) } }
-        try? await Task.sleep(nanoseconds: 500_000_000)  // let the searches start; the assertion is on the exit, not on this
+        // The searches have begun (a connection beyond the idle ones and the feed is open), or
+        // are already over: the assertion is on the exit, this only makes the mock busy first.
+        _ = await Wait.until(seconds: 30) { TCPTable.count(port: ui, state: .established) > idle.count + 1 || !searching.isRunning }
         kill(server.process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(60)
-        while server.process.isRunning, Date() < deadline { try? await Task.sleep(nanoseconds: 100_000_000) }
-        #expect(!server.process.isRunning, "SIGTERM did not end the mock within 60 s")
-        await #expect(server.stop(signal: SIGKILL) == 143, "\(server.stderr)")
+        // Its exit is the event; a mock still running 60 s later is killed (status 9, noted in stderr).
+        await #expect(server.exited(within: .seconds(60)).status == 143, "SIGTERM did not end the mock within 60 s: \(server.stderr)")
         #expect(server.stderr.contains("apnskit mock gateway stopped by SIGTERM"), "\(server.stderr)")
         await searching.stop(signal: SIGKILL)
         await pinning.stop(signal: SIGKILL)
@@ -107,22 +107,22 @@ struct InboxHardeningCLITests {
         let f = try await CLIFixture()
         let (server, ui) = try await inbox(f, fill: 1)
         let api = "http://127.0.0.1:\(ui)/api/notifications"
-        let foreign = try curl(["--write-out", "\n%{http_code}", "-H", "Host: evil.attacker.com", api])
+        let foreign = try await curl(["--write-out", "\n%{http_code}", "-H", "Host: evil.attacker.com", api])
         #expect(foreign.stdout.hasSuffix("403") && (json(foreign)["error"] as? String)?.contains("Host 'evil.attacker.com' is not this inbox's address") == true, "\(foreign)")
-        let page = try curl(["--write-out", "\n%{http_code}", "-H", "Host: evil.attacker.com:\(ui)", "http://127.0.0.1:\(ui)/"])
+        let page = try await curl(["--write-out", "\n%{http_code}", "-H", "Host: evil.attacker.com:\(ui)", "http://127.0.0.1:\(ui)/"])
         #expect(page.stdout.hasSuffix("403"), "\(page)")
-        let rebound = try curl(["--write-out", "%{http_code}", "-X", "DELETE", "-H", "Host: evil.attacker.com", api])
+        let rebound = try await curl(["--write-out", "%{http_code}", "-X", "DELETE", "-H", "Host: evil.attacker.com", api])
         #expect(rebound.stdout.hasSuffix("403"), "\(rebound)")
-        let crossSite = try curl(["--write-out", "%{http_code}", "-X", "DELETE", "-H", "Origin: http://evil.attacker.com", api])
+        let crossSite = try await curl(["--write-out", "%{http_code}", "-X", "DELETE", "-H", "Origin: http://evil.attacker.com", api])
         #expect(crossSite.stdout.hasSuffix("403"), "\(crossSite)")
-        #expect(json(try curl([api]))["count"] as? Int == 1, "the refused DELETEs left the inbox as it was")
+        #expect(json(try await curl([api]))["count"] as? Int == 1, "the refused DELETEs left the inbox as it was")
         for host in ["localhost:\(ui)", "127.0.0.1:\(ui)", "[::1]:\(ui)", "LOCALHOST"] {
-            let served = try curl(["--write-out", "\n%{http_code}", "-H", "Host: \(host)", api])
+            let served = try await curl(["--write-out", "\n%{http_code}", "-H", "Host: \(host)", api])
             #expect(served.stdout.hasSuffix("200"), "\(host): \(served)")
         }
-        let sameOrigin = try curl(["--write-out", "%{http_code}", "-X", "DELETE", "-H", "Origin: http://127.0.0.1:\(ui)", api])
+        let sameOrigin = try await curl(["--write-out", "%{http_code}", "-X", "DELETE", "-H", "Origin: http://127.0.0.1:\(ui)", api])
         #expect(sameOrigin.stdout == "204", "\(sameOrigin)")
-        #expect(json(try curl([api]))["count"] as? Int == 0)
+        #expect(json(try await curl([api]))["count"] as? Int == 0)
         await #expect(server.stop() == 143)
     }
 
@@ -161,7 +161,7 @@ struct InboxHardeningCLITests {
                                                            "https://127.0.0.1:\(provider)/3/device/\(String(repeating: "ab", count: 32))"],
                                          directory: f.dir.path)
         #expect(sent.stdout.contains("BadMessageId"), "\(sent)")
-        let list = json(try curl(["http://127.0.0.1:\(ui)/api/notifications"]))["notifications"] as? [[String: Any]] ?? []
+        let list = json(try await curl(["http://127.0.0.1:\(ui)/api/notifications"]))["notifications"] as? [[String: Any]] ?? []
         #expect(list.first?["reason"] as? String == "BadMessageId" && list.first?["apns_id"] as? String == "not-a-uuid", "\(list)")
         await #expect(server.stop() == 143)
     }
@@ -176,15 +176,15 @@ struct InboxHardeningCLITests {
         #expect(token.count == 32)
         #expect(exposed.stdout.contains("?token=\(token)"), "the URL to open carries it: \(exposed.stdout)")
         let api = "http://127.0.0.1:\(ui)/api/notifications"
-        let anonymous = try curl(["--write-out", "\n%{http_code}", api])
+        let anonymous = try await curl(["--write-out", "\n%{http_code}", api])
         #expect(anonymous.stdout.hasSuffix("401") && (json(anonymous)["error"] as? String)?.contains("needs its access token") == true, "\(anonymous)")
-        #expect(try curl(["--write-out", "\n%{http_code}", "-H", "Authorization: Bearer \(token)x", api]).stdout.hasSuffix("401"))
-        #expect(try curl(["--write-out", "\n%{http_code}", "-H", "Authorization: Bearer \(token)", api]).stdout.hasSuffix("200"))
+        #expect(try await curl(["--write-out", "\n%{http_code}", "-H", "Authorization: Bearer \(token)x", api]).stdout.hasSuffix("401"))
+        #expect(try await curl(["--write-out", "\n%{http_code}", "-H", "Authorization: Bearer \(token)", api]).stdout.hasSuffix("200"))
         // The page opened with ?token= sets a cookie; the page's own calls then carry it.
         let jar = f.dir.file("cookies.txt")
-        let page = try curl(["--write-out", "\n%{http_code}", "-c", jar, "http://127.0.0.1:\(ui)/?token=\(token)"])
+        let page = try await curl(["--write-out", "\n%{http_code}", "-c", jar, "http://127.0.0.1:\(ui)/?token=\(token)"])
         #expect(page.stdout.hasSuffix("200"), "\(page)")
-        #expect(try curl(["--write-out", "\n%{http_code}", "-b", jar, api]).stdout.hasSuffix("200"))
+        #expect(try await curl(["--write-out", "\n%{http_code}", "-b", jar, api]).stdout.hasSuffix("200"))
         // The inbox is empty: with the token, mock expect is let in and finds nothing (exit 1);
         // without it, it is turned away (exit 2, with the sentence saying why).
         let expect = try await f.run(["mock", "expect", "--ports-file", f.dir.file("ports.json"), "--timeout", "1"])
@@ -195,7 +195,7 @@ struct InboxHardeningCLITests {
         try FileManager.default.removeItem(atPath: f.dir.file("ports.json"))
         let (local, localPorts) = try await f.startMock(["--ui-port", "0"])
         #expect(localPorts["ui_token"] is NSNull, "\(localPorts)")
-        let open = try curl(["--write-out", "\n%{http_code}", "http://127.0.0.1:\(try #require(localPorts["ui"] as? Int))/api/notifications"])
+        let open = try await curl(["--write-out", "\n%{http_code}", "http://127.0.0.1:\(try #require(localPorts["ui"] as? Int))/api/notifications"])
         #expect(open.stdout.hasSuffix("200"), "\(open)")
         await #expect(local.stop() == 143)
     }

@@ -76,9 +76,10 @@ struct MockExpectCLITests {
         expectFailure(try await f.run(["mock", "expect", "--ui", "http://127.0.0.1:1", "--timeout", "301"]), status: 2, mentions: ["--timeout must be from 0 to 300"])
         _ = try f.dir.write("noui.json", text: #"{"provider": 1234}"#)
         expectFailure(try await f.run(["mock", "expect", "--ports-file", "noui.json"]), status: 3, mentions: ["has no \"ui\" port"])
-        let closed = freeLoopbackPort()
-        expectFailure(try await f.run(["mock", "expect", "--ui", "http://127.0.0.1:\(closed)", "--timeout", "1"]), status: 4,
-                      mentions: ["Cannot reach the inbox at http://127.0.0.1:\(closed)"])
+        let closed = ReservedPort()
+        expectFailure(try await f.run(["mock", "expect", "--ui", "http://127.0.0.1:\(closed.port)", "--timeout", "1"]), status: 4,
+                      mentions: ["Cannot reach the inbox at http://127.0.0.1:\(closed.port)"])
+        withExtendedLifetime(closed) {}
 
         let (server, _, ui) = try await mock(f)
         defer { server.kill() }
@@ -95,12 +96,12 @@ struct MockExpectCLITests {
     @Test("An endless answer (a peer that is not the inbox) is cut at 32 MiB: exit 4 and a sentence")
     func endlessAnswer() async throws {
         let f = try await CLIFixture()
-        let port = freeLoopbackPort()
-        // Answers any request with a 200 head and then 100 MB of body, as fast as it is read.
+        // Answers any request with a 200 head and then 100 MB of body, as fast as it is read. It
+        // binds port 0 and writes the port it got to "ready" (renamed into place whole).
         let script = """
-        import socket
-        s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("127.0.0.1", \(port))); s.listen(1)
-        open("ready", "w").write("1")
+        import os, socket
+        s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+        open("ready.tmp", "w").write(str(s.getsockname()[1])); os.rename("ready.tmp", "ready")
         c, _ = s.accept(); c.recv(4096); c.sendall(b"HTTP/1.1 200 OK\\r\\ncontent-type: application/json\\r\\n\\r\\n")
         chunk = b"a" * 65536
         try:
@@ -111,6 +112,7 @@ struct MockExpectCLITests {
         let peer = try BackgroundProcess("/usr/bin/python3", ["endless.py"], directory: f.dir.path)
         defer { peer.kill() }
         try #require(await peer.waitForFile(f.dir.file("ready")), "\(peer.stderr)")
+        let port = try #require(Int(String(decoding: try f.dir.read("ready"), as: UTF8.self)))
         let result = try await f.run(["mock", "expect", "--ui", "http://127.0.0.1:\(port)", "--timeout", "5"])
         expectFailure(result, status: 4, mentions: ["The inbox at http://127.0.0.1:\(port) sent more than 32 MiB; that is not the inbox's API."])
     }

@@ -195,9 +195,10 @@ struct MockFaultsCLITests {
                       mentions: ["--drop-mode must be accepted, answered or unprocessed."])
         _ = try f.dir.write("noui.json", text: #"{"provider": 1234}"#)
         expectFailure(try await f.run(["mock", "faults", "clear", "--ports-file", "noui.json"]), status: 3, mentions: ["has no \"ui\" port"])
-        let closed = freeLoopbackPort()
-        expectFailure(try await f.run(["mock", "faults", "show", "--ui", "http://127.0.0.1:\(closed)"]), status: 4,
-                      mentions: ["Cannot reach the inbox at http://127.0.0.1:\(closed)"])
+        let closed = ReservedPort()
+        expectFailure(try await f.run(["mock", "faults", "show", "--ui", "http://127.0.0.1:\(closed.port)"]), status: 4,
+                      mentions: ["Cannot reach the inbox at http://127.0.0.1:\(closed.port)"])
+        withExtendedLifetime(closed) {}
         // mock serve refuses the same values with the same flags.
         try await f.prepareMock()
         expectFailure(try await f.run(["mock", "serve", "--ca", "mockca", "--delay-ms=-1"]), status: 2, mentions: ["--delay-ms must be from 0 to 60000"])

@@ -138,11 +138,8 @@ struct MockInboxCLITests {
         try await f.prepareMock(certificates: true)
         // A registry that knows only Self.token: a frame for any other token is rejected.
         _ = try f.dir.write("registry.json", text: #"{"tokens": [{"token": "\#(Self.token)", "topic": "com.example.app", "environment": "sandbox"}]}"#)
-        let server = try BackgroundProcess(Binaries.apnskit, ["mock", "serve", "--ca", "mockca", "--port", "0", "--legacy-port", "0", "--feedback-port", "0",
-                                                              "--registry", "registry.json",
-                                                              "--ui-port", "0", "--ports-file", "ports.json", "-q"], directory: f.dir.path)
-        try #require(await server.waitForFile(f.dir.file("ports.json")), "\(server.stderr)")
-        let ports = try JSONSerialization.jsonObject(with: Data(try f.dir.read("ports.json"))) as? [String: Any] ?? [:]
+        let (server, ports) = try await BackgroundProcess.mockServe(["--ca", "mockca", "--port", "0", "--legacy-port", "0", "--feedback-port", "0",
+                                                                    "--registry", "registry.json", "--ui-port", "0", "-q"], directory: f.dir.path)
         let ui = try #require(ports["ui"] as? Int)
         let legacy = try #require(ports["legacy"] as? Int, "\(ports)")
         let unknown = String(repeating: "cd", count: 32)
@@ -157,12 +154,7 @@ struct MockInboxCLITests {
         #expect(read.status == 0, "\(read)")
         // The frame's session may still be open when push returns: its event comes when the
         // gateway has read it, so wait (bounded) until both are there.
-        var all: [String: Any] = [:]
-        for _ in 0..<100 {
-            all = try await notifications(ui)
-            if all["count"] as? Int == 3 { break }
-            try await Task.sleep(nanoseconds: 100_000_000)
-        }
+        let all = try await Wait.reading(seconds: 30, every: .milliseconds(100), { try await notifications(ui) }, until: { $0["count"] as? Int == 3 })
         let list = all["notifications"] as? [[String: Any]] ?? []
         let byProtocol = Dictionary(list.map { (($0["protocol"] as? String) ?? "", $0) }, uniquingKeysWith: { first, _ in first })
         let frame = try #require(list.first { $0["protocol"] as? String == "legacy" && $0["token"] as? String == Self.token }, "\(all)")

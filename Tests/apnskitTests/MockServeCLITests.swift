@@ -18,12 +18,9 @@ struct MockServeCLITests {
         #expect(key.status == 0, "\(key)")
         #expect(try f.dir.mode("AuthKey_ABC123DEFG.p8") == 0o600)
 
-        let server = try BackgroundProcess(Binaries.apnskit, ["mock", "serve", "--ca", "mockca", "--port", "0", "--legacy-port", "0",
-                                                              "--feedback-port", "0", "--ports-file", "ports.json", "--record", "record.jsonl"],
-                                           directory: f.dir.path)
-        #expect(await server.waitForFile(f.dir.file("ports.json")), "\(server.stderr)")
-        let ports = try JSONSerialization.jsonObject(with: Data(try f.dir.read("ports.json"))) as? [String: Any]
-        let port = try #require(ports?["provider"] as? Int)
+        let (server, ports) = try await BackgroundProcess.mockServe(["--ca", "mockca", "--port", "0", "--legacy-port", "0", "--feedback-port", "0",
+                                                                    "--record", "record.jsonl"], portsFile: "ports.json", directory: f.dir.path)
+        let port = try #require(ports["provider"] as? Int)
         #expect(server.stdout.contains("provider API (HTTP/2): 127.0.0.1:\(port)"))
 
         let verify = try await f.run("verify", "apns.pem", "--gateway", "127.0.0.1:\(port)", "--ca-file", "mockca/ca-bundle.pem")

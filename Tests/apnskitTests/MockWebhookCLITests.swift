@@ -38,13 +38,7 @@ struct MockWebhookCLITests {
 
     /// Polls the stats until `done` says so (at most 60 s: a generous bound, not a timing).
     private func waitForStats(_ ui: Int, _ done: ([String: Any]) -> Bool) async throws -> [String: Any] {
-        var last: [String: Any] = [:]
-        for _ in 0..<600 {
-            last = try await stats(ui)
-            if done(last) { return last }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        return last
+        try await Wait.reading(seconds: 60, every: .milliseconds(100), { try await stats(ui) }, until: done)
     }
 
     /// The entries' ids in the order the receiver wrote them.
@@ -89,8 +83,9 @@ struct MockWebhookCLITests {
     func receiverDown() async throws {
         let f = try await CLIFixture()
         try await f.prepareMock()
-        let closed = freeLoopbackPort()
-        let (server, ports) = try await f.startMock(["--ui-port", "0", "--webhook", "http://127.0.0.1:\(closed)/",
+        let closed = ReservedPort()
+        defer { withExtendedLifetime(closed) {} }
+        let (server, ports) = try await f.startMock(["--ui-port", "0", "--webhook", "http://127.0.0.1:\(closed.port)/",
                                                      "--webhook-queue", "2", "--webhook-retries", "1"])
         defer { server.kill() }
         let provider = try #require(ports["provider"] as? Int), ui = try #require(ports["ui"] as? Int)

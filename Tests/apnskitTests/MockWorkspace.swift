@@ -7,12 +7,6 @@ import TestSupport
 /// A CLI fixture with a mock CA and the credentials the gateway tests use, and `mock serve`
 /// started in it on free ports.
 extension CLIFixture {
-    /// `run` with the arguments in an array (and variables added to the environment).
-    @discardableResult
-    func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> ProcessResult {
-        try await Binaries.apnskit(arguments, environment: environment, directory: dir.path)
-    }
-
     /// `mockca/`, `AuthKey_ABC123DEFG.p8` (team TEAM123456); with `certificates`, also
     /// `apns.pem` (development, com.example.app) and `production.pem`.
     func prepareMock(certificates: Bool = false) async throws {
@@ -30,7 +24,7 @@ extension CLIFixture {
             ]
         }
         for step in steps {
-            let result = try await Binaries.apnskit(step, directory: dir.path)
+            let result = try await run(step)
             try #require(result.status == 0, "\(step): \(result)")
         }
     }
@@ -45,10 +39,7 @@ extension CLIFixture {
 
     /// `mock serve` on free ports (provider only, plus `arguments`); its ports file as read.
     func startMock(_ arguments: [String] = [], portsFile: String = "ports.json") async throws -> (server: BackgroundProcess, ports: [String: Any]) {
-        let server = try BackgroundProcess(Binaries.apnskit, ["mock", "serve", "--ca", "mockca", "--port", "0", "--no-legacy", "--no-feedback",
-                                                              "--ports-file", portsFile, "-q"] + arguments, directory: dir.path)
-        try #require(await server.waitForFile(dir.file(portsFile)), "\(server.stderr)")
-        let ports = try JSONSerialization.jsonObject(with: Data(try dir.read(portsFile))) as? [String: Any]
-        return (server, ports ?? [:])
+        try await BackgroundProcess.mockServe(["--ca", "mockca", "--port", "0", "--no-legacy", "--no-feedback", "-q"] + arguments,
+                                              portsFile: portsFile, directory: dir.path)
     }
 }

@@ -16,7 +16,7 @@ struct OutboxCLITests {
         #expect(try await w.psql("SELECT version FROM apns_outbox_schema") == "1\n")
         // A database without the table.
         try await w.cluster.createDatabase("\(w.database)_empty")
-        let status = try await Binaries.apnskit(["outbox", "status", "--postgres", w.cluster.url("\(w.database)_empty")], directory: w.dir.path)
+        let status = try await w.fixture.run(["outbox", "status", "--postgres", w.cluster.url("\(w.database)_empty")])
         expectFailure(status, status: 3, mentions: ["no outbox table", "apnskit outbox init"])
     }
 
@@ -24,11 +24,11 @@ struct OutboxCLITests {
     func unreachableDatabase() async throws {
         let f = try await CLIFixture()
         let folder = try TemporaryDirectory("apnskit-nopg")
-        let missing = try await Binaries.apnskit(["outbox", "status", "--postgres", "postgres://postgres@localhost/db?host=\(folder.path)"], directory: f.dir.path)
+        let missing = try await f.run(["outbox", "status", "--postgres", "postgres://postgres@localhost/db?host=\(folder.path)"])
         expectFailure(missing, status: 4, mentions: ["PostgreSQL at \(folder.path)", "--postgres"])
-        let bad = try await Binaries.apnskit(["outbox", "status", "--postgres", "mysql://x"], directory: f.dir.path)
+        let bad = try await f.run(["outbox", "status", "--postgres", "mysql://x"])
         #expect(bad.status == 2 && bad.stderr.contains("--postgres"), "\(bad)")
-        let none = try await Binaries.apnskit(["outbox", "status"], environment: ["DATABASE_URL": ""], directory: f.dir.path)
+        let none = try await f.run(["outbox", "status"], environment: ["DATABASE_URL": ""])
         #expect(none.status == 2 && none.stderr.contains("DATABASE_URL"), "\(none)")
     }
 
@@ -81,11 +81,8 @@ struct OutboxCLITests {
         let port = try #require(ports["provider"] as? Int)
         let worker = try w.worker(port: port, ["--poll-interval", "3600"])
         // The worker is listening once its connection's last statement is the LISTEN.
-        let deadline = Date().addingTimeInterval(60)
-        var listening = false
-        while !listening && Date() < deadline && worker.isRunning {
-            listening = try await w.psql("SELECT count(*) FROM pg_stat_activity WHERE datname = '\(w.database)' AND query LIKE 'LISTEN%'") != "0\n"
-            if !listening { try await Task.sleep(nanoseconds: 100_000_000) }
+        let listening = try await Wait.until(seconds: 60, every: .milliseconds(100), while: { worker.isRunning }) {
+            try await w.psql("SELECT count(*) FROM pg_stat_activity WHERE datname = '\(w.database)' AND query LIKE 'LISTEN%'") != "0\n"
         }
         try #require(listening, "\(worker.stderr)")
         try await w.psql("INSERT INTO apns_outbox (token, topic, payload) VALUES ('\(String(repeating: "cd", count: 32))', 'com.example.app', '{\"aps\":{}}')")

@@ -148,6 +148,7 @@ struct OutboxFleetTests {
             let counts = try await w.counts()
             #expect((counts["queued"] ?? 0) + (counts["leased"] ?? 0) == rows, "while the gateway is down every row waits: \(counts)")
             try #require(worker.isRunning, "\(worker.stderr)")
+            // Not a wait: the table sampled once a second through the 30 s outage the test is about.
             try await Task.sleep(nanoseconds: 1_000_000_000)
         }
         let (mock, again) = try await w.fixture.startMock(["--port", "\(port)"], portsFile: "second.json")

@@ -36,7 +36,7 @@ struct OutboxWorkspace {
     /// `apnskit outbox SUBCOMMAND --postgres URL ARGUMENTS...` in the fixture's folder.
     @discardableResult
     func outbox(_ arguments: [String]) async throws -> ProcessResult {
-        try await Binaries.apnskit(["outbox", arguments[0], "--postgres", url] + arguments.dropFirst(), directory: dir.path)
+        try await fixture.run(["outbox", arguments[0], "--postgres", url] + arguments.dropFirst())
     }
 
     /// The worker's credentials and gateway flags for a mock on `port`.
@@ -75,13 +75,7 @@ struct OutboxWorkspace {
 
     /// Polls psql (every 200 ms, at most `seconds`) until `condition` holds on the counts.
     func waitForCounts(seconds: Double = 120, while alive: () -> Bool = { true }, _ condition: ([String: Int]) -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition(try await counts()) { return true }
-            if !alive() { break }
-            try await Task.sleep(nanoseconds: 200_000_000)
-        }
-        return condition(try await counts())
+        condition(try await Wait.reading(seconds: seconds, every: .milliseconds(200), while: alive, { try await counts() }, until: condition))
     }
 
     /// A trigger that records every update of a row already in a final state: with it, "every

@@ -18,11 +18,9 @@ struct PeerLimitCLITests {
         defer { close(held) }
         // The held connection counts once the mock has accepted it: retry (bounded) until a
         // verify is refused, as a first one may slip in before that accept.
-        var refused: ProcessResult?
-        for _ in 0..<20 {
+        let refused = try await Wait.value(seconds: 30, every: .milliseconds(100)) { () -> ProcessResult? in
             let verify = try await f.run(["verify", "apns.pem", "--gateway", "127.0.0.1:\(provider)", "--ca-file", "mockca/ca-bundle.pem"])
-            if verify.status == 4 { refused = verify; break }
-            try? await Task.sleep(nanoseconds: 100_000_000)
+            return verify.status == 4 ? verify : nil
         }
         let verify = try #require(refused, "verify was never refused with one connection held")
         #expect(verify.stderr.contains("closed the connection during the TLS handshake; a server does that when it is at its connection limit (for all clients or for this address)"),

@@ -42,26 +42,11 @@ struct SlowPeerCLITests {
     /// Runs `arguments` until `done` says so, at most `seconds` (a bound, not a measure).
     private func runUntil(_ f: CLIFixture, _ arguments: [String], seconds: Double = 30,
                           _ done: (ProcessResult) -> Bool) async throws -> ProcessResult {
-        let deadline = Date().addingTimeInterval(seconds)
-        var last = try await f.run(arguments)
-        while !done(last), Date() < deadline {
-            try await Task.sleep(for: .milliseconds(200))
-            last = try await f.run(arguments)
-        }
-        return last
+        try await Wait.reading(seconds: seconds, every: .milliseconds(200), { try await f.run(arguments) }, until: done)
     }
 
     /// Sockets of `port` (local side) in CLOSE-WAIT: the peer left and the server did not close.
-    private func closeWaits(port: Int) -> Int {
-        let hex = String(format: ":%04X", port)
-        return ["/proc/net/tcp", "/proc/net/tcp6"].reduce(0) { total, file in
-            let lines = ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").split(separator: "\n").dropFirst()
-            return total + lines.filter { line in
-                let fields = line.split(separator: " ")
-                return fields.count > 3 && fields[1].hasSuffix(hex) && fields[3] == "08"
-            }.count
-        }
-    }
+    private func closeWaits(port: Int) -> Int { TCPTable.count(port: port, state: .closeWait) }
 
     /// `scripts/hostile-http.py` in `mode`; its port once it listens.
     private func hostile(_ f: CLIFixture, _ mode: String, _ extra: [String] = []) async throws -> (process: BackgroundProcess, port: Int) {
@@ -97,6 +82,7 @@ struct SlowPeerCLITests {
         let trickle = Task {
             while !Task.isCancelled {
                 for fd in slow { _ = send(fd, "a", 1, Int32(MSG_NOSIGNAL)) }
+                // Not a wait: the pace of the slow client is what the test is about.
                 try? await Task.sleep(for: .seconds(2))
             }
         }
@@ -178,15 +164,10 @@ struct SlowPeerCLITests {
     }
 
     private func webhookStats(_ ui: Int, seconds: Double = 60, until done: @escaping @Sendable ([String: Any]) -> Bool) async throws -> [String: Any] {
-        let deadline = Date().addingTimeInterval(seconds)
-        var last: [String: Any] = [:]
-        while Date() < deadline {
+        try await Wait.reading(seconds: seconds, every: .milliseconds(100), {
             let answer = try await ProcessRunner.run("/usr/bin/curl", ["--silent", "--max-time", "10", "http://127.0.0.1:\(ui)/api/stats"])
-            last = ((try? JSONSerialization.jsonObject(with: answer.stdoutData)) as? [String: Any])?["webhook"] as? [String: Any] ?? [:]
-            if done(last) { return last }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        return last
+            return ((try? JSONSerialization.jsonObject(with: answer.stdoutData)) as? [String: Any])?["webhook"] as? [String: Any] ?? [:]
+        }, until: done)
     }
 
     @Test("A receiver that answers 200 after 10.5 s gets the entry once, counted maybe delivered, not dropped and posted again")
@@ -200,6 +181,8 @@ struct SlowPeerCLITests {
         #expect(stats["maybe_delivered"] as? Int == 1 && stats["dropped"] as? Int == 0 && stats["retried"] as? Int == 0, "\(stats)")
         // The receiver read the whole POST once (the issue: three times, while counted dropped).
         #expect(await Wait.until(seconds: 30) { !hostileLog(f).isEmpty })
+        // Not a wait: a window in which a second POST of the settled entry (the issue's bug)
+        // would show in the log. Nothing can be awaited for a POST that must never come.
         try await Task.sleep(for: .seconds(1))
         let log = hostileLog(f)
         #expect(log.count == 1 && log.allSatisfy { $0.read > 100 }, "\(log)")
@@ -246,7 +229,8 @@ struct SlowPeerCLITests {
         defer { server.kill() }
         // The entry is being posted (taken from the queue, not settled).
         _ = try await webhookStats(ui) { $0["queued"] as? Int == 1 }
-        try await Task.sleep(for: .seconds(1))
+        // ... and its connection to the receiver is open: the flush has a POST in flight.
+        #expect(await Wait.until(seconds: 30) { TCPTable.count(port: port, state: .established) >= 1 }, "the webhook never connected to the receiver")
         let started = Date()
         kill(server.pid, SIGTERM)
         let ended = await Wait.until(seconds: 60) { !server.isRunning }

@@ -216,7 +216,8 @@ struct TokenTriageCLITests {
             ((try? jsonLines(f, "production.jsonl")) ?? []).count >= Self.manyProduction.count / 2
         }, "the diagnoses never reached production: \(push.stderr)")
         kill(push.pid, SIGTERM)
-        // The second signal after the first was taken (one signal source would merge two sent at once).
+        // The second signal after the first was taken (one signal source would merge two sent at
+        // once). Not a wait for an event: push prints nothing when it takes the first.
         try await Task.sleep(nanoseconds: 300_000_000)
         #expect(await push.stop() == 143, "\(push.stdout) \(push.stderr)")
         let received = Set(try jsonLines(f, "production.jsonl").compactMap { $0["token"] as? String })

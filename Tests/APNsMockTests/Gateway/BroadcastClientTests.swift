@@ -133,12 +133,12 @@ struct BroadcastClientTests {
         // Certificate auth: a token connection is held to one stream until a request succeeds (§8).
         let client = try client(f, authentication: .certificate(try f.identity(.universal)), concurrency: 2)
         let create = Task { try await client.createChannel() }
-        for _ in 0..<6_000 where try recorded("channels").isEmpty { try await Task.sleep(nanoseconds: 5_000_000) }
+        _ = try await Wait.until(seconds: 30, every: .milliseconds(5)) { try !recorded("channels").isEmpty }
         create.cancel()
         let channel = APNsChannel.ID(try #require(try recorded("channels").first?["channel"] as? String))
         let task = Task { await client.broadcast(APNsBroadcast(payload: update), to: Array(repeating: channel, count: 6)) }
         func sent() throws -> Int { try recorded("broadcast").count }
-        for _ in 0..<6_000 where try sent() < 2 { try await Task.sleep(nanoseconds: 5_000_000) }
+        _ = try await Wait.until(seconds: 30, every: .milliseconds(5)) { try sent() >= 2 }
         #expect(try sent() == 2, "the window (1 connection x concurrency 2) is in flight")
         task.cancel()
         let results = await task.value
@@ -163,11 +163,7 @@ struct BroadcastClientTests {
             }
         }
         relay.up()
-        var recovered: [APNsChannel.ID]?
-        for _ in 0..<3_000 where recovered == nil {
-            recovered = try? await client.channels()
-            if recovered == nil { try await Task.sleep(nanoseconds: 1_000_000) }
-        }
+        let recovered = await Wait.value(seconds: 60, every: .milliseconds(1)) { try? await client.channels() }
         #expect(recovered == [], "the client never recovered after the gateway came back")
         await client.close()
     }
@@ -180,9 +176,16 @@ struct BroadcastClientTests {
         let f = try GatewayFixture(faults: slow)
         let connecting = try client(f, managementPort: Int(silent.port))
         let waiting = try client(f)
+        func recorded() -> Int { ((try? f.records()) ?? []).count }
         for (name, client, written) in [("connecting", connecting, false), ("waiting for the answer", waiting, true)] {
+            let before = recorded()
             let task = Task { try await client.channels() }
-            try await Task.sleep(nanoseconds: 300_000_000)
+            // Cancel in the phase named: its connection is in the silent listener's backlog, or
+            // the gateway has taken (and recorded) its call and holds the answer.
+            let reached = await Wait.until(seconds: 30) {
+                written ? recorded() > before : TCPTable.count(port: Int(silent.port), state: .established) >= 1
+            }
+            #expect(reached, "\(name): the call never got there")
             task.cancel()
             do {
                 _ = try await task.value
@@ -194,6 +197,9 @@ struct BroadcastClientTests {
             }
         }
         let broadcast = Task { await waiting.broadcast(APNsBroadcast(payload: update), to: APNsChannel.ID("bm9uZQ==")) }
+        // Not an event the test can see: the gateway records only calls that succeed, and this
+        // one (an unknown channel) leaves no trace before its held answer; 300 ms puts the
+        // cancel after the write on a connection that is already open.
         try await Task.sleep(nanoseconds: 300_000_000)
         broadcast.cancel()
         let result = await broadcast.value

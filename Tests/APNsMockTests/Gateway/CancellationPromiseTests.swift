@@ -40,7 +40,9 @@ struct CancellationPromiseTests {
                 return results
             }
         }
-        // Let the first window go out (the gateway holds their answers), then cancel.
+        // Let the first window go out (the gateway holds their answers), then cancel. Not a wait
+        // for an event: the moment of the cancel is the test's variable (every moment must keep
+        // the promise), and the held answers are recorded only after their delay.
         try await Task.sleep(nanoseconds: 100_000_000)
         task.cancel()
         let results = await task.value

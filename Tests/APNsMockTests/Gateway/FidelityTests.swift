@@ -64,11 +64,7 @@ struct FidelityTests {
         connection.write(frames)
         defer { connection.close() }
         // Success is silence in this protocol: poll the record (bounded; not a timing check).
-        var records: [[String: Any]] = []
-        for _ in 0..<100 where records.count < 3 {
-            try await Task.sleep(nanoseconds: 20_000_000)
-            records = try f.records()
-        }
+        let records = try await Wait.reading(seconds: 30, { try f.records() }, until: { $0.count >= 3 })
         #expect(records.count == 3)
         #expect(Set(records.compactMap { $0["apns_id"] as? String }).count == 3)
         #expect(records.allSatisfy { $0["identifier"] as? Int == 7 })

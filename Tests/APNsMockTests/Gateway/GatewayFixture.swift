@@ -76,15 +76,8 @@ final class GatewayFixture: @unchecked Sendable {
         let gateway = self.gateway
         let closed = await Wait.until(seconds: 120) { gateway.connectionLimit.open == 0 }
         #expect(closed, "the gateway still has \(gateway.connectionLimit.open) connections open after the client closed")
-        var last = -1
-        var stableChecks = 0
-        // Then two seconds without a change (8 looks, 250 ms apart), at most 60 s.
-        for _ in 0..<240 where stableChecks < 8 {
-            try await Task.sleep(nanoseconds: 250_000_000)
-            let count = try records().count
-            stableChecks = count == last ? stableChecks + 1 : 0
-            last = count
-        }
+        // Then two seconds without a change, at most 60 s.
+        _ = try await Wait.settled(quiet: .seconds(2), seconds: 60) { try records().count }
         return Set(try records().compactMap { $0["apns_id"] as? String })
     }
 

@@ -40,7 +40,7 @@ struct LifecycleTests {
                 return result
             }
             let gateway = self.gateway
-            #expect(try await eventually { gateway.sentNotificationCount == 1 }, "the gateway never received the send")
+            #expect(await Wait.until(seconds: 60) { gateway.sentNotificationCount == 1 }, "the gateway never received the send")
             #expect(!answered.isSet, "the send was answered at once: it was not in flight")
         }
 
@@ -116,7 +116,7 @@ struct LifecycleTests {
         #expect(gateway.sentNotificationCount == 0, "a refused request reached the gateway")
         let payload = #"{"aps":{"alert":{"title":"Order shipped"}}}"#
         let request = Task { try await curl(["-X", "POST", "--data-binary", payload, "\(url)/notify/\(token)"]) }
-        #expect(try await eventually { gateway.sentNotificationCount == 1 }, "the gateway never received the notification: \(app.stderr)")
+        #expect(await Wait.until(seconds: 60) { gateway.sentNotificationCount == 1 }, "the gateway never received the notification: \(app.stderr)")
         let status = try await blocking { app.stop(signal: SIGTERM) }  // while curl waits for its answer
         let answer = try await request.value
 
@@ -136,17 +136,6 @@ final class Flag: @unchecked Sendable {
     private var value = false
     func set() { lock.withLock { value = true } }
     var isSet: Bool { lock.withLock { value } }
-}
-
-/// Polls `condition` every 10 ms for at most `seconds` (generous: the machine is shared);
-/// false when it never held. Tests assert on the event, never on how long it took.
-func eventually(seconds: Double = 60, _ condition: () -> Bool) async throws -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        try await Task.sleep(nanoseconds: 10_000_000)
-    }
-    return condition()
 }
 
 /// Runs blocking work (a child process's wait) on a thread of its own, neither on one of

@@ -23,15 +23,6 @@ struct LongRunningGatewayTests {
                          topic: "com.example.app")
     }
 
-    /// Polls `condition` every 5 ms, at most `limit` times; false when it never held.
-    func eventually(_ limit: Int = 3_000, _ condition: () -> Bool) async throws -> Bool {
-        for _ in 0..<limit {
-            if condition() { return true }
-            try await Task.sleep(nanoseconds: 5_000_000)
-        }
-        return condition()
-    }
-
     @Test("Gateway refusing connections for longer than the reconnect budget, then up: the same client delivers", .timeLimit(.minutes(1)))
     func outageThenRecovery() async throws {
         let f = try GatewayFixture()
@@ -48,11 +39,7 @@ struct LongRunningGatewayTests {
             #expect(why.code == .gatewayUnreachable && why.description.hasPrefix("Cannot reach the gateway: ") && why.description.contains("refused"), "\(why)")
         }
         relay.up()
-        var delivered = false
-        for _ in 0..<3_000 where !delivered {
-            delivered = await client.send(notification()).isDelivered
-            if !delivered { try await Task.sleep(nanoseconds: 1_000_000) }
-        }
+        let delivered = await Wait.until(seconds: 60, every: .milliseconds(1)) { await client.send(notification()).isDelivered }
         #expect(delivered, "the client never recovered after the gateway came back")
         await client.close()
     }
@@ -73,7 +60,7 @@ struct LongRunningGatewayTests {
                                 healthCheck: HTTP2HealthCheck(idleInterval: 0.05, timeout: 2))
         #expect(await client.send(notification(1)).isDelivered)
         relay.silenceExisting()
-        let noticed = try await eventually { relay.clientCloseCount >= 1 }
+        let noticed = await Wait.until(seconds: 60) { relay.clientCloseCount >= 1 }
         #expect(noticed, "the client never gave up on the dead connection")
         let after = await client.send(notification(2))
         #expect(after.isDelivered)
@@ -90,7 +77,7 @@ struct LongRunningGatewayTests {
         let other = APNsClient(endpoint: f.endpoint, trust: .caFile(f.caBundle), authentication: .certificate(identity))
         let feed = GatedFeed(first: notification(1))
         let batch = Task { await batchClient.send(feed: feed) { _ in } }
-        #expect(try await eventually { feed.isBlocking })
+        #expect(await Wait.until(seconds: 60) { feed.isBlocking })
         let result = await other.send(notification(2))
         feed.open()
         let summary = await batch.value
@@ -110,7 +97,7 @@ struct LongRunningGatewayTests {
         let batch = Task {
             await batchClient.send(feed: GatedFeed(first: notification(1), blocks: false)) { _ in consumer.consume() }
         }
-        #expect(try await eventually { consumer.isBlocking })
+        #expect(await Wait.until(seconds: 60) { consumer.isBlocking })
         let result = await other.send(notification(2))
         consumer.open()
         let summary = await batch.value

@@ -111,7 +111,7 @@ struct ReliabilityTests {
         // trusts a quiet second), so on a loaded machine the gateway may still be reading the last
         // frames when send returns: the record is read once it has the last token (bounded wait).
         let last = String(format: "%064x", count)
-        _ = try await eventually { ((try? f.records()) ?? []).contains { $0["token"] as? String == last } }
+        _ = await Wait.until(seconds: 60) { ((try? f.records()) ?? []).contains { $0["token"] as? String == last } }
         var recorded: [String: Int] = [:]
         for line in try f.records() { if let token = line["token"] as? String { recorded[token, default: 0] += 1 } }
         #expect(recorded.count == count - 1)
