@@ -6,7 +6,9 @@
 # at two sizes, so start-up cancels out: (instructions(N) - instructions(N/4)) / (3N/4). Unlike
 # CPU time this figure does not move with other load on a shared machine (it counts work, not
 # time), which makes it the one to compare builds by. BEFORE_APNSKIT=path/to/an/older/apnskit
-# adds that build to the same table.
+# adds that build to the same table. Then the library path the same way (Examples/PushWorker's
+# task group of single sends beside push --tokens), and where each side's instructions go by
+# library (scripts/callgrind-libraries.py).
 # Usage: scripts/bench-instructions.sh [N]   (bench.sh calls it with its release binary in BIN)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -66,3 +68,83 @@ if [ -n "${BEFORE_APNSKIT:-}" ]; then
   echo "| apnskit push, before (${BEFORE_LABEL:-$(basename "$BEFORE_APNSKIT")}) | $before | $(calc "$before/$ref" .2f)x |"
 fi
 echo "| h2load, same requests | $ref | 1.00x |"
+
+# The library path (issue 33): Examples/PushWorker (one APNsClient, a task group of single
+# sends, two connections, certificate auth) beside `push --tokens` with the same certificate,
+# two connections and a payload of the same bytes, to the same nghttpd path, counted the same
+# way. Both encode the payload once; PushWorker prints a line per result, as push writes its
+# report. PUSHWORKER=path/to/PushWorker (default: beside BIN, built when missing).
+PUSHWORKER=${PUSHWORKER:-$(dirname "$BIN")/PushWorker}
+[ -x "$PUSHWORKER" ] || (cd "$ROOT" && swift build -c release --product PushWorker >&2)
+"$BIN" csr --email bench@example.com --common-name Bench --key-out worker.key --csr-out worker.csr >/dev/null
+"$BIN" mock issue worker.csr --ca ca --bundle-id com.example.app --type universal -o worker.cer >/dev/null
+"$BIN" combine worker.cer worker.key -o worker.pem >/dev/null
+printf '{"aps":{"alert":{"title":"Hello","body":"From a long-running worker"},"sound":"default","thread-id":"worker"}}' > worker-payload.json
+# library_per NAME COMMAND...: instructions per notification of COMMAND reading the tokens on stdin.
+library_per() {
+  local name=$1 big small size count total; shift
+  strip --strip-debug -o "$name-bin" "$1"; shift
+  for size in big small; do
+    count=$([ $size = big ] && echo "$N" || echo "$SMALL")
+    total=$(APNS_IDENTITY=worker.pem APNS_GATEWAY="127.0.0.1:$PORT" APNS_CA_FILE=ca/ca-bundle.pem \
+      instructions "$name" "$count" "./$name-bin" "$@" < "tokens-$size.txt")
+    local delivered; delivered=$(grep -c '^delivered ' "out-$name-$count.txt" || true)
+    [ "$delivered" = 0 ] && delivered=$(json_field "out-$name-$count.txt" delivered)
+    [ "$delivered" = "$count" ] || { echo "bench-instructions: $name delivered $delivered of $count" >&2; exit 1; }
+    if [ $size = big ]; then big=$total; else small=$total; fi
+  done
+  echo $(( (big - small) / (N - SMALL) ))
+}
+worker=$(library_per worker "$PUSHWORKER")
+batch=$(library_per batch "$BIN" push worker.pem --tokens - --payload worker-payload.json --push-type alert --gateway "127.0.0.1:$PORT" \
+  --ca-file ca/ca-bundle.pem --connections 2 --concurrency 100 --format json)
+echo
+echo "| instructions per notification (callgrind, $N minus $SMALL), library path, 2 connections, certificate auth, nghttpd on one path | count | ratio to push --tokens |"
+echo "|---|---|---|"
+echo "| PushWorker (task group of single sends) | $worker | $(calc "$worker/$batch" .2f)x |"
+echo "| apnskit push --tokens, same certificate, payload bytes and connections | $batch | 1.00x |"
+
+# Where each side's instructions go, by library (the same profiles, big minus small).
+echo
+python3 "$ROOT/scripts/callgrind-libraries.py" --units $((N - SMALL)) "push:cg-push-$N.out:cg-push-$SMALL.out" \
+  "h2load:cg-h2load-$N.out:cg-h2load-$SMALL.out" "PushWorker:cg-worker-$N.out:cg-worker-$SMALL.out" \
+  "push --tokens, 2 connections:cg-batch-$N.out:cg-batch-$SMALL.out"
+
+# The servers (issue 33): the mock and nghttpd answering the same h2load requests (token auth,
+# the header set push sends, 1 connection, 100 streams), each under callgrind for N and for
+# SMALL requests in a fresh process, stopped with SIGTERM; a row is the difference per request.
+# The mock refuses h2load's first burst but one in both runs (the token connection's start,
+# apns-protocol.md §1), so that work cancels out too.
+# server_total NAME COUNT: the server's instructions over COUNT requests.
+server_total() {
+  local name=$1 count=$2 port pid
+  rm -f "ports-$name.json"
+  if [ "$name" = mock ]; then
+    LD_PRELOAD="$PWD/sigsuspend.so" valgrind --tool=callgrind --callgrind-out-file="cg-$name-$count.out" \
+      ./push-bin mock serve --ca ca --port 0 --no-legacy --no-feedback --ports-file "ports-$name.json" -q > /dev/null 2> "err-$name-$count.txt" &
+    pid=$!
+    wait_for_file "ports-$name.json" 60 "$pid"
+    port=$(json_field "ports-$name.json" provider)
+  else
+    port=$(free_port)
+    valgrind --tool=callgrind --callgrind-out-file="cg-$name-$count.out" nghttpd -d htdocs "$port" ca/server-key.pem ca/server.pem \
+      > /dev/null 2> "err-$name-$count.txt" &
+    pid=$!
+    local i; for ((i = 0; i < 600; i++)); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+  fi
+  h2load -n "$count" -c 1 -m 100 "${HEADERS[@]}" -d payload.json "https://127.0.0.1:$port/3/device/$TOKEN" > "h2load-$name-$count.txt" 2>&1 || true
+  kill -TERM "$pid"; wait "$pid" || true
+  local answered; answered=$(sed -n 's/.*status codes: \([0-9]*\) 2xx.*/\1/p' "h2load-$name-$count.txt")
+  [ "${answered:-0}" -ge $((count - 100)) ] || { echo "bench-instructions: $name answered ${answered:-0} of $count with 2xx" >&2; exit 1; }
+  awk '/^(summary|totals):/ { print $2; exit }' "cg-$name-$count.out"
+}
+mock=$(( ($(server_total mock "$N") - $(server_total mock "$SMALL")) / (N - SMALL) ))
+nghttpd_count=$(( ($(server_total nghttpd "$N") - $(server_total nghttpd "$SMALL")) / (N - SMALL) ))
+echo
+echo "| instructions per request (callgrind, $N minus $SMALL), server side, h2load -c 1 -m 100, token auth | count | ratio to nghttpd |"
+echo "|---|---|---|"
+echo "| apnskit mock serve | $mock | $(calc "$mock/$nghttpd_count" .2f)x |"
+echo "| nghttpd | $nghttpd_count | 1.00x |"
+echo
+python3 "$ROOT/scripts/callgrind-libraries.py" --units $((N - SMALL)) "mock:cg-mock-$N.out:cg-mock-$SMALL.out" \
+  "nghttpd:cg-nghttpd-$N.out:cg-nghttpd-$SMALL.out"

@@ -116,7 +116,10 @@ package final class BatchSender: Sendable {
     /// request had gone out. After `close()`, fails at once with `APNsSendError.Code.clientClosed`.
     package func send(_ notification: APNsNotification) async -> APNsSendResult {
         let index = singles.reserveIndex()
-        defer { singles.forget(index) }
+        // Only a cancelled task can have left an early cancellation behind (its handler ran), and
+        // the handler cannot run once `withTaskCancellationHandler` has returned: a send that was
+        // never cancelled skips the queue's lock here.
+        defer { if Task.isCancelled { singles.forget(index) } }
         let run = singleRun
         let singles = self.singles
         return await withTaskCancellationHandler {
