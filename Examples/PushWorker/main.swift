@@ -33,9 +33,14 @@ alert.threadID = "worker"
 // (JSONEncoder costs more than the whole send when it runs per notification: docs/benchmarks.md.)
 let body = try alert.encoded()
 
-// A discarding group: a plain task group keeps every finished child until its result is
-// read, and this loop never reads one (4.3 KB a notification, 1 GB after 226 s at 1,000 a second).
-await withDiscardingTaskGroup { group in
+// At most this many sends at once. The client writes `connections` x `concurrency` (here 200) at
+// a time and queues the rest; without a bound, a fast input (a file of a million tokens) would
+// become a million waiting tasks, some 3 KB each. When the bound is reached, the loop reads one
+// finished child before it starts the next: a plain task group keeps each finished child until
+// it is read, so this also keeps the finished ones to at most the bound.
+let maxSendsInFlight = 1_000
+await withTaskGroup(of: Void.self) { group in
+    var inFlight = 0
     while let line = readLine() {
         guard let token = try? APNsDeviceToken(parsing: line) else {
             logger.warning("not a device token", metadata: ["line": "\(line)"])
@@ -44,6 +49,10 @@ await withDiscardingTaskGroup { group in
         // Topic: the certificate's bundle id. A payload made per token (its own text, badge or
         // custom keys) uses `APNsNotification(token:payload:)`, which encodes and checks it.
         let notification = APNsNotification(token: token, payload: body, pushType: .alert)
+        if inFlight == maxSendsInFlight {
+            _ = await group.next()
+            inFlight -= 1
+        }
         group.addTask {
             let result = await client.send(notification)
             switch result.outcome {
@@ -53,6 +62,7 @@ await withDiscardingTaskGroup { group in
             case .cancelled(let written): print("cancelled \(token.hex)\(written ? " (may be delivered)" : " (not sent)")")
             }
         }
+        inFlight += 1
     }
 }
 await client.close()

@@ -31,7 +31,7 @@ struct AttemptHistory: Sendable, Equatable {
     /// What the last attempt's outcome means (`RetryDecision`); `bearer`: the provider token it
     /// carried, replaced once if APNs says it expired.
     mutating func judge(_ result: Result<HTTP2Response, ProviderSendError>, bearer: String?, tokens: ProviderTokenCache?,
-                        policy: APNsRetryPolicy, jitter: Double = APNsRetryPolicy.randomJitter()) -> RetryDecision {
+                        policy: APNsRetryPolicy, jitter: Double? = nil) -> RetryDecision {
         switch result {
         case .success(let response):
             return RetryDecision.afterAnswer(response, attempts: attempts, policy: policy, jitter: jitter) {
@@ -317,7 +317,7 @@ struct BatchRunStateMachine: Sendable {
     }
 
     static func judge(_ item: PendingNotification, _ result: Result<HTTP2Response, ProviderSendError>, bearer: String?,
-                      tokens: ProviderTokenCache?, policy: APNsRetryPolicy, jitter: Double = APNsRetryPolicy.randomJitter()) -> Answer {
+                      tokens: ProviderTokenCache?, policy: APNsRetryPolicy, jitter: Double? = nil) -> Answer {
         var item = item
         let decision = item.history.judge(result, bearer: bearer, tokens: tokens, policy: policy, jitter: jitter)
         switch result {

@@ -125,7 +125,7 @@ package final class BatchSender: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 switch singles.enqueue(index, notification, continuation) {
-                case .queued: run.pumpAll()
+                case .queued(let wakeRun): if wakeRun { run.pumpAll() }
                 case .cancelled: continuation.resume(returning: Self.unsent(index, notification, .cancelled(written: false)))
                 case .closed:
                     self.warnIfServiceGroupOrderIsWrong()

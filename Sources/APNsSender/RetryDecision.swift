@@ -31,8 +31,11 @@ enum RetryDecision: Equatable, Sendable {
     /// at most once, for ExpiredProviderToken: it replaces the provider token and says whether
     /// a retry can help (false without token auth, after an earlier refresh, or when the cache
     /// keeps the token).
+    /// `jitter`: the back-off's factor (tests fix it); nil draws one only when a back-off
+    /// follows, so a delivered notification costs no random number (a `getrandom` system call
+    /// on Linux, one per answer before).
     static func afterAnswer(_ response: HTTP2Response, attempts: Int, policy: APNsRetryPolicy,
-                            jitter: Double = APNsRetryPolicy.randomJitter(), refreshToken: () -> Bool) -> RetryDecision {
+                            jitter: Double? = nil, refreshToken: () -> Bool) -> RetryDecision {
         if (200..<300).contains(response.status) { return .final(.delivered) }
         let (reason, timestamp) = BatchSender.parseError(response.body)
         if reason == .expiredProviderToken, refreshToken() { return .again }
@@ -41,7 +44,7 @@ enum RetryDecision: Equatable, Sendable {
             return .final(.rejected(status: response.status, reason: reason, timestamp: timestamp))
         }
         let retryAfter = response.header("retry-after").flatMap(Double.init).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
-        return .after(seconds: min(policy.maximumDelay.seconds, retryAfter ?? policy.delay(afterAttempt: attempts, jitter: jitter)))
+        return .after(seconds: min(policy.maximumDelay.seconds, retryAfter ?? policy.delay(afterAttempt: attempts, jitter: jitter ?? APNsRetryPolicy.randomJitter())))
     }
 
     /// The decision after attempt number `attempts` got no answer.

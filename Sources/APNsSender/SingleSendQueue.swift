@@ -16,6 +16,11 @@ final class SingleSendQueue: Sendable {
         var cancelledEarly: Set<Int> = []
         var nextIndex = 0
         var closed = false
+        /// The run asked for work and found none since the last send: the next send must pump
+        /// it. Otherwise the run takes sends itself (each completion takes the next), and a
+        /// send leaves the run's lock alone: with the run's loop thread and the senders' threads
+        /// on different cores, that lock was contended on every send.
+        var runWaiting = false
     }
 
     private let state = Locked(State())
@@ -28,23 +33,37 @@ final class SingleSendQueue: Sendable {
         }
     }
 
-    enum Admission { case queued, cancelled, closed }
+    enum Admission {
+        /// Queued; `wakeRun`: the run is waiting for work and must be pumped.
+        case queued(wakeRun: Bool)
+        case cancelled, closed
+    }
 
     /// Queues `notification`; `.cancelled`/`.closed`: it was not queued (the caller answers).
     func enqueue(_ index: Int, _ notification: APNsNotification, _ continuation: CheckedContinuation<APNsSendResult, Never>) -> Admission {
         state.withLock { state in
-            if state.cancelledEarly.remove(index) != nil { return .cancelled }
+            if !state.cancelledEarly.isEmpty, state.cancelledEarly.remove(index) != nil { return .cancelled }
             if state.closed { return .closed }
             state.waiting.append((index, notification))
             state.continuations[index] = continuation
-            return .queued
+            // Under the same lock as `take` sets it, so no send is left waiting: either the run's
+            // `take` comes after this and finds it, or it came before and this send pumps.
+            defer { state.runWaiting = false }
+            return .queued(wakeRun: state.runWaiting)
         }
     }
 
-    /// The run's next notification (`BatchSource.queue`).
+    /// The run's next notification (`BatchSource.queue`). Empty: the run waits for work, and
+    /// the next `enqueue` says to pump it. (The run asks only when a slot has room and a
+    /// connection, or to start one; a slot that is full, connecting or holding is pumped
+    /// again by its completion, its connect or its timer.)
     func take() -> BatchSource.Take {
         state.withLock { state in
-            guard let item = state.waiting.popFirst() else { return state.closed ? .ended : .empty }
+            guard let item = state.waiting.popFirst() else {
+                if state.closed { return .ended }
+                state.runWaiting = true
+                return .empty
+            }
             return .item(index: item.index, notification: item.notification)
         }
     }

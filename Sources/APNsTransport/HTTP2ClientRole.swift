@@ -169,7 +169,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
             stream.completion(.failure(Self.cancelledError))
             return
         }
-        if let violation = session.violation {
+        if session.violated, let violation = session.violation {
             stream.completion(.failure(violation))
             return
         }

@@ -40,6 +40,9 @@ struct BroadcastAPI {
     static let payloadLimit = 5120
 
     static func route(_ path: String) -> Route? {
+        // Nearly every request is a device path (/3/device/...): its second byte rules out both
+        // prefixes (/4/..., /1/...) without comparing them, twice per request.
+        guard let second = path.utf8.dropFirst().first, second == UInt8(ascii: "4") || second == UInt8(ascii: "1") else { return nil }
         if path.hasPrefix(broadcastPrefix) {
             let bundle = String(path.dropFirst(broadcastPrefix.count))
             return bundle.isEmpty || bundle.contains("/") ? .unknown : .broadcast(bundle: bundle)

@@ -349,8 +349,10 @@ package final class ProviderAPIHandler: Sendable {
     private func authenticate(_ authorization: String?, _ state: ConnectionState, now: Date) -> APNsReasonError? {
         guard let authorization else { return .init(.missingProviderToken) }
         guard authorization.hasPrefix("bearer ") else { return .init(.invalidProviderToken) }
-        if let current = state.token, current.authorization == authorization {
-            return now.timeIntervalSince1970 - Double(current.claims.issuedAt) > 3600 ? .init(.expiredProviderToken) : nil
+        // The connection's accepted token again (nearly every request): its fields are read in
+        // place; binding the whole tuple copied its Strings and claims per request.
+        if state.token?.authorization == authorization, let issuedAt = state.token?.claims.issuedAt {
+            return now.timeIntervalSince1970 - Double(issuedAt) > 3600 ? .init(.expiredProviderToken) : nil
         }
         let token = String(authorization.dropFirst("bearer ".count))
         switch ProviderTokenVerifier.verify(token, keys: settings.authKeys.publicKeys, now: now) {
