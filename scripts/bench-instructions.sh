@@ -37,28 +37,42 @@ instructions() {
     > "out-$name-$count.txt" 2> "err-$name-$count.txt" || { echo "bench-instructions: $name failed (bench-out/instructions/err-$name-$count.txt)" >&2; exit 1; }
   awk '/^(summary|totals):/ { print $2; exit }' "cg-$name-$count.out"
 }
-# push_per BINARY NAME: push's instructions per notification (every notification must be delivered).
-push_per() {
-  local binary=$1 name=$2 big small
-  strip --strip-debug -o "$name-bin" "$binary"
-  for size in big small; do
-    local count; count=$([ $size = big ] && echo "$N" || echo "$SMALL")
-    local total; total=$(instructions "$name" "$count" "./$name-bin" push --auth-key AuthKey_BENCH00001.p8 --team-id TEAM123456 \
-      --tokens "tokens-$size.txt" --payload payload.json --push-type alert --topic com.example.app --gateway "127.0.0.1:$PORT" \
-      --ca-file ca/ca-bundle.pem --connections 1 --concurrency 100 --format json)
-    [ "$(json_field "out-$name-$count.txt" delivered)" = "$count" ] || { echo "bench-instructions: $name did not deliver all $count" >&2; exit 1; }
-    if [ $size = big ]; then big=$total; else small=$total; fi
-  done
+# per_unit TOTAL ARGUMENTS...: instructions per unit, (TOTAL N - TOTAL SMALL) / (N - SMALL), where
+# `TOTAL COUNT ARGUMENTS...` prints the instructions of a run over COUNT units (and fails the
+# script when that run's work failed).
+per_unit() {
+  local total=$1 big small; shift
+  big=$("$total" "$N" "$@") || exit 1
+  small=$("$total" "$SMALL" "$@") || exit 1
   echo $(( (big - small) / (N - SMALL) ))
+}
+# client_total COUNT NAME BINARY ARGUMENTS...: BINARY (stripped of debug information) run with
+# ARGUMENTS on COUNT tokens as stdin; every notification must be delivered (a "delivered" line
+# each, or push's JSON report). The APNS_* variables are PushWorker's; push ignores them.
+client_total() {
+  local count=$1 name=$2 binary=$3 total delivered; shift 3
+  strip --strip-debug -o "$name-bin" "$binary"
+  total=$(APNS_IDENTITY=worker.pem APNS_GATEWAY="127.0.0.1:$PORT" APNS_CA_FILE=ca/ca-bundle.pem \
+    instructions "$name" "$count" "./$name-bin" "$@" < "tokens-$([ "$count" = "$N" ] && echo big || echo small).txt") || exit 1
+  delivered=$(grep -c '^delivered ' "out-$name-$count.txt" || true)
+  [ "$delivered" = 0 ] && delivered=$(json_field "out-$name-$count.txt" delivered)
+  [ "$delivered" = "$count" ] || { echo "bench-instructions: $name delivered $delivered of $count" >&2; exit 1; }
+  echo "$total"
+}
+# push_per BINARY NAME: push's instructions per notification, token auth, 1 connection.
+push_per() {
+  per_unit client_total "$2" "$1" push --auth-key AuthKey_BENCH00001.p8 --team-id TEAM123456 --tokens - --payload payload.json \
+    --push-type alert --topic com.example.app --gateway "127.0.0.1:$PORT" --ca-file ca/ca-bundle.pem --connections 1 \
+    --concurrency 100 --format json
 }
 h2load_total() {
   local count=$1
   local total; total=$(instructions h2load "$count" h2load -n "$count" -c 1 -m 100 "${HEADERS[@]}" -d payload.json \
-    "https://127.0.0.1:$PORT/3/device/$TOKEN")
+    "https://127.0.0.1:$PORT/3/device/$TOKEN") || exit 1
   grep -q "status codes: $count 2xx" "out-h2load-$count.txt" || { echo "bench-instructions: h2load did not get $count 2xx" >&2; exit 1; }
   echo "$total"
 }
-ref=$(( ($(h2load_total "$N") - $(h2load_total "$SMALL")) / (N - SMALL) ))
+ref=$(per_unit h2load_total)
 ours=$(push_per "$BIN" push)
 echo "| instructions per notification (callgrind, $N minus $SMALL), 1 connection, 100 in flight, nghttpd on one path | count | ratio to h2load |"
 echo "|---|---|---|"
@@ -80,23 +94,8 @@ PUSHWORKER=${PUSHWORKER:-$(dirname "$BIN")/PushWorker}
 "$BIN" mock issue worker.csr --ca ca --bundle-id com.example.app --type universal -o worker.cer >/dev/null
 "$BIN" combine worker.cer worker.key -o worker.pem >/dev/null
 printf '{"aps":{"alert":{"title":"Hello","body":"From a long-running worker"},"sound":"default","thread-id":"worker"}}' > worker-payload.json
-# library_per NAME COMMAND...: instructions per notification of COMMAND reading the tokens on stdin.
-library_per() {
-  local name=$1 big small size count total; shift
-  strip --strip-debug -o "$name-bin" "$1"; shift
-  for size in big small; do
-    count=$([ $size = big ] && echo "$N" || echo "$SMALL")
-    total=$(APNS_IDENTITY=worker.pem APNS_GATEWAY="127.0.0.1:$PORT" APNS_CA_FILE=ca/ca-bundle.pem \
-      instructions "$name" "$count" "./$name-bin" "$@" < "tokens-$size.txt")
-    local delivered; delivered=$(grep -c '^delivered ' "out-$name-$count.txt" || true)
-    [ "$delivered" = 0 ] && delivered=$(json_field "out-$name-$count.txt" delivered)
-    [ "$delivered" = "$count" ] || { echo "bench-instructions: $name delivered $delivered of $count" >&2; exit 1; }
-    if [ $size = big ]; then big=$total; else small=$total; fi
-  done
-  echo $(( (big - small) / (N - SMALL) ))
-}
-worker=$(library_per worker "$PUSHWORKER")
-batch=$(library_per batch "$BIN" push worker.pem --tokens - --payload worker-payload.json --push-type alert --gateway "127.0.0.1:$PORT" \
+worker=$(per_unit client_total worker "$PUSHWORKER")
+batch=$(per_unit client_total batch "$BIN" push worker.pem --tokens - --payload worker-payload.json --push-type alert --gateway "127.0.0.1:$PORT" \
   --ca-file ca/ca-bundle.pem --connections 2 --concurrency 100 --format json)
 echo
 echo "| instructions per notification (callgrind, $N minus $SMALL), library path, 2 connections, certificate auth, nghttpd on one path | count | ratio to push --tokens |"
@@ -115,9 +114,9 @@ python3 "$ROOT/scripts/callgrind-libraries.py" --units $((N - SMALL)) "push:cg-p
 # SMALL requests in a fresh process, stopped with SIGTERM; a row is the difference per request.
 # The mock refuses h2load's first burst but one in both runs (the token connection's start,
 # apns-protocol.md §1), so that work cancels out too.
-# server_total NAME COUNT: the server's instructions over COUNT requests.
+# server_total COUNT NAME: the server's instructions over COUNT requests.
 server_total() {
-  local name=$1 count=$2 port pid
+  local count=$1 name=$2 port pid
   rm -f "ports-$name.json"
   if [ "$name" = mock ]; then
     LD_PRELOAD="$PWD/sigsuspend.so" valgrind --tool=callgrind --callgrind-out-file="cg-$name-$count.out" \
@@ -138,8 +137,8 @@ server_total() {
   [ "${answered:-0}" -ge $((count - 100)) ] || { echo "bench-instructions: $name answered ${answered:-0} of $count with 2xx" >&2; exit 1; }
   awk '/^(summary|totals):/ { print $2; exit }' "cg-$name-$count.out"
 }
-mock=$(( ($(server_total mock "$N") - $(server_total mock "$SMALL")) / (N - SMALL) ))
-nghttpd_count=$(( ($(server_total nghttpd "$N") - $(server_total nghttpd "$SMALL")) / (N - SMALL) ))
+mock=$(per_unit server_total mock)
+nghttpd_count=$(per_unit server_total nghttpd)
 echo
 echo "| instructions per request (callgrind, $N minus $SMALL), server side, h2load -c 1 -m 100, token auth | count | ratio to nghttpd |"
 echo "|---|---|---|"

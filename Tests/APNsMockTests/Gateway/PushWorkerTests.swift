@@ -25,15 +25,31 @@ struct PushWorkerTests {
         return line.split(separator: " ").compactMap { Int($0) }.first
     }
 
+    /// A mock gateway (the library's: it counts what it accepted without keeping it) and what the
+    /// worker needs to reach it: its identity and CA files, as the worker's environment.
+    struct Fixture {
+        let gateway: APNsMockGateway
+        let dir: TemporaryDirectory
+        let environment: [String: String]
+
+        init(_ name: String) async throws {
+            gateway = try await APNsMockGateway.start(sentNotificationsLimit: 1)
+            dir = try TemporaryDirectory(name)
+            let pem = try dir.write("apns.pem", try gateway.certificateIdentity().combinedPEM())
+            let caFile = try dir.write("ca.pem", text: gateway.caCertificatesPEM)
+            environment = ["APNS_IDENTITY": pem, "APNS_GATEWAY": "\(gateway.host):\(gateway.port)", "APNS_CA_FILE": caFile]
+        }
+    }
+
     /// The worker's peak resident set (KiB, GNU time's `%M`) sending `count` tokens handed to it
     /// all at once (a file on stdin, read as fast as the worker reads it), after it delivered them all.
-    static func peakKiB(sending count: Int, to gateway: APNsMockGateway, in dir: TemporaryDirectory, pem: String, caFile: String) async throws -> Int {
+    static func peakKiB(sending count: Int, through fixture: Fixture) async throws -> Int {
         let input = Data(((1...count).map { token($0) }.joined(separator: "\n") + "\n").utf8)
-        let peakFile = dir.file("peak-\(count).txt")
+        let peakFile = fixture.dir.file("peak-\(count).txt")
+        let gateway = fixture.gateway
         let before = gateway.sentNotificationCount
-        let result = try await ProcessRunner.run("/usr/bin/time", ["-f", "%M", "-o", peakFile, worker], stdin: input, environment: [
-            "APNS_IDENTITY": pem, "APNS_GATEWAY": "\(gateway.host):\(gateway.port)", "APNS_CA_FILE": caFile,
-        ], deadline: .seconds(300))
+        let result = try await ProcessRunner.run("/usr/bin/time", ["-f", "%M", "-o", peakFile, worker], stdin: input,
+                                                 environment: fixture.environment, deadline: .seconds(300))
         #expect(result.status == 0, "\(result.stderr.suffix(2_000))")
         #expect(gateway.sentNotificationCount - before == count, "the gateway got \(gateway.sentNotificationCount - before) of \(count)")
         let text = try String(contentsOfFile: peakFile, encoding: .utf8)
@@ -43,12 +59,9 @@ struct PushWorkerTests {
     @Test("A fast input is not a task per line: 30,000 tokens at once peak within 32 MiB of 1,000 at once",
           .timeLimit(.minutes(10)))
     func fastInputIsBounded() async throws {
-        let gateway = try await APNsMockGateway.start(sentNotificationsLimit: 1)
-        let dir = try TemporaryDirectory("apnskit-worker-fast")
-        let pem = try dir.write("apns.pem", try gateway.certificateIdentity().combinedPEM())
-        let caFile = try dir.write("ca.pem", text: gateway.caCertificatesPEM)
-        let small = try await Self.peakKiB(sending: 1_000, to: gateway, in: dir, pem: pem, caFile: caFile)
-        let large = try await Self.peakKiB(sending: 30_000, to: gateway, in: dir, pem: pem, caFile: caFile)
+        let fixture = try await Fixture("apnskit-worker-fast")
+        let small = try await Self.peakKiB(sending: 1_000, through: fixture)
+        let large = try await Self.peakKiB(sending: 30_000, through: fixture)
         // Without the worker's bound every line became a waiting task at once: measured with the
         // bound removed, 207 MB against 39 MB (debug build); with it at most 1,000 sends are in
         // flight (45 MB against 39 MB).
@@ -59,20 +72,16 @@ struct PushWorkerTests {
     @Test("Memory stays flat: 60,000 notifications through the worker, RSS measured after 10,000 and after 60,000",
           .timeLimit(.minutes(5)))
     func memoryStaysFlat() async throws {
-        // The library's mock: it counts what it accepted without keeping it (no record file to
-        // read back); the worker's own output is buffered until it exits.
-        let gateway = try await APNsMockGateway.start(sentNotificationsLimit: 1)
-        let dir = try TemporaryDirectory("apnskit-worker")
-        let pem = try dir.write("apns.pem", try gateway.certificateIdentity().combinedPEM())
-        let caFile = try dir.write("ca.pem", text: gateway.caCertificatesPEM)
+        // The worker's own output is buffered until it exits; the gateway's count is what is read.
+        let fixture = try await Fixture("apnskit-worker")
+        let gateway = fixture.gateway
+        let dir = fixture.dir
         // stdin is a FIFO the test writes a chunk at a time, each once the last one's results are
         // out: a worker fed as fast as it sends, as in production (everything at once is
         // `fastInputIsBounded`).
         let fifo = dir.file("tokens.fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
-        let child = try BackgroundProcess("/bin/sh", ["-c", "exec \"$0\" < \"$1\"", Self.worker, fifo], environment: [
-            "APNS_IDENTITY": pem, "APNS_GATEWAY": "\(gateway.host):\(gateway.port)", "APNS_CA_FILE": caFile,
-        ])
+        let child = try BackgroundProcess("/bin/sh", ["-c", "exec \"$0\" < \"$1\"", Self.worker, fifo], environment: fixture.environment)
         defer { child.kill() }
         // O_RDWR: opening does not wait for the reader; the worker sees its end when this closes.
         let input = open(fifo, O_RDWR)
