@@ -326,6 +326,8 @@ final class BatchRun: Sendable {
         }
         if let (onFinish, summary) = done {
             dispatcher?.close()
+            // Single sends finished in this loop turn are resumed before the run reports done.
+            if case .queue(let singles) = source { singles.resumeFinished() }
             onFinish(summary)
         }
     }

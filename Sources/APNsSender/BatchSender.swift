@@ -123,7 +123,8 @@ package final class BatchSender: Sendable {
         let run = singleRun
         let singles = self.singles
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            // Unsafe: resumed exactly once by construction (`SingleSendQueue`).
+            await withUnsafeContinuation { continuation in
                 switch singles.enqueue(index, notification, continuation) {
                 case .queued(let wakeRun): if wakeRun { run.pumpAll() }
                 case .cancelled: continuation.resume(returning: Self.unsent(index, notification, .cancelled(written: false)))

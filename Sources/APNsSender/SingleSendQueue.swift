@@ -1,5 +1,6 @@
 // Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
 // SPDX-License-Identifier: Apache-2.0
+import APNsTransport
 import Foundation
 import Synchronized
 
@@ -7,10 +8,14 @@ import Synchronized
 /// parks each notification here with its continuation, and the client's one long-lived
 /// `BatchRun` takes them in order as slots free up. Nothing reaches nghttp2 (or the wire)
 /// before the run takes it, so a send cancelled while it waits here is certainly not sent.
+///
+/// The continuations are unsafe ones (no checking object allocated per send): each is resumed
+/// exactly once by construction, as whoever takes it out of `continuations` under the lock
+/// resumes it, and nothing else holds it (an `enqueue` that refuses hands it back unstored).
 final class SingleSendQueue: Sendable {
     private struct State {
         var waiting = FIFO<(index: Int, notification: APNsNotification)>()
-        var continuations: [Int: CheckedContinuation<APNsSendResult, Never>] = [:]
+        var continuations: [Int: UnsafeContinuation<APNsSendResult, Never>] = [:]
         /// Sends whose task was cancelled before they were queued (the cancellation handler can
         /// run before the continuation exists).
         var cancelledEarly: Set<Int> = []
@@ -21,6 +26,10 @@ final class SingleSendQueue: Sendable {
         /// send leaves the run's lock alone: with the run's loop thread and the senders' threads
         /// on different cores, that lock was contended on every send.
         var runWaiting = false
+        /// Results finished on a loop thread, resumed together at the end of its turn
+        /// (`finish`); `resumeScheduled` while such a stretch is pending.
+        var finished: [(continuation: UnsafeContinuation<APNsSendResult, Never>, result: APNsSendResult)] = []
+        var resumeScheduled = false
     }
 
     private let state = Locked(State())
@@ -40,7 +49,7 @@ final class SingleSendQueue: Sendable {
     }
 
     /// Queues `notification`; `.cancelled`/`.closed`: it was not queued (the caller answers).
-    func enqueue(_ index: Int, _ notification: APNsNotification, _ continuation: CheckedContinuation<APNsSendResult, Never>) -> Admission {
+    func enqueue(_ index: Int, _ notification: APNsNotification, _ continuation: UnsafeContinuation<APNsSendResult, Never>) -> Admission {
         state.withLock { state in
             if !state.cancelledEarly.isEmpty, state.cancelledEarly.remove(index) != nil { return .cancelled }
             if state.closed { return .closed }
@@ -84,11 +93,39 @@ final class SingleSendQueue: Sendable {
         state.withLock { _ = $0.cancelledEarly.remove(index) }
     }
 
-    /// Hands `result` to the send waiting for it.
+    /// Hands `result` to the send waiting for it. On an event loop's thread (an answer) the
+    /// send is resumed at the end of the loop's turn, with every other send finished in that
+    /// turn: resumed one by one between answers, nearly every send woke a pool thread, whose
+    /// context switches cost more CPU than the sends themselves (`EventLoop.atEndOfTurn`).
+    /// Elsewhere (a cancel, a send refused before it went out) it is resumed at once.
     func finish(_ result: APNsSendResult) {
-        let continuation = state.withLock { $0.continuations.removeValue(forKey: result.index) }
+        let onLoop = EventLoop.onLoopThread
+        let (continuation, scheduleResume): (UnsafeContinuation<APNsSendResult, Never>?, Bool) = state.withLock { state in
+            guard let continuation = state.continuations.removeValue(forKey: result.index) else { return (nil, false) }
+            guard onLoop else { return (continuation, false) }
+            state.finished.append((continuation, result))
+            defer { state.resumeScheduled = true }
+            return (nil, !state.resumeScheduled)
+        }
         continuation?.resume(returning: result)
+        if scheduleResume, !EventLoop.atEndOfTurn({ [self] in resumeFinished() }) { resumeFinished() }
     }
+
+    /// Resumes every send finished and not yet resumed (the end of a loop's turn, or the run's
+    /// end: no result is held past `BatchRun`'s finish).
+    func resumeFinished() {
+        let finished = state.withLock { state in
+            state.resumeScheduled = false
+            defer { state.finished.removeAll(keepingCapacity: true) }
+            return state.finished
+        }
+        for (continuation, result) in finished { continuation.resume(returning: result) }
+    }
+
+    /// Sends finished and waiting for the end of their loop's turn (tests).
+    var heldForEndOfTurn: Int { state.withLock { $0.finished.count } }
+    /// Sends queued with their continuations and not yet finished (tests).
+    var waitingCount: Int { state.withLock { $0.continuations.count } }
 
     /// Takes no more sends; returns those still waiting (they end "not sent").
     func close() -> [(index: Int, notification: APNsNotification)] {

@@ -1,6 +1,7 @@
 // Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+internal import CShims
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -52,7 +53,8 @@ protocol PollHandler: AnyObject {
 ///   `thread`, `poller` (the object; its contents are loop-only);
 /// - loop-thread only, checked with `preconditionInLoop()` at every entry point, in release
 ///   builds too: `poller`'s set, `registrations`, `byHandler`, `byToken`, `nextToken`, `dirty`,
-///   `timers`.
+///   `timers`; and `endOfTurn`, which only the loop's own thread can reach (through the
+///   thread-local `atEndOfTurn` reads).
 package final class EventLoop: @unchecked Sendable {
     /// A loop shared by everyone who does not need isolation (the CLI, tests).
     package static let shared = EventLoop(name: "transport.loop")
@@ -88,6 +90,8 @@ package final class EventLoop: @unchecked Sendable {
     /// Set by a turn that ran queued work or timers: every registration is re-read.
     private var recheckAll = false
     private var timers = TimerQueue<() -> Void>()
+    /// Work for the end of the turn in progress (`atEndOfTurn`).
+    private var endOfTurn: [() -> Void] = []
 
     /// The wake-up pipe's token in the poller (handlers get 1 and up).
     private static let wakeToken: UInt64 = 0
@@ -108,8 +112,11 @@ package final class EventLoop: @unchecked Sendable {
         let thread = Thread { [unowned self] in
             Self.blockSIGPIPE()
             self.threadID = pthread_self()
+            // Unretained, like `self` in this closure: the thread runs within the loop's lifetime.
+            shim_set_current_loop(Unmanaged.passUnretained(self).toOpaque())
             started.signal()
             self.run()
+            shim_set_current_loop(nil)
         }
         thread.name = name
         self.thread = thread
@@ -180,6 +187,28 @@ package final class EventLoop: @unchecked Sendable {
         // `pthread_t` is an integer on Linux and a pointer on Darwin; both compare with `==`,
         // which is all `pthread_equal` does on either.
         threadID == pthread_self()
+    }
+
+    /// Whether the calling thread is some event loop's (this or another): where
+    /// `atEndOfTurn` can keep work.
+    package static var onLoopThread: Bool { shim_current_loop() != nil }
+
+    /// Runs `work` on the calling thread's event loop once the turn in progress is over: after
+    /// its ready events, queued work and due timers are handled, before the loop next waits.
+    /// Returns false, keeping nothing, when the calling thread is no loop's: the caller then
+    /// does the work itself.
+    ///
+    /// Why: some work is cheaper in stretches. Resuming a waiting task hands a job to the
+    /// concurrency pool, and a job that finds the pool idle wakes a thread (a futex call and
+    /// a context switch, which on a small machine also takes the core from the loop). A turn
+    /// that reads a hundred answers and resumes their senders one by one, between the
+    /// answers, wakes the pool for nearly each; resumed together at the end of the turn, they
+    /// find it awake (docs/benchmarks.md, the library path).
+    package static func atEndOfTurn(_ work: @escaping () -> Void) -> Bool {
+        guard let current = shim_current_loop() else { return false }
+        // The thread-local is set only on the loop's own thread, so this is loop-confined.
+        Unmanaged<EventLoop>.fromOpaque(current).takeUnretainedValue().endOfTurn.append(work)
+        return true
     }
 
     /// Stops the process, in release builds too, when called off this loop's thread.
@@ -283,7 +312,8 @@ package final class EventLoop: @unchecked Sendable {
             let (ranWork, stillRunning) = runPending()
             if !stillRunning && !ranWork { break }
             let firedTimers = runDueTimers()
-            if ranWork || firedTimers { recheckAll = true }
+            let ranEndOfTurn = runEndOfTurn()
+            if ranWork || firedTimers || ranEndOfTurn { recheckAll = true }
             updateInterest()
             poller.wait(timeoutMillis: waitTimeout()) { token, events in
                 if token == Self.wakeToken {
@@ -295,6 +325,7 @@ package final class EventLoop: @unchecked Sendable {
                 }
             }
         }
+        _ = runEndOfTurn()
         registrations.removeAll()
         dirty.removeAll()
         byHandler.removeAll()
@@ -355,6 +386,18 @@ package final class EventLoop: @unchecked Sendable {
         lock.unlock()
         for item in work { item() }
         return (!work.isEmpty, stillRunning)
+    }
+
+    /// Runs the work handed to `atEndOfTurn`, and what that work hands over in turn, until
+    /// none is left (the loop must not wait while some is). Returns whether any ran.
+    private func runEndOfTurn() -> Bool {
+        guard !endOfTurn.isEmpty else { return false }
+        while !endOfTurn.isEmpty {
+            let work = endOfTurn
+            endOfTurn = []
+            for item in work { item() }
+        }
+        return true
     }
 
     /// Runs every timer due now, earliest first; timers they schedule wait for the next turn.

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import APNsProtocol
 @testable import APNsSender
+import APNsTransport
+import Synchronized
 import Testing
 
 /// The hand-over between single sends and the client's run (issue 33): a send pumps the run only
@@ -17,7 +19,7 @@ struct SingleSendQueueTests {
     func admit(_ queue: SingleSendQueue, _ index: Int) async throws -> SingleSendQueue.Admission {
         let notification = try Self.notification()
         var admission: SingleSendQueue.Admission?
-        _ = await withCheckedContinuation { continuation in
+        _ = await withUnsafeContinuation { continuation in
             let made = queue.enqueue(index, notification, continuation)
             admission = made
             if case .queued = made {
@@ -67,5 +69,37 @@ struct SingleSendQueueTests {
         #expect(queue.close().map(\.index) == [0])
         if case .ended = queue.take() {} else { Issue.record("a closed, empty queue must end the run") }
         if case .closed = try await admit(queue, 1) {} else { Issue.record("a send after close must be refused") }
+    }
+
+    @Test("Sends finished on a loop thread are resumed together at the end of its turn; elsewhere at once")
+    func loopThreadResumesInStretches() async throws {
+        let queue = SingleSendQueue()
+        let notification = try Self.notification()
+        let loop = EventLoop(name: "apnskit.test.singles")
+        defer { loop.shutdown() }
+        // Three sends wait; the loop finishes all three in one turn and, still in that turn,
+        // sees them held; each send then gets its own result.
+        let held = Locked<Int?>(nil)
+        let results = await withTaskGroup(of: APNsSendResult.self) { group in
+            for index in 0..<3 {
+                group.addTask { await withUnsafeContinuation { _ = queue.enqueue(index, notification, $0) } }
+            }
+            while queue.waitingCount < 3 { await Task.yield() }
+            loop.execute {
+                for index in 0..<3 { queue.finish(BatchSender.unsent(index, notification, .cancelled(written: false))) }
+                held.withLock { $0 = queue.heldForEndOfTurn }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(held.withLock { $0 } == 3, "held until the turn ended, not resumed one by one")
+        #expect(results.map(\.index).sorted() == [0, 1, 2])
+        #expect(queue.heldForEndOfTurn == 0)
+        // Off a loop thread (a cancel), the send is resumed at once.
+        let offLoop = await withUnsafeContinuation { continuation in
+            _ = queue.enqueue(3, notification, continuation)
+            queue.finish(BatchSender.unsent(3, notification, .cancelled(written: false)))
+            #expect(queue.heldForEndOfTurn == 0)
+        }
+        #expect(offLoop.index == 3)
     }
 }

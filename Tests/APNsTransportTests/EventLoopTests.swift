@@ -157,6 +157,38 @@ struct EventLoopTests {
         }
     }
 
+    @Test("Work for the end of the turn runs after the turn's own work and the handlers' events, before the loop waits; off a loop thread nothing is kept")
+    func endOfTurnWork() async {
+        #expect(EventLoop.onLoopThread == false)
+        #expect(EventLoop.atEndOfTurn {} == false, "a thread that runs no loop gets false and keeps the work itself")
+        await withTestLoop("apnskit.test.loop.endofturn") { loop, bench in
+            let order: [String] = await withCheckedContinuation { continuation in
+                loop.execute {
+                    var order: [String] = []
+                    let handler = PairHandler(name: 0, drains: true)
+                    handler.afterEvents = { _ in
+                        order.append("event")
+                        // Handed over from the handler, and again from that work: all of it runs
+                        // before the loop waits again (nothing else would wake it).
+                        _ = EventLoop.atEndOfTurn {
+                            order.append("after event")
+                            _ = EventLoop.atEndOfTurn {
+                                order.append("after that")
+                                continuation.resume(returning: order)
+                            }
+                        }
+                    }
+                    bench.add(handler, to: loop)
+                    _ = EventLoop.atEndOfTurn { order.append("end of first turn") }
+                    handler.poke()
+                    order.append("first turn")
+                }
+            }
+            #expect(order == ["first turn", "end of first turn", "event", "after event", "after that"])
+            #expect(await onLoop(loop) { EventLoop.onLoopThread })
+        }
+    }
+
     @Test("preconditionInLoop stops any build off the loop's thread, and passes on it")
     func preconditionInLoop() async {
         await withTestLoop("apnskit.test.loop.precondition") { loop, _ in

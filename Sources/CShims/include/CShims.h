@@ -20,6 +20,7 @@
 #include "shim_p12.h"
 #include "shim_search.h"
 #include "event_poll.h"
+#include "loop_thread.h"
 
 /* ---- memory BIOs and frees ---- */
 long shim_BIO_get_mem_data(BIO *bio, char **data);
