@@ -112,7 +112,14 @@ package struct HTTP2Settings: Sendable {
     /// reusable entries (a topic, a user-agent) out of both peers' tables and cost both sides
     /// time. The caller knows its protocol's headers; the transport knows none (empty: every
     /// header is indexed, as nghttp2 does by default).
-    package var neverIndexedHeaders: [String] = []
+    package var neverIndexedHeaders: [String] = [] {
+        didSet { neverIndexedLengths = neverIndexedHeaders.reduce(0) { $0 | Self.lengthBit($1.utf8.count) } }
+    }
+    /// One bit per length of a `neverIndexedHeaders` name (bit 63: 63 bytes or more), so a name
+    /// of any other length, which is most of them, is ruled out by one test; every header of
+    /// every message is asked (`isNeverIndexed`).
+    private var neverIndexedLengths: UInt64 = 0
+    private static func lengthBit(_ length: Int) -> UInt64 { 1 << UInt64(min(length, 63)) }
     /// Server: request header names (lower case) a request usually carries. The server keeps
     /// each as one shared String, found by its bytes, and reuses a value equal to the one the
     /// previous request on the connection sent: no String is made per header for them. Other
@@ -147,6 +154,7 @@ package struct HTTP2Settings: Sendable {
     /// out-of-line call; lower-cased only for a name that has upper-case letters.
     func isNeverIndexed(_ name: String) -> Bool {
         let length = name.utf8.count
+        guard neverIndexedLengths & Self.lengthBit(length) != 0 else { return false }
         for candidate in neverIndexedHeaders where candidate.utf8.count == length {
             if candidate == name { return true }
             if name.utf8.contains(where: { (65...90).contains($0) }), candidate == name.lowercased() { return true }
