@@ -6,7 +6,8 @@
 # `apnskit push --tokens` sending the same N as a batch, against the same mock gateway, in one
 # run. Rates and CPU per notification (user+sys of the client process, getrusage), median of
 # REPS runs, then allocations per notification of the same clients under the counting
-# interposer (scripts/malloc-count.c; start-up subtracted, see bench-allocs.sh).
+# interposer (scripts/malloc-count.c; start-up subtracted, see bench-allocs.sh). Beside them,
+# the floor: scripts/task-floor.swift, the same task group and hand-over with no APNs work.
 # BEFORE=path/to/an older PushWorker adds it to the same run, for before/after.
 # Usage: scripts/bench-library.sh [N]   (bench.sh calls it; it builds what it needs)
 set -euo pipefail
@@ -19,7 +20,7 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
   swift build -c release --product PushWorker >&2
 fi
 BIN_DIR="$(swift build -c release --show-bin-path)"
-OUT=bench-out/library; rm -rf "$OUT"; mkdir -p "$OUT"; cd "$OUT"
+ROOT=$PWD; OUT=bench-out/library; rm -rf "$OUT"; mkdir -p "$OUT"; cd "$OUT"
 PIDS=(); trap 'for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done' EXIT
 "$BIN_DIR/apnskit" mock ca -o ca >/dev/null
 "$BIN_DIR/apnskit" csr --email bench@example.com --common-name Bench --key-out push.key --csr-out push.csr >/dev/null
@@ -67,6 +68,20 @@ PY
 echo "| library path, $N notifications, median of $REPS | rate (/s) | CPU per notification (µs) | delivered |"
 echo "|---|---|---|---|"
 awk -F'\t' '{printf "| %s | %s | %s | %s |\n", $1, $2, $3, $4}' rows.tsv
+
+# The floor (scripts/task-floor.swift): PushWorker's task group, continuations and hand-over to
+# another thread with no APNs work, the same N and REPS; what no change in the library removes.
+if swiftc -O -o task-floor "$ROOT/scripts/task-floor.swift" 2>floor-build.txt; then
+  floors=(); floor_rates=()
+  for _ in $(seq 1 "$REPS"); do
+    read -r cpu rate < <(./task-floor "$N")
+    floors+=("$cpu"); floor_rates+=("$rate")
+  done
+  echo "| the floor: the same task group, continuations and hand-over, no APNs work (scripts/task-floor.swift) | $(median "${floor_rates[@]}") | $(median "${floors[@]}") | - |"
+else
+  echo "bench-library: scripts/task-floor.swift did not build (bench-out/library/floor-build.txt)" >&2
+  exit 1
+fi
 
 # Allocations per notification (issue 24): the same clients under the counting interposer
 # (scripts/malloc-count.c), each at N and N/10 tokens, so start-up and connection set-up drop out:
