@@ -54,12 +54,48 @@ public struct APNsNotification: Sendable {
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(6)  // every header below: one allocation, not one per growth
         headers.append(("apns-id", apnsID))
-        if let topic { headers.append(("apns-topic", topic)) }
-        if let pushType { headers.append(("apns-push-type", pushType.rawValue)) }
-        if let priority { headers.append(("apns-priority", String(priority.rawValue))) }
-        if let expiration { headers.append(("apns-expiration", String(expiration))) }
+        headers.append(contentsOf: sharedHeaderFields())
         if let collapseID { headers.append(("apns-collapse-id", collapseID)) }
         return HTTP2Request(path: Hex.encode(token.bytes, after: RequestValidator.devicePathPrefix), headers: headers, body: payload)
+    }
+
+    /// What the fields of `sharedHeaderBlock()` depend on: notifications with equal keys
+    /// share one block (a batch's usually all do).
+    struct SharedHeaderKey: Equatable {
+        var topic: String?
+        var pushType: APNsPushType?
+        var priority: APNsPriority?
+        var expiration: UInt64?
+    }
+
+    var sharedHeaderKey: SharedHeaderKey {
+        SharedHeaderKey(topic: topic, pushType: pushType, priority: priority, expiration: expiration)
+    }
+
+    /// `apns-topic`, `apns-push-type`, `apns-priority` and `apns-expiration`, encoded once for
+    /// every notification with the same `sharedHeaderKey`.
+    func sharedHeaderBlock() -> HTTP2HeaderBlock { HTTP2HeaderBlock(sharedHeaderFields()) }
+
+    /// The header fields `sharedHeaderKey` decides, in the order they are sent.
+    private func sharedHeaderFields() -> [(name: String, value: String)] {
+        var fields: [(name: String, value: String)] = []
+        if let topic { fields.append(("apns-topic", topic)) }
+        if let pushType { fields.append(("apns-push-type", pushType.rawValue)) }
+        if let priority { fields.append(("apns-priority", String(priority.rawValue))) }
+        if let expiration { fields.append(("apns-expiration", String(expiration))) }
+        return fields
+    }
+
+    /// `request(apnsID:)` with the shared fields in `shared` (made by `sharedHeaderBlock()`
+    /// for this notification's key): only what is the notification's own is copied per request.
+    func request(apnsID: String, shared: HTTP2HeaderBlock) -> HTTP2Request {
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(collapseID == nil ? 1 : 2)
+        headers.append(("apns-id", apnsID))
+        if let collapseID { headers.append(("apns-collapse-id", collapseID)) }
+        var request = HTTP2Request(path: Hex.encode(token.bytes, after: RequestValidator.devicePathPrefix), headers: headers, body: payload)
+        request.sharedHeaders = shared
+        return request
     }
 
     static func newID() -> String { MessageID.shared.next() }

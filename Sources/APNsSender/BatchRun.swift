@@ -256,8 +256,31 @@ final class BatchRun: Sendable {
         } catch {
             return giveBack(item, slot: slot, error)
         }
-        connection.submit(attempt.request, cancellation: cancellation) { [self, item] result in
-            complete(item, bearer: attempt.bearer, slot: slot, connection: connection, result: result)
+        connection.submit(attempt.request, cancellation: cancellation,
+                          to: ProviderAttempt(run: self, item: item, bearer: attempt.bearer, slot: slot, connection: connection))
+    }
+
+    /// One attempt of one notification on one connection, and the one object the request
+    /// costs on its way back: the transport's stream holds it and tells it the answer, where
+    /// a closure per layer (the run's, the connection's error mapping) cost an allocation each.
+    private final class ProviderAttempt: ProviderResponseReceiver {
+        let run: BatchRun
+        let item: PendingNotification
+        /// The provider token the request carried (a 403 for it renews it once).
+        let bearer: String?
+        let slot: Int
+        let connection: any ProviderConnection
+
+        init(run: BatchRun, item: PendingNotification, bearer: String?, slot: Int, connection: any ProviderConnection) {
+            self.run = run
+            self.item = item
+            self.bearer = bearer
+            self.slot = slot
+            self.connection = connection
+        }
+
+        func received(provider outcome: Result<HTTP2Response, ProviderSendError>) {
+            run.complete(item, bearer: bearer, slot: slot, connection: connection, result: outcome)
         }
     }
 
@@ -265,7 +288,7 @@ final class BatchRun: Sendable {
         if let result = state.withLock({ $0.machine.notSubmitted(item, slot: slot, error) }) { emit(item, result) }
     }
 
-    private func complete(_ item: PendingNotification, bearer: String?, slot: Int, connection: any ProviderConnection,
+    fileprivate func complete(_ item: PendingNotification, bearer: String?, slot: Int, connection: any ProviderConnection,
                           result: Result<HTTP2Response, ProviderSendError>) {
         // Judged first, then applied under one lock (the loop thread takes the run's lock once
         // per answer: with several loops, each lock is a chance to wait for another thread).

@@ -157,10 +157,14 @@ struct BatchRunStateMachine: Sendable {
     private var slots: [Slot]
     /// Notifications to send again now (order does not matter: each has its own index).
     private var ready: [PendingNotification] = []
-    /// Notifications submitted and not yet answered, or waiting out a back-off, by index.
-    private var active: [Int: PendingNotification] = [:]
-    /// The in-flight attempt of each submitted notification, by index.
-    private var inFlightRequests: [Int: RequestCancellation] = [:]
+    /// A notification submitted and not yet answered (with its attempt's handle), or waiting
+    /// out a back-off (no handle).
+    private struct Active {
+        var item: PendingNotification
+        var request: RequestCancellation?
+    }
+    /// By index. One table for both: a notification's attempt costs one insert and one removal.
+    private var active: [Int: Active] = [:]
     private(set) var outstanding = 0
     private(set) var sourceEnded = false
     private(set) var stopped = false
@@ -178,6 +182,8 @@ struct BatchRunStateMachine: Sendable {
     /// `apns-id`s for notifications without one, made here (under the shell's lock, which
     /// taking holds anyway: a shared generator's lock was one more per notification).
     private var ids = MessageIDGenerator()
+    /// The header block the last notification used, and what it was made of.
+    private var lastSharedHeaders: (key: APNsNotification.SharedHeaderKey, block: HTTP2HeaderBlock)?
 
     init(settings: Settings) {
         self.settings = settings
@@ -234,9 +240,8 @@ struct BatchRunStateMachine: Sendable {
         // In flight from here: a cancel finds it with its handle, and a handle cancelled before
         // the shell submits keeps the request from ever being written.
         slots[slot].inFlight += 1
-        active[item.index] = item
         let cancellation = RequestCancellation()
-        inFlightRequests[item.index] = cancellation
+        active[item.index] = Active(item: item, request: cancellation)
         return .send(item, connection, cancellation, more: slots[slot].inFlight < settings.window)
     }
 
@@ -265,7 +270,18 @@ struct BatchRunStateMachine: Sendable {
         let notification = notification.withDefaults(bundleID: settings.defaultBundleID)
         let apnsID = notification.apnsID.map(MessageID.text) ?? ids.next()
         return PendingNotification(entry: NotificationEntry(index: index, notification: notification, apnsID: apnsID,
-                                                            request: notification.request(apnsID: apnsID), startedNanos: now))
+                                                            request: notification.request(apnsID: apnsID, shared: sharedHeaders(for: notification)),
+                                                            startedNanos: now))
+    }
+
+    /// The header block for `notification`'s topic, push type, priority and expiration: the
+    /// last one made when they are the same (a batch's are), else a new one.
+    private mutating func sharedHeaders(for notification: APNsNotification) -> HTTP2HeaderBlock {
+        let key = notification.sharedHeaderKey
+        if let last = lastSharedHeaders, last.key == key { return last.block }
+        let block = notification.sharedHeaderBlock()
+        lastSharedHeaders = (key, block)
+        return block
     }
 
     /// Which slot the shell pumps first this time: single sends that come one at a time spread
@@ -300,7 +316,6 @@ struct BatchRunStateMachine: Sendable {
     /// out of flight, and its result, unless a cancel gave it one meanwhile (nil).
     mutating func notSubmitted(_ item: PendingNotification, slot: Int, _ error: APNsSendError) -> APNsSendResult? {
         slots[slot].inFlight -= 1
-        inFlightRequests.removeValue(forKey: item.index)
         guard active.removeValue(forKey: item.index) != nil else { return nil }
         return record(item.result(.failed(error)))
     }
@@ -342,7 +357,6 @@ struct BatchRunStateMachine: Sendable {
     /// The attempt of `answer.item` on `slot`'s `connection` ended.
     mutating func completed(_ answer: Answer, slot: Int, connection: any ProviderConnection, now: UInt64, source: Source) -> Completion {
         let item = answer.item
-        inFlightRequests.removeValue(forKey: item.index)
         slots[slot].inFlight -= 1
         // A run cancelled meanwhile (or this send's task) has already given it its result; its
         // stream was reset on purpose and the connection is fine.
@@ -364,7 +378,7 @@ struct BatchRunStateMachine: Sendable {
             ready.append(item)
             return Completion(next: nextStep(slot: slot, now: now, source: source))
         case .after(let seconds):
-            active[item.index] = item
+            active[item.index] = Active(item: item, request: nil)
             return Completion(backOff: seconds, next: nextStep(slot: slot, now: now, source: source))
         }
     }
@@ -372,7 +386,9 @@ struct BatchRunStateMachine: Sendable {
     /// A back-off ended: the notification goes back in line, unless the run was stopped or its
     /// send cancelled meanwhile.
     mutating func backOffEnded(index: Int) {
-        if let item = active.removeValue(forKey: index) { ready.append(item) }
+        guard let waiting = active[index], waiting.request == nil else { return }
+        active[index] = nil
+        ready.append(waiting.item)
     }
 
     // MARK: ending early
@@ -399,9 +415,10 @@ struct BatchRunStateMachine: Sendable {
     /// completion could see the run empty and finish it before their results are out.
     mutating func endStop(unread: [(index: Int, notification: APNsNotification)], now: UInt64) -> [(PendingNotification, APNsSendResult)] {
         sourceEnded = true
-        var ended = ready + active.values.filter { inFlightRequests[$0.index] == nil }
+        let backingOff = active.values.filter { $0.request == nil }.map(\.item)
+        for item in backingOff { active[item.index] = nil }
+        var ended = ready + backingOff
         ready.removeAll()
-        for item in ended { active[item.index] = nil }
         for (index, notification) in unread {
             outstanding += 1
             ended.append(pending(index: index, notification, now: now))
@@ -412,8 +429,8 @@ struct BatchRunStateMachine: Sendable {
     /// The requests in flight, given up: the shell cancels each handle (resetting its stream)
     /// and reports it with `cancelledInFlight`. Their late completions find them gone.
     mutating func takeInFlight() -> [(PendingNotification, RequestCancellation)] {
-        let taken = inFlightRequests.compactMap { index, request in active.removeValue(forKey: index).map { ($0, request) } }
-        inFlightRequests.removeAll()
+        let taken = active.values.compactMap { entry in entry.request.map { (entry.item, $0) } }
+        for (item, _) in taken { active[item.index] = nil }
         return taken
     }
 
@@ -439,10 +456,10 @@ struct BatchRunStateMachine: Sendable {
             let item = ready.remove(at: position)
             return (.ended(item, record(item.unsentResult)), hold(now: now))
         }
-        if let item = active.removeValue(forKey: index) {
+        if let entry = active.removeValue(forKey: index) {
             let arm = hold(now: now)
-            if let request = inFlightRequests.removeValue(forKey: index) { return (.inFlight(item, request), arm) }
-            return (.ended(item, record(item.unsentResult)), arm)
+            if let request = entry.request { return (.inFlight(entry.item, request), arm) }
+            return (.ended(entry.item, record(entry.item.unsentResult)), arm)
         }
         if let notification = takeWaiting(index) {
             outstanding += 1

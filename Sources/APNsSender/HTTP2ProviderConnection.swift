@@ -25,19 +25,12 @@ package final class HTTP2ProviderConnection: ProviderConnection {
     }
 
     package func submit(_ request: HTTP2Request, completion: @escaping @Sendable (Result<HTTP2Response, ProviderSendError>) -> Void) {
-        submit(request, cancellation: nil, completion: completion)
+        client.submit(request, timeout: requestTimeout, to: ProviderClosureReceiver(completion))
     }
 
-    package func submit(_ request: HTTP2Request, cancellation: RequestCancellation,
-                       completion: @escaping @Sendable (Result<HTTP2Response, ProviderSendError>) -> Void) {
-        submit(request, cancellation: Optional(cancellation), completion: completion)
-    }
-
-    private func submit(_ request: HTTP2Request, cancellation: RequestCancellation?,
-                        completion: @escaping @Sendable (Result<HTTP2Response, ProviderSendError>) -> Void) {
-        client.submit(request, timeout: requestTimeout, cancellation: cancellation) { result in
-            completion(result.mapError(Self.map))
-        }
+    /// The receiver goes to the stream as it is: its `received(_:)` maps the transport's error.
+    package func submit(_ request: HTTP2Request, cancellation: RequestCancellation, to receiver: any ProviderResponseReceiver) {
+        client.submit(request, timeout: requestTimeout, cancellation: cancellation, to: receiver)
     }
 
     package var isUsable: Bool { client.isOpen }

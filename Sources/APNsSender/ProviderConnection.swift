@@ -31,12 +31,12 @@ package protocol ProviderConnection: AnyObject, Sendable {
     /// transport that can answer on its own thread (HTTP/2 on the event loop) costs no task and
     /// no thread hop per notification. `completion` runs exactly once and must not block.
     func submit(_ request: HTTP2Request, completion: @escaping @Sendable (Result<HTTP2Response, ProviderSendError>) -> Void)
-    /// `submit` that the caller can give up through `cancellation`: the request's stream is
-    /// reset so the gateway frees its slot, and the completion runs with a failure the caller
+    /// `submit` that the caller can give up through `cancellation`, telling `receiver` (the
+    /// caller's request object, so no closure is made per request): the request's stream is
+    /// reset so the gateway frees its slot, and the receiver is told of a failure the caller
     /// ignores (its result is `.cancelled`). Connections that cannot reset a request keep the
     /// default, which ignores `cancellation`.
-    func submit(_ request: HTTP2Request, cancellation: RequestCancellation,
-                completion: @escaping @Sendable (Result<HTTP2Response, ProviderSendError>) -> Void)
+    func submit(_ request: HTTP2Request, cancellation: RequestCancellation, to receiver: any ProviderResponseReceiver)
     /// False once the connection has failed or is going away; the pool then replaces it.
     var isUsable: Bool { get }
     /// The server's SETTINGS_MAX_CONCURRENT_STREAMS as last seen (APNs: 1 until a token-auth
@@ -50,14 +50,20 @@ package protocol ProviderConnection: AnyObject, Sendable {
 extension ProviderConnection {
     package func closeAndWait() async { close() }
 
-    package func submit(_ request: HTTP2Request, cancellation: RequestCancellation,
-                       completion: @escaping @Sendable (Result<HTTP2Response, ProviderSendError>) -> Void) {
+    package func submit(_ request: HTTP2Request, cancellation: RequestCancellation, to receiver: any ProviderResponseReceiver) {
         // A connection that cannot take a request back counts it written once submitted.
         guard cancellation.markWritten() else {
-            completion(.failure(.notProcessed("The request was cancelled before it was written.")))
+            receiver.received(provider: .failure(.notProcessed("The request was cancelled before it was written.")))
             return
         }
-        submit(request, completion: completion)
+        submit(request) { receiver.received(provider: $0) }
+    }
+
+    /// `submit(_:cancellation:to:)` with a closure: for callers with no request object of
+    /// their own (`PooledExchange`, which waits in a task anyway).
+    package func submit(_ request: HTTP2Request, cancellation: RequestCancellation,
+                       completion: @escaping @Sendable (Result<HTTP2Response, ProviderSendError>) -> Void) {
+        submit(request, cancellation: cancellation, to: ProviderClosureReceiver(completion))
     }
 
     /// Runs `send` in a task: right for connections that are async at heart (test fakes).
@@ -70,6 +76,33 @@ extension ProviderConnection {
             }
         }
     }
+}
+
+/// Who a `ProviderConnection` tells a request's outcome, exactly once, with the transport's
+/// errors already sorted into the sender's three questions (`ProviderSendError`). The sender's
+/// per-attempt object (`ProviderAttempt`) is one, so the stream holds it and no closure is made
+/// for the way back (see `HTTP2ResponseReceiver`).
+package protocol ProviderResponseReceiver: HTTP2ResponseReceiver, Sendable {
+    /// Runs on the connection's thread (the event loop for HTTP/2) and must not block.
+    func received(provider outcome: Result<HTTP2Response, ProviderSendError>)
+}
+
+extension ProviderResponseReceiver {
+    /// A transport outcome, its failure mapped as `HTTP2ProviderConnection.map` says.
+    package func received(_ outcome: Result<HTTP2Response, TransportError>) {
+        received(provider: outcome.mapError(HTTP2ProviderConnection.map))
+    }
+}
+
+/// A receiver that calls a closure, for callers with no request object of their own.
+final class ProviderClosureReceiver: ProviderResponseReceiver {
+    private let completion: @Sendable (Result<HTTP2Response, ProviderSendError>) -> Void
+
+    init(_ completion: @escaping @Sendable (Result<HTTP2Response, ProviderSendError>) -> Void) {
+        self.completion = completion
+    }
+
+    func received(provider outcome: Result<HTTP2Response, ProviderSendError>) { completion(outcome) }
 }
 
 /// Makes connections for the pool.

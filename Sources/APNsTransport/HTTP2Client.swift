@@ -138,17 +138,24 @@ package final class HTTP2Client: Sendable {
     }
 
     /// Sends one request; `completion` runs exactly once, on the event loop thread, with the
-    /// response or the `TransportError` (`send`'s outcomes). No task and no thread hop per
-    /// request: a sender that submits its next request from the completion keeps the whole
-    /// pipeline on the loop thread. The completion must not block.
+    /// response or the `TransportError` (`send`'s outcomes). The completion must not block.
     /// `cancellation`, when given, lets the caller give the request up later.
     package func submit(_ request: HTTP2Request, timeout: Double? = nil, cancellation: RequestCancellation? = nil,
                        completion: @escaping @Sendable (Result<HTTP2Response, TransportError>) -> Void) {
+        submit(request, timeout: timeout, cancellation: cancellation, to: SendableClosureReceiver(completion))
+    }
+
+    /// Sends one request; `receiver` is told the outcome exactly once, on the event loop
+    /// thread. No task and no thread hop per request: a sender that submits its next request
+    /// from `received` keeps the whole pipeline on the loop thread, and one whose request
+    /// object is the receiver allocates nothing more for the answer's way back.
+    package func submit(_ request: HTTP2Request, timeout: Double? = nil, cancellation: RequestCancellation? = nil,
+                       to receiver: any HTTP2ResponseReceiver & Sendable) {
         let session = self.session
         if loop.inLoop {
-            session.value.submit(request, timeout: timeout, cancellation: cancellation, completion: completion)
+            session.value.submit(request, timeout: timeout, cancellation: cancellation, receiver: receiver)
         } else {
-            loop.execute { session.value.submit(request, timeout: timeout, cancellation: cancellation, completion: completion) }
+            loop.execute { session.value.submit(request, timeout: timeout, cancellation: cancellation, receiver: receiver) }
         }
     }
 
@@ -175,9 +182,8 @@ package final class HTTP2Client: Sendable {
 }
 
 extension HTTP2Client.Session {
-    func submit(_ request: HTTP2Request, timeout: Double?, cancellation: RequestCancellation?,
-                completion: @escaping @Sendable (Result<HTTP2Response, TransportError>) -> Void) {
-        client.submit(request, timeout: timeout, cancellation: cancellation, in: core, completion: completion)
+    func submit(_ request: HTTP2Request, timeout: Double?, cancellation: RequestCancellation?, receiver: any HTTP2ResponseReceiver) {
+        client.submit(request, timeout: timeout, cancellation: cancellation, in: core, receiver: receiver)
     }
 }
 

@@ -11,39 +11,43 @@ import Foundation
 /// Not `Sendable`: loop thread only, owned by its session (`HTTP2Client` holds both in a
 /// `LoopBound`).
 final class HTTP2ClientRole: HTTP2SessionRole {
-    /// What a request's submitter is told, exactly once, on the loop thread.
-    typealias Completion = (Result<HTTP2Response, TransportError>) -> Void
-
     // Streams are classes: they are updated in place from nghttp2's callbacks (a header, a
-    // chunk at a time), and a struct in a dictionary would be copied each time.
+    // chunk at a time), and a struct in a dictionary would be copied each time. Their variables,
+    // and the role's stream book, are `@exclusivity(unchecked)` as `HTTP2ServerStreams`' are:
+    // loop-thread only, and nothing that runs while an access is open can reach them again
+    // (a receiver, which may submit, is told only after its stream left the book), so the
+    // runtime's check of each access (several per request) proves nothing.
     private final class Stream {
-        let completion: Completion
-        var status = 0
-        var headers: [(name: String, value: String)] = []
-        var body: [UInt8] = []
+        /// Told the outcome, exactly once: the submitter's own request object.
+        let receiver: any HTTP2ResponseReceiver
+        @exclusivity(unchecked) var status = 0
+        @exclusivity(unchecked) var headers: [(name: String, value: String)] = []
+        @exclusivity(unchecked) var body: [UInt8] = []
         let requestBody: [UInt8]
-        var offset = 0
+        @exclusivity(unchecked) var offset = 0
         let timeout: Double
         /// Whether the state machine holds a deadline for it.
         let hasDeadline: Bool
         /// Header list bytes received so far (see `HTTP2Settings.maxHeaderListSize`).
-        var headerBytes = 0
+        @exclusivity(unchecked) var headerBytes = 0
         /// The caller's handle, asked just before the HEADERS go out (`beforeFrameSend`).
         let cancellation: RequestCancellation?
 
-        init(completion: @escaping Completion, requestBody: [UInt8], timeout: Double?, cancellation: RequestCancellation?) {
-            self.completion = completion
+        init(receiver: any HTTP2ResponseReceiver, requestBody: [UInt8], timeout: Double?, cancellation: RequestCancellation?) {
+            self.receiver = receiver
             self.cancellation = cancellation
             self.requestBody = requestBody
             self.timeout = timeout ?? 0
             hasDeadline = timeout != nil
         }
     }
-    private var streams: [Int32: Stream] = [:]
+    @exclusivity(unchecked) private var streams: [Int32: Stream] = [:]
     /// The stream the last callback asked for: nghttp2 calls back several times in a row for
     /// one stream (its body as it goes out; an answer's headers, data and close), so most
     /// lookups need no hashing.
-    private var recent: (id: Int32, stream: Stream)?
+    @exclusivity(unchecked) private var recent: (id: Int32, stream: Stream)?
+    /// The last request's pseudo-header block and what it was made of (`pseudoHeaders`).
+    private var lastPseudoHeaders: (method: String, scheme: String, authority: String, block: HTTP2HeaderBlock)?
 
     /// Stream `id`, if it is still in the book.
     private func stream(_ id: Int32) -> Stream? {
@@ -148,7 +152,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     private func refuseResponseBody(_ id: Int32, _ stream: Stream, in session: HTTP2Session) {
         remove(id, in: session)
         session.resetStreamQuietly(id, NGHTTP2_CANCEL.rawValue)
-        stream.completion(.failure(TransportError(.protocolError, "The server \(session.peer) sent more than \(session.settings.maxBodySize) bytes of response body on stream \(id) (our limit for one answer); the request was cancelled.")))
+        stream.receiver.received(.failure(TransportError(.protocolError, "The server \(session.peer) sent more than \(session.settings.maxBodySize) bytes of response body on stream \(id) (our limit for one answer); the request was cancelled.")))
     }
 
     func frameReceived(_ frame: UnsafePointer<nghttp2_frame>, in session: HTTP2Session) {}
@@ -166,14 +170,14 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     func streamClosed(_ id: Int32, errorCode: UInt32, in session: HTTP2Session) {
         guard let stream = remove(id, in: session) else { return }
         if stream.cancellation?.isCancelled == true {
-            stream.completion(.failure(Self.cancelledError))
+            stream.receiver.received(.failure(Self.cancelledError))
             return
         }
         if session.violated, let violation = session.violation {
-            stream.completion(.failure(violation))
+            stream.receiver.received(.failure(violation))
             return
         }
-        stream.completion(Self.outcome(of: stream, session.state.streamEnd(id, errorCode: errorCode, answered: stream.status != 0)))
+        stream.receiver.received(Self.outcome(of: stream, session.state.streamEnd(id, errorCode: errorCode, answered: stream.status != 0)))
     }
 
     /// A closed stream's result: its response, or why there is none (and whether the server
@@ -228,7 +232,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
         sweepTimer = nil
         for (id, stream) in open {
             let notProcessed = session.state.notProcessedAtLoss(id, opened: session.hasStream(id))
-            stream.completion(.failure(notProcessed ? TransportError(.notProcessed, "\(failure.message) The request was not processed and may be resent.") : failure))
+            stream.receiver.received(.failure(notProcessed ? TransportError(.notProcessed, "\(failure.message) The request was not processed and may be resent.") : failure))
         }
         for waiter in readyWaiters {
             session.connection.loop.cancelTimer(waiter.timer)
@@ -239,24 +243,24 @@ final class HTTP2ClientRole: HTTP2SessionRole {
 
     // MARK: API for the owner (loop thread)
 
-    /// Submits `request`; `completion` gets the response, a reset, the connection's end, or a
+    /// Submits `request`; `receiver` gets the response, a reset, the connection's end, or a
     /// timeout, exactly once, on the loop thread (perhaps before `submit` returns). Callable
     /// from inside this session's callbacks: a sender submits the next request from the
     /// previous one's completion, and the bytes go out with the `produce()` after the read.
     func submit(_ request: HTTP2Request, timeout: Double?, cancellation: RequestCancellation? = nil,
-                in session: HTTP2Session, completion: @escaping Completion) {
+                in session: HTTP2Session, receiver: any HTTP2ResponseReceiver) {
         session.connection.loop.preconditionInLoop()
         if cancellation?.isCancelled == true {
-            completion(.failure(Self.cancelledError))
+            receiver.received(.failure(Self.cancelledError))
             return
         }
         if let goAway = session.state.goAway {
-            completion(.failure(TransportError(.notProcessed, "The server sent GOAWAY \(HTTP2Session.describe(goAway)); the request was not sent: open a new connection.")))
+            receiver.received(.failure(TransportError(.notProcessed, "The server sent GOAWAY \(HTTP2Session.describe(goAway)); the request was not sent: open a new connection.")))
             return
         }
         guard session.isStarted, !session.closed else {
             let why = session.closeError?.message ?? "The connection to \(session.peer) is closed."
-            completion(.failure(TransportError(.notProcessed, "\(why) The request was not sent.")))
+            receiver.received(.failure(TransportError(.notProcessed, "\(why) The request was not sent.")))
             return
         }
         let settings = session.settings
@@ -264,11 +268,13 @@ final class HTTP2ClientRole: HTTP2SessionRole {
             // The caller's `neverIndexedHeaders` (perhaps :path, an id) are new on every
             // request: never indexed, so they do not push the reusable ones out of both
             // peers' HPACK tables.
-            headers.append(name: ":method", value: request.method)
-            headers.append(name: ":scheme", value: request.scheme)
-            headers.append(name: ":authority", value: request.authority ?? session.connection.host ?? "")
+            headers.append(pseudoHeaders(request.method, request.scheme, request.authority ?? session.connection.host ?? "")) { _ in false }
             headers.append(name: ":path", value: request.path, indexed: !settings.isNeverIndexed(":path"))
             var hasContentLength = false
+            if let shared = request.sharedHeaders {
+                headers.append(shared) { settings.isNeverIndexed($0) }
+                hasContentLength = shared.hasContentLength
+            }
             for header in request.headers {
                 headers.append(name: header.name, value: header.value, indexed: !settings.isNeverIndexed(header.name))
                 if header.name.utf8.count == 14, header.name == "content-length" { hasContentLength = true }
@@ -277,15 +283,15 @@ final class HTTP2ClientRole: HTTP2SessionRole {
                 headers.append(name: "authorization", value: authorization, indexed: !settings.isNeverIndexed("authorization"))
             }
             if !request.body.isEmpty, !hasContentLength {
-                headers.append(name: "content-length", value: String(request.body.count))
+                headers.append(name: "content-length", decimal: request.body.count)
             }
             return session.submitRequest(&headers, hasBody: !request.body.isEmpty)
         }
         guard id > 0 else {
-            completion(.failure(TransportError(.internalFailure, "nghttp2 refused the request: \(String(cString: nghttp2_strerror(id))).")))
+            receiver.received(.failure(TransportError(.internalFailure, "nghttp2 refused the request: \(String(cString: nghttp2_strerror(id))).")))
             return
         }
-        let stream = Stream(completion: completion, requestBody: request.body, timeout: timeout, cancellation: cancellation)
+        let stream = Stream(receiver: receiver, requestBody: request.body, timeout: timeout, cancellation: cancellation)
         streams[id] = stream
         let deadline = timeout.map { EventLoop.nowMillis() + TimerSeconds.milliseconds($0) }
         apply(session.state.streamStarted(id, deadline: deadline), in: session)
@@ -293,6 +299,16 @@ final class HTTP2ClientRole: HTTP2SessionRole {
             abandon(id, Self.cancelledError, in: session)
         }
         session.produceUnlessReceiving()
+    }
+
+    /// `:method`, `:scheme` and `:authority`, encoded once: a client sends the same three on
+    /// nearly every request (never indexed: none, as before the block). `:path` is the
+    /// request's own and follows it.
+    private func pseudoHeaders(_ method: String, _ scheme: String, _ authority: String) -> HTTP2HeaderBlock {
+        if let last = lastPseudoHeaders, last.method == method, last.scheme == scheme, last.authority == authority { return last.block }
+        let block = HTTP2HeaderBlock([(":method", method), (":scheme", scheme), (":authority", authority)])
+        lastPseudoHeaders = (method, scheme, authority, block)
+        return block
     }
 
     /// The session's one `StreamResetter`, made at its first cancellable request.
@@ -342,7 +358,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
         session.connection.loop.preconditionInLoop()
         guard session.isStarted, let stream = remove(id, in: session) else { return }
         session.resetStream(id, NGHTTP2_CANCEL.rawValue)
-        stream.completion(.failure(error))
+        stream.receiver.received(.failure(error))
         session.produce()
     }
 

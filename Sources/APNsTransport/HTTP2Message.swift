@@ -11,6 +11,10 @@ package struct HTTP2Request: Sendable {
     package var scheme: String
     /// Regular headers (lowercase names), in order; pseudo-headers are the fields above.
     package var headers: [(name: String, value: String)]
+    /// Client side: fields many requests share (a batch's topic, push type, priority,
+    /// expiration), encoded once and sent before `headers`; nil for none. A server never
+    /// fills it: what it received is all in `headers`.
+    package var sharedHeaders: HTTP2HeaderBlock?
     /// Client side: an `authorization` value sent after `headers`. Kept apart because it
     /// changes per attempt (a provider token is renewed) while `headers` is made once per
     /// message: appending it to a shared header array copied the whole array on every send.
@@ -45,7 +49,14 @@ package struct HTTP2Request: Sendable {
     package func header(_ name: String) -> String? {
         let lower = name.lowercased()
         if lower == "authorization", let authorization { return authorization }
+        if let shared = sharedHeaders?.fields.first(where: { $0.name == lower }) { return shared.value }
         return headers.first { $0.name == lower }?.value
+    }
+
+    /// Every regular header as sent, in order: the shared block's, `headers`, then
+    /// `authorization` (client side; a server's request has them all in `headers`).
+    package var allHeaders: [(name: String, value: String)] {
+        (sharedHeaders?.fields ?? []) + headers + (authorization.map { [(name: "authorization", value: $0)] } ?? [])
     }
 }
 

@@ -62,12 +62,12 @@ package enum HTTP2SessionFuzzing {
         }
         if !asServer {
             let request = HTTP2Request(path: "/fuzz/00", headers: [(name: "x-topic", value: "com.example.app")], body: Array(#"{"aps":{}}"#.utf8))
-            client.submit(request, timeout: nil, in: session) { result in
+            client.submit(request, timeout: nil, in: session, receiver: ClosureReceiver { result in
                 outcome.completions += 1
                 if case .success(let response) = result {
                     outcome.largestResponseBody = max(outcome.largestResponseBody, response.body.count)
                 }
-            }
+            })
         }
         let input = asServer ? Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + bytes : bytes
         input.withUnsafeBytes { raw in

@@ -86,10 +86,10 @@ final class FakeGateway: @unchecked Sendable, ProviderConnector {
     func handle(_ request: HTTP2Request, connectionRequests: Int) -> HTTP2Response? {
         lock.withLock {
             requestCount += 1
-            let id = request.headers.first { $0.name == "apns-id" }!.value
+            let id = request.header("apns-id")!
             if let auth = request.authorization { authorizations.insert(auth) }
-            let topic = request.headers.first { $0.name == "apns-topic" }?.value ?? "-"
-            topicsAndPriorities.append(topic + " " + (request.headers.first { $0.name == "apns-priority" }?.value ?? "-"))
+            let topic = request.header("apns-topic") ?? "-"
+            topicsAndPriorities.append(topic + " " + (request.header("apns-priority") ?? "-"))
             let token = String(request.path.dropFirst(RequestValidator.pathPrefix.count))
             if faults.unregistered.contains(token) {
                 return HTTP2Response(status: 410, body: Array(#"{"reason":"Unregistered","timestamp":1700000000000}"#.utf8))

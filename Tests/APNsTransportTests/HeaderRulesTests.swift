@@ -37,7 +37,8 @@ struct HeaderRulesTests {
     }
 
     /// Starts the python server, sends `count` requests with `settings`, returns what it saw.
-    func requestFields(settings: HTTP2Settings, headers: [(name: String, value: String)], count: Int) async throws -> [HPACKIndexingPeer.Field] {
+    func requestFields(settings: HTTP2Settings, headers: [(name: String, value: String)], shared: HTTP2HeaderBlock? = nil,
+                       count: Int) async throws -> [HPACKIndexingPeer.Field] {
         let script = try HPACKIndexingPeer.script(in: fixtures.dir)
         let log = fixtures.dir + "/hpack-\(UUID().uuidString.prefix(8)).log"
         let server = try await BackgroundProcess.serving(tool("python3")) { port in
@@ -48,7 +49,8 @@ struct HeaderRulesTests {
                                                    tls: .client(identity: nil, trust: .caFile(fixtures.caCert)), settings: settings)
         defer { client.close() }
         for index in 0..<count {
-            let request = HTTP2Request(method: "GET", path: "/items/\(index)", headers: headers)
+            var request = HTTP2Request(method: "GET", path: "/items/\(index)", headers: headers)
+            request.sharedHeaders = shared
             let response = try await client.send(request, timeout: 30)
             #expect(response.status == 200)
         }
@@ -72,6 +74,19 @@ struct HeaderRulesTests {
         #expect(plain.filter(\.never).isEmpty, "\(plain)")
     }
 
+    @Test("A shared header block goes out before the request's own headers, names lowercased, with the same never-indexed rule")
+    func sharedHeaderBlockOnTheWire() async throws {
+        var settings = HTTP2Settings(maxConcurrentStreams: 100)
+        settings.neverIndexedHeaders = ["x-secret", "x-request-id"]
+        let shared = HTTP2HeaderBlock([(name: "X-Topic", value: "topic"), (name: "x-secret", value: "s"), (name: "x-kind", value: "k")])
+        let fields = try await requestFields(settings: settings, headers: [(name: "x-request-id", value: "id")], shared: shared, count: 2)
+        let names = [":method", ":scheme", ":authority", ":path", "x-topic", "x-secret", "x-kind", "x-request-id"]
+        #expect(fields.map(\.name) == names + names, "\(fields)")
+        for field in fields {
+            #expect(field.never == ["x-secret", "x-request-id"].contains(field.name), "\(field)")
+        }
+    }
+
     @Test("A server sends exactly the response headers its settings name never indexed")
     func serverNeverIndexesTheCallersHeaders() async throws {
         var settings = HTTP2Settings()
@@ -93,16 +108,10 @@ struct HeaderRulesTests {
 
     @Test("Request headers a server keeps arrive as sent: names, values (repeated and changed) and order, kept or not")
     func keptRequestHeadersArriveAsSent() async throws {
-        var settings = HTTP2Settings()
-        settings.keptRequestHeaders = ["x-kept", "authorization"]
-        let received = Received()
-        let server = try HTTP2Server.start(tls: .server(identity: try fixtures.serverIdentity), settings: settings) { request in
-            received.add(request.headers.map { "\($0.name)=\($0.value)" })
-            return HTTP2Response(status: 200)
+        let (server, client, received) = try await recordingServer(keeping: ["x-kept", "authorization"]) { request in
+            request.headers.map { "\($0.name)=\($0.value)" }
         }
         defer { server.stop() }
-        let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: server.port),
-                                                   tls: .client(identity: nil, trust: .caFile(fixtures.caCert)))
         defer { client.close() }
         let sent = [["x-kept=a", "x-other=b", "authorization=bearer 1"],
                     ["x-kept=a", "x-other=b", "authorization=bearer 1"],
@@ -115,6 +124,49 @@ struct HeaderRulesTests {
             #expect(try await client.send(HTTP2Request(method: "GET", path: "/", headers: pairs), timeout: 30).status == 200)
         }
         #expect(received.all == sent)
+
+        // A shared block's fields arrive before the request's own, with their values.
+        var request = HTTP2Request(method: "GET", path: "/", headers: [(name: "x-other", value: "own")], authorization: "bearer 3")
+        request.sharedHeaders = HTTP2HeaderBlock([(name: "X-Kept", value: "shared")])
+        #expect(request.header("x-kept") == "shared")
+        #expect(request.allHeaders.map { "\($0.name)=\($0.value)" } == ["x-kept=shared", "x-other=own", "authorization=bearer 3"])
+        #expect(try await client.send(request, timeout: 30).status == 200)
+        #expect(received.all.last == ["x-kept=shared", "x-other=own", "authorization=bearer 3"])
+    }
+
+    @Test("A request's content-length, written digit by digit, is its body's length at every number of digits")
+    func contentLengthMatchesTheBody() async throws {
+        let (server, client, received) = try await recordingServer(keeping: ["content-length"]) { request in
+            [request.header("content-length") ?? "none", String(request.body.count)]
+        }
+        defer { server.stop() }
+        defer { client.close() }
+        let sizes = [1, 9, 10, 99, 100, 1000, 4096, 12345]
+        for size in sizes {
+            #expect(try await client.send(HTTP2Request(path: "/", body: Array(repeating: 0x61, count: size)), timeout: 30).status == 200)
+        }
+        #expect(received.all == sizes.map { [String($0), String($0)] })
+    }
+
+    /// A server that keeps the request headers named in `kept` and records what `record`
+    /// reads of each request it answers (200), and a client connected to it.
+    func recordingServer(keeping kept: [String], _ record: @escaping @Sendable (HTTP2Request) -> [String]) async throws
+        -> (server: HTTP2Server, client: HTTP2Client, received: Received) {
+        var settings = HTTP2Settings()
+        settings.keptRequestHeaders = kept
+        let received = Received()
+        let server = try HTTP2Server.start(tls: .server(identity: try fixtures.serverIdentity), settings: settings) { request in
+            received.add(record(request))
+            return HTTP2Response(status: 200)
+        }
+        do {
+            let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: server.port),
+                                                       tls: .client(identity: nil, trust: .caFile(fixtures.caCert)))
+            return (server, client, received)
+        } catch {
+            server.stop()
+            throw error
+        }
     }
 
     final class Counter: @unchecked Sendable {
