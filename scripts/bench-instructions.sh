@@ -30,6 +30,11 @@ nghttpd -d htdocs "$PORT" ca/server-key.pem ca/server.pem >/dev/null 2>&1 &
 PIDS+=($!)
 sleep 0.5
 
+# Swift seeds its hash tables at random per process, and where keys land decides how much
+# probing a lookup or a removal costs: with a random seed one build's count moved by about
+# 1,500 per notification from run to run (2026-12-02). A fixed seed takes that out; what is
+# left is timing's share (how many answers one read brings): 300 to 1,400 in two pairs of runs.
+export SWIFT_DETERMINISTIC_HASHING=1
 # instructions NAME COUNT COMMAND...: runs COMMAND under callgrind; prints its instruction total.
 instructions() {
   local name=$1 count=$2; shift 2
