@@ -34,9 +34,4 @@ package final class HTTP2HeaderBlock: Sendable {
         self.spans = spans
         hasContentLength = lowered.contains { $0.name == "content-length" }
     }
-
-    /// Whether the block holds the same fields as `other`, in the same order.
-    package func hasFields(_ other: [(name: String, value: String)]) -> Bool {
-        fields.count == other.count && zip(fields, other).allSatisfy { $0.name == $1.name && $0.value == $1.value }
-    }
 }

@@ -88,16 +88,9 @@ struct NameValueBuffer {
         entries.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart, UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
     }
 
-    /// Appends `:status` (three digits) without formatting a String.
+    /// Appends `:status` (three digits, the code kept within 100...999).
     mutating func appendStatus(_ status: Int) {
-        let nameStart = bytes.count
-        appendUTF8(":status")
-        let valueStart = bytes.count
-        let code = min(max(status, 100), 999)
-        bytes.append(UInt8(ascii: "0") + UInt8(code / 100))
-        bytes.append(UInt8(ascii: "0") + UInt8(code / 10 % 10))
-        bytes.append(UInt8(ascii: "0") + UInt8(code % 10))
-        entries.append((nameStart, valueStart - nameStart, valueStart, 3, UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+        append(name: ":status", decimal: min(max(status, 100), 999))
     }
 
     /// Calls `body` with the array; the pointers are valid only during the call.
