@@ -2,57 +2,69 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import Synchronized
+internal import CShims
 
 /// Lets the task that made a request give it up after it was submitted, and tells it whether
 /// the request had been written by then: the difference between "not sent" (send it again
 /// freely) and "may have been delivered" (a resend may notify twice).
 ///
-/// The written/cancelled decision is taken once, under one lock, by whichever comes first:
-/// the session about to write the request's HEADERS frame (`markWritten`, on the loop thread,
-/// from nghttp2's before-frame-send callback) or the caller's `cancel()`. A request cancelled
-/// first is never written (the session drops its HEADERS frame); one written first is reset
-/// (RST_STREAM CANCEL) so the server frees its stream slot, and its late answer is dropped.
-package final class RequestCancellation: Sendable {
-    private struct State {
-        var written = false
-        var cancelled = false
-        /// Set on the loop thread once the request has a stream: who resets it, and which.
-        var resetter: StreamResetter?
-        var stream: Int32 = 0
+/// The written/cancelled decision is taken once, by whichever comes first: the session about
+/// to write the request's HEADERS frame (`markWritten`, on the loop thread, from nghttp2's
+/// before-frame-send callback) or the caller's `cancel()`. A request cancelled first is never
+/// written (the session drops its HEADERS frame); one written first is reset (RST_STREAM
+/// CANCEL) so the server frees its stream slot, and its late answer is dropped.
+///
+/// The decision is one atomic word, not a lock: every notification makes one of these, and a
+/// `Locked` cost two more allocations, a mutex and a condition made and destroyed, and a lock
+/// round per call (about 1,200 instructions per notification; docs/benchmarks.md, issue 33).
+/// `@unchecked Sendable`: `decision` is only reached through the atomic operations, and
+/// `resetter` and `stream` are written once, on the loop thread, before `attached` is set
+/// (release), and read only by the `cancel()` that saw `attached` (acquire).
+package final class RequestCancellation: @unchecked Sendable {
+    /// The bits of `decision`. `cancelled` and `written` exclude each other's later setting:
+    /// whichever is set first decides, so every `cancel()` gives the same answer.
+    private enum Bit {
+        static let cancelled: UInt32 = 1
+        static let written: UInt32 = 2
+        /// `resetter` and `stream` are set: a `cancel()` from now on resets the stream.
+        static let attached: UInt32 = 4
     }
 
-    private let state = Locked(State())
+    /// The first stored property: its address is the object's first stored byte
+    /// (`_getUnsafePointerToStoredProperties`, as swift-atomics' `ManagedAtomic` finds its
+    /// storage), so it stays put for the object's life. Never read or written as a property.
+    private var decision: UInt32 = 0
+    /// No runtime exclusivity checks: written once before `attached` is set and read only
+    /// after it was seen (the ordering above), never two accesses at once.
+    @exclusivity(unchecked) private var resetter: StreamResetter?
+    @exclusivity(unchecked) private var stream: Int32 = 0
 
     package init() {}
 
-    package var isCancelled: Bool { state.withLock { $0.cancelled } }
+    private var word: UnsafeMutablePointer<UInt32> {
+        _getUnsafePointerToStoredProperties(self).assumingMemoryBound(to: UInt32.self)
+    }
+
+    package var isCancelled: Bool { shim_atomic_load_u32(word) & Bit.cancelled != 0 }
 
     /// Whether the request's HEADERS frame went out (or was handed to the connection's output).
-    package var wasWritten: Bool { state.withLock { $0.written } }
+    package var wasWritten: Bool { shim_atomic_load_u32(word) & Bit.written != 0 }
 
     /// Gives the request up. Returns whether it had been written: false means the server can
     /// never see it. Calling again returns the same answer and does nothing more.
     @discardableResult
     package func cancel() -> Bool {
-        let (wasWritten, resetter, stream): (Bool, StreamResetter?, Int32) = state.withLock { state in
-            guard !state.cancelled else { return (state.written, nil, 0) }
-            state.cancelled = true
-            defer { state.resetter = nil }
-            return (state.written, state.resetter, state.stream)
-        }
-        resetter?.reset(stream)
-        return wasWritten
+        let before = shim_atomic_fetch_or_u32(word, Bit.cancelled)
+        if before & (Bit.cancelled | Bit.attached) == Bit.attached, let resetter { resetter.reset(stream) }
+        return before & Bit.written != 0
     }
 
     /// Called by the session when the request got stream `stream`; false when it was
     /// cancelled already (the caller then ends it without sending).
     func attach(_ resetter: StreamResetter, stream: Int32) -> Bool {
-        state.withLock { state in
-            guard !state.cancelled else { return false }
-            state.resetter = resetter
-            state.stream = stream
-            return true
-        }
+        self.resetter = resetter
+        self.stream = stream
+        return shim_atomic_or_unless_u32(word, Bit.attached, Bit.cancelled) & Bit.cancelled == 0
     }
 
     /// Called just before the request's first byte is written (by the HTTP/2 session, on the
@@ -60,11 +72,7 @@ package final class RequestCancellation: Sendable {
     /// request): true means "write it" (from now on a cancel reports it written), false that
     /// it was cancelled first and must not be written.
     package func markWritten() -> Bool {
-        state.withLock { state in
-            guard !state.cancelled else { return false }
-            state.written = true
-            return true
-        }
+        shim_atomic_or_unless_u32(word, Bit.written, Bit.cancelled) & Bit.cancelled == 0
     }
 }
 

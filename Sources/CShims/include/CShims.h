@@ -21,6 +21,7 @@
 #include "shim_search.h"
 #include "event_poll.h"
 #include "loop_thread.h"
+#include "shim_atomic.h"
 
 /* ---- memory BIOs and frees ---- */
 long shim_BIO_get_mem_data(BIO *bio, char **data);
