@@ -47,6 +47,13 @@ public struct APNsDeviceToken: Sendable, Hashable, CustomStringConvertible {
     /// and with one allocation: the mock gateway parses a token per request and the sender one
     /// per line, so this is on the hot path of both (a batch line's bytes need no String).
     package init(parsingUTF8 text: UnsafeBufferPointer<UInt8>) throws {
+        // Plain hex, nearly every line of a token file, decodes two digits a step without the
+        // separator test per byte (issue 33: 1,100 instructions per line); the other forms,
+        // and every refusal with its reason, take the general pass below.
+        if let plain = APNsDeviceToken(hexDigits: text) {
+            self = plain
+            return
+        }
         var high: UInt8 = 0
         var digitCount = 0
         var invalid: UInt8?
@@ -108,14 +115,17 @@ public struct APNsDeviceToken: Sendable, Hashable, CustomStringConvertible {
         guard digits.count % 2 == 0, count >= Self.minimumLength, count <= Self.maximumLength else { return nil }
         var valid = true
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
-            let table = Self.nibbles
-            var bad: UInt8 = 0
-            for index in 0..<count {
-                let high = table[Int(digits[2 * index])], low = table[Int(digits[2 * index + 1])]
-                bad |= (high | low) & 0x10
-                out[index] = high << 4 | low & 0x0F
+            // Through the table's buffer: a UInt8 always indexes its 256 entries, and the
+            // array's bounds check per digit cost as much as the lookup.
+            Self.nibbles.withUnsafeBufferPointer { table in
+                var bad: UInt8 = 0
+                for index in 0..<count {
+                    let high = table[Int(digits[2 &* index])], low = table[Int(digits[2 &* index &+ 1])]
+                    bad |= (high | low) & 0x10
+                    out[index] = high << 4 | low & 0x0F
+                }
+                valid = bad == 0
             }
-            valid = bad == 0
             initialized = count
         }
         guard valid else { return nil }
@@ -158,11 +168,28 @@ public struct APNsDeviceTokenError: Error, Sendable, Equatable, CustomStringConv
 
 /// Lower-case hex encoding without Foundation.
 package enum Hex {
-    /// The lower-case hex digit for `nibble` (0-15), by arithmetic: a table in a static array
-    /// cost a lazy-global check and a bounds check per digit, on a path and an id per request.
+    /// The lower-case hex digit for `nibble` (0-15), by arithmetic.
     @inline(__always)
     static func digit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? nibble &+ UInt8(ascii: "0") : nibble &+ (UInt8(ascii: "a") &- 10)
+    }
+
+    /// Each byte's two digits as one `UInt16` whose little-endian bytes are the high digit,
+    /// then the low: a load and a store per byte, where working out each digit cost two
+    /// compares and selects (issue 33: a device path, a results line and an `apns-id` per
+    /// notification are written here).
+    private static let digitPairs: [UInt16] = (0...255).map { byte in
+        UInt16(digit(UInt8(byte >> 4))) | UInt16(digit(UInt8(byte & 0x0F))) << 8
+    }
+
+    /// Writes each of `bytes` as two digits from `offset` on in `out`, which must have room.
+    @inline(__always)
+    static func write(_ bytes: UnsafeRawBufferPointer, to out: UnsafeMutableRawPointer, at offset: Int) {
+        digitPairs.withUnsafeBufferPointer { pairs in
+            for (index, byte) in bytes.enumerated() {
+                out.storeBytes(of: pairs[Int(byte)].littleEndian, toByteOffset: offset &+ 2 &* index, as: UInt16.self)
+            }
+        }
     }
 
     package static func encode(_ bytes: [UInt8]) -> String { encode(bytes, after: "") }
@@ -170,19 +197,17 @@ package enum Hex {
     /// `prefix` (ASCII) followed by the bytes in hex, e.g. a device path: one String, where
     /// `prefix + encode(bytes)` made two.
     package static func encode(_ bytes: [UInt8], after prefix: StaticString) -> String {
+        let length = prefix.utf8CodeUnitCount + bytes.count * 2
+        guard length > 0 else { return "" }
         // Written straight into the String's storage: one allocation, no UTF-8 validation
-        // (every byte is an ASCII digit). A path and a results line per notification use it.
-        String(unsafeUninitializedCapacity: prefix.utf8CodeUnitCount + bytes.count * 2) { buffer in
-            var position = prefix.utf8CodeUnitCount
+        // (every byte is an ASCII digit).
+        return String(unsafeUninitializedCapacity: length) { buffer in
+            let out = UnsafeMutableRawPointer(buffer.baseAddress!)
             prefix.withUTF8Buffer { text in
-                for (offset, byte) in text.enumerated() { buffer[offset] = byte }
+                if let start = text.baseAddress { out.copyMemory(from: start, byteCount: text.count) }
             }
-            for byte in bytes {
-                buffer[position] = digit(byte >> 4)
-                buffer[position + 1] = digit(byte & 0x0F)
-                position += 2
-            }
-            return position
+            bytes.withUnsafeBytes { write($0, to: out, at: prefix.utf8CodeUnitCount) }
+            return length
         }
     }
 }

@@ -22,21 +22,24 @@ package struct MessageIDGenerator: Sendable {
     package mutating func next() -> String {
         let a = (nextWord() & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
         let b = (nextWord() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
-        // Written straight into the String's storage: one allocation per id.
-        return String(unsafeUninitializedCapacity: 36) { out in
-            var position = 0
-            for index in 0..<16 {
-                if index == 4 || index == 6 || index == 8 || index == 10 {
-                    out[position] = UInt8(ascii: "-")
-                    position += 1
+        // Written straight into the String's storage: one allocation per id, the words' bytes
+        // high first.
+        var bigEndian = (a.bigEndian, b.bigEndian)
+        return withUnsafeBytes(of: &bigEndian) { raw in
+            String(unsafeUninitializedCapacity: 36) { buffer in
+                let out = UnsafeMutableRawPointer(buffer.baseAddress!)
+                // xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx: bytes 0-3, 4-5, 6-7, 8-9 and 10-15.
+                func group(_ start: Int, _ end: Int, at position: Int) {
+                    Hex.write(UnsafeRawBufferPointer(rebasing: raw[start..<end]), to: out, at: position)
                 }
-                let word = index < 8 ? a : b
-                let byte = UInt8(truncatingIfNeeded: word >> UInt64(56 - 8 * (index % 8)))
-                out[position] = Hex.digit(byte >> 4)
-                out[position + 1] = Hex.digit(byte & 0xF)
-                position += 2
+                group(0, 4, at: 0)
+                group(4, 6, at: 9)
+                group(6, 8, at: 14)
+                group(8, 10, at: 19)
+                group(10, 16, at: 24)
+                for dash in 0..<4 { out.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 8 + 5 * dash, as: UInt8.self) }
+                return 36
             }
-            return 36
         }
     }
 

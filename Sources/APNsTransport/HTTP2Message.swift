@@ -124,8 +124,16 @@ package struct HTTP2Settings: Sendable {
     /// time. The caller knows its protocol's headers; the transport knows none (empty: every
     /// header is indexed, as nghttp2 does by default).
     package var neverIndexedHeaders: [String] = [] {
-        didSet { neverIndexedLengths = neverIndexedHeaders.reduce(0) { $0 | Self.lengthBit($1.utf8.count) } }
+        didSet {
+            neverIndexedLengths = neverIndexedHeaders.reduce(0) { $0 | Self.lengthBit($1.utf8.count) }
+            neverIndexesPath = isNeverIndexed(":path")
+            neverIndexesAuthorization = isNeverIndexed("authorization")
+        }
     }
+    /// `isNeverIndexed(":path")` and `isNeverIndexed("authorization")`, which a client asks of
+    /// every request: derived once, as `neverIndexedLengths` is.
+    private(set) var neverIndexesPath = false
+    private(set) var neverIndexesAuthorization = false
     /// One bit per length of a `neverIndexedHeaders` name (bit 63: 63 bytes or more), so a name
     /// of any other length, which is most of them, is ruled out by one test; every header of
     /// every message is asked (`isNeverIndexed`).
@@ -153,7 +161,9 @@ package struct HTTP2Settings: Sendable {
     /// Whether a response header named `name` (lower case, as HTTP/2 requires) is stored.
     func keepsResponseHeader(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let kept = keptResponseHeaderBytes else { return true }
-        return kept.contains { $0.count == name.count && $0.elementsEqual(name) }
+        return kept.contains { candidate in
+            candidate.count == name.count && candidate.withUnsafeBufferPointer { name.hasBytes(of: $0) }
+        }
     }
     /// Server: offered instead of `maxConcurrentStreams` to a client that presented no
     /// certificate (nil: the same to all), who must earn more streams with a request the

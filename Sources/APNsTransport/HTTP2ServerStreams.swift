@@ -252,7 +252,7 @@ final class HTTP2ServerStreams {
 
     private func reusedValue(_ known: Int, _ value: UnsafeBufferPointer<UInt8>) -> String {
         if let last = lastValues[known],
-           last.utf8.withContiguousStorageIfAvailable({ $0.count == value.count && (value.isEmpty || memcmp($0.baseAddress!, value.baseAddress!, value.count) == 0) }) == true {
+           last.utf8.withContiguousStorageIfAvailable({ value.hasBytes(of: $0) }) == true {
             return last
         }
         let text = String(decoding: value, as: UTF8.self)
