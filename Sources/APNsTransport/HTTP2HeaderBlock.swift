@@ -22,7 +22,7 @@ package final class HTTP2HeaderBlock: Sendable {
         var spans: [(name: Int, nameCount: Int, value: Int, valueCount: Int)] = []
         var lowered: [(name: String, value: String)] = []
         for field in fields {
-            let name = Array(field.name.utf8).map { $0 &- UInt8(ascii: "A") < 26 ? $0 | 0x20 : $0 }
+            let name = field.name.utf8.map(NameValueBuffer.lowercased)
             let value = Array(field.value.utf8)
             spans.append((bytes.count, name.count, bytes.count + name.count, value.count))
             bytes += name

@@ -46,6 +46,11 @@ struct NameValueBuffer {
         }
     }
 
+    /// `byte` with an ASCII capital made lower case (HTTP/2 header names are lower case); every
+    /// other byte as it is.
+    @inline(__always)
+    static func lowercased(_ byte: UInt8) -> UInt8 { byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte }
+
     /// Lowercases the ASCII letters of `bytes[start...]` in place, through a pointer: indexing
     /// the array checked bounds and uniqueness per byte, about a thousand instructions per
     /// request for a dozen header names (docs/benchmarks.md, issue 33).
@@ -54,7 +59,7 @@ struct NameValueBuffer {
             guard var byte = buffer.baseAddress.map({ $0 + start }) else { return }
             let end = buffer.baseAddress! + buffer.count
             while byte < end {
-                if byte.pointee &- UInt8(ascii: "A") < 26 { byte.pointee |= 0x20 }
+                byte.pointee = Self.lowercased(byte.pointee)
                 byte += 1
             }
         }

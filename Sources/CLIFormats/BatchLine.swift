@@ -20,7 +20,7 @@ package enum BatchLine {
 
     package static func parse(_ bytes: [UInt8]) -> Parsed {
         var start = 0
-        while start < bytes.count, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+        while start < bytes.count, isBlank(bytes[start]) { start += 1 }
         guard start < bytes.count else { return .skip }
         if bytes[start] == UInt8(ascii: "#") { return .skip }
         // The token is everything up to the first '{' (tokens may contain spaces and <>, never
@@ -49,11 +49,14 @@ package enum BatchLine {
         }
         guard let brace else { return .entry(token: token, payload: nil, registeredAt: registeredAt) }
         var last = bytes.count
-        while last > brace, bytes[last - 1] == 0x20 || bytes[last - 1] == 0x09 { last -= 1 }
+        while last > brace, isBlank(bytes[last - 1]) { last -= 1 }
         let payload = Array(bytes[brace..<last])
         guard JSONSyntax.isObject(payload) else { return .invalid("The payload after the token is not a JSON object.") }
         return .entry(token: token, payload: payload, registeredAt: registeredAt)
     }
+
+    /// A space or a tab: what separates a line's words.
+    private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
 
     /// What `parse` needs of a line's text from `start` (not a blank) to its first '{': the
     /// first '{' if any (memchr), the end of the text before it without trailing blanks, the
@@ -64,7 +67,6 @@ package enum BatchLine {
         guard let base = bytes.baseAddress, start < bytes.count else { return (nil, start, nil, false) }
         let brace = memchr(base + start, Int32(UInt8(ascii: "{")), bytes.count - start)
             .map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base }
-        func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
         var end = brace ?? bytes.count
         while end > start, isBlank(bytes[end - 1]) { end -= 1 }
         // One word (a plain hex token, most lines): no blank inside, nothing to walk back over.

@@ -21,10 +21,10 @@ import Foundation
 /// It also waits: `withLock(waitingUntil:deadline:_:)` sleeps until the state says so, and
 /// `signal`/`broadcast` wake a sleeper after a change.
 ///
-/// The lock is a pthread mutex and condition variable in one allocation beside the box: a
-/// per-request handle such as `RequestCancellation` makes a `Locked` for every notification,
-/// and the `NSCondition` it used to hold cost three allocations (the object, its mutex, its
-/// condition) and a dynamic call per lock. (A `ManagedBuffer` would save the second
+/// The lock is a pthread mutex and condition variable in one allocation beside the box: the
+/// `NSCondition` it used to hold cost three allocations (the object, its mutex, its condition)
+/// and a dynamic call per lock. State made per notification should not need a box at all: a
+/// request's cancellation handle is one atomic word (`RequestCancellation`, issue 33). (A `ManagedBuffer` would save the second
 /// allocation, but the standard library marks it non-`Sendable`, subclasses included.)
 ///
 /// `@unchecked Sendable`: `value` is only ever reached inside `withLock`, with the mutex
