@@ -24,68 +24,76 @@ package enum RequestValidator {
     /// `pathPrefix` for code that writes a path straight into a buffer (`Hex.encode(_:after:)`).
     package static let devicePathPrefix: StaticString = "/3/device/"
 
-    /// The mock gateway runs this for every request, 100,000 times a second, so it decodes the
-    /// token from the path's bytes and reads the headers into fixed slots: no dictionary, no
-    /// copy of the token text.
+    /// The rules over headers given as Strings: for requests built in code (tests, the fuzz
+    /// pass). The same checks as the byte form the mock gateway uses, which this calls.
     package static func validate(method: String, path: String, headers: [Header], body: [UInt8]) -> Result<ValidatedRequest, APNsReasonError> {
-        guard method == "POST" else { return .failure(.init(.methodNotAllowed)) }
-        guard path.hasPrefix(pathPrefix) else { return .failure(.init(.badPath)) }
-        let tokenText = path.utf8.dropFirst(pathPrefix.utf8.count)
-        guard !tokenText.isEmpty else { return .failure(.init(.missingDeviceToken)) }
-        guard let token = APNsDeviceToken(hex: tokenText) else { return .failure(.init(.badDeviceToken)) }
-        // The headers APNs reads, each allowed at most once.
-        var fields = Fields()
+        var bytes: [UInt8] = []
+        var slots = HeaderSlots()
         for header in headers {
-            // Lengths first: a String comparison that fails is an out-of-line call, and
-            // most names (user-agent, content-length) are none of these.
-            let name = header.name
-            let fresh: Bool
-            switch name.utf8.count {
-            case 13 where name == "authorization": fresh = Self.fill(&fields.authorization, header.value)
-            case 7 where name == "apns-id": fresh = Self.fill(&fields.apnsID, header.value)
-            case 15 where name == "apns-expiration": fresh = Self.fill(&fields.expiration, header.value)
-            case 13 where name == "apns-priority": fresh = Self.fill(&fields.priority, header.value)
-            case 10 where name == "apns-topic": fresh = Self.fill(&fields.topic, header.value)
-            case 14 where name == "apns-push-type": fresh = Self.fill(&fields.pushType, header.value)
-            case 16 where name == "apns-collapse-id": fresh = Self.fill(&fields.collapseID, header.value)
-            default: continue
-            }
-            guard fresh else { return .failure(.init(.duplicateHeaders)) }
+            let start = bytes.count
+            bytes.append(contentsOf: header.value.utf8)
+            Array(header.name.utf8).withUnsafeBufferPointer { slots.add(name: $0, value: start..<bytes.count) }
         }
-        if let id = fields.apnsID, !isCanonicalUUID(id) { return .failure(.init(.badMessageId)) }
+        var strings = HeaderStrings()
+        return bytes.withUnsafeBufferPointer { validate(method: method, path: path, bytes: $0, slots: slots, body: body, strings: &strings) }
+    }
+
+    /// The mock gateway runs this for every request, 100,000 times a second, so it reads the
+    /// headers as bytes (`slots`: where the values APNs reads sit in `bytes`), decodes the
+    /// token from the path's bytes, and makes a String only of the values it hands on
+    /// (`strings` keeps the connection's previous ones, which a client usually repeats).
+    package static func validate(method: String, path: String, bytes: UnsafeBufferPointer<UInt8>, slots: HeaderSlots, body: [UInt8],
+                                 strings: inout HeaderStrings) -> Result<ValidatedRequest, APNsReasonError> {
+        guard method == "POST" else { return .failure(.init(.methodNotAllowed)) }
+        let decoded = path.utf8.withContiguousStorageIfAvailable(deviceToken(path:)) ?? Array(path.utf8).withUnsafeBufferPointer(deviceToken(path:))
+        let token: APNsDeviceToken
+        switch decoded {
+        case .failure(let error): return .failure(error)
+        case .success(let value): token = value
+        }
+        // The headers APNs reads, each allowed at most once.
+        guard !slots.duplicate else { return .failure(.init(.duplicateHeaders)) }
+        func value(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[range]) }
+        if let id = slots.apnsID, !isCanonicalUUID(utf8: value(id)) { return .failure(.init(.badMessageId)) }
         var expiration: UInt64?
-        if let text = fields.expiration {
-            guard let value = UInt64(text) else { return .failure(.init(.badExpirationDate)) }
-            expiration = value
+        if let range = slots.expiration {
+            guard let parsed = UInt64(String(decoding: value(range), as: UTF8.self)) else { return .failure(.init(.badExpirationDate)) }
+            expiration = parsed
         }
         var priority = APNsPriority.immediate
-        if let text = fields.priority {
-            guard let value = Int(text), let parsed = APNsPriority(rawValue: value) else { return .failure(.init(.badPriority)) }
+        if let range = slots.priority {
+            guard let number = Int(String(decoding: value(range), as: UTF8.self)), let parsed = APNsPriority(rawValue: number) else {
+                return .failure(.init(.badPriority))
+            }
             priority = parsed
         }
         var pushType: APNsPushType?
-        if let text = fields.pushType {
-            guard let parsed = APNsPushType(rawValue: text) else { return .failure(.init(.invalidPushType)) }
+        if let range = slots.pushType {
+            guard let parsed = APNsPushType(rawValue: String(decoding: value(range), as: UTF8.self)) else { return .failure(.init(.invalidPushType)) }
             pushType = parsed
         }
-        if let collapse = fields.collapseID, collapse.utf8.count > 64 { return .failure(.init(.badCollapseId)) }
+        // Its length as the String a client's bytes make (invalid UTF-8 repaired), as before.
+        let collapseID = slots.collapseID.map { strings.string(.collapseID, value($0)) }
+        if let collapse = collapseID, collapse.utf8.count > 64 { return .failure(.init(.badCollapseId)) }
         guard !body.isEmpty else { return .failure(.init(.payloadEmpty)) }
         if body.count > (pushType ?? .alert).payloadLimit { return .failure(.init(.payloadTooLarge)) }
-        return .success(ValidatedRequest(token: token, apnsID: fields.apnsID, topic: fields.topic, pushType: pushType,
-                                         priority: priority, expiration: expiration, collapseID: fields.collapseID,
-                                         authorization: fields.authorization, payloadSize: body.count))
+        return .success(ValidatedRequest(token: token, apnsID: slots.apnsID.map { strings.string(.apnsID, value($0)) },
+                                         topic: slots.topic.map { strings.string(.topic, value($0)) }, pushType: pushType,
+                                         priority: priority, expiration: expiration, collapseID: collapseID,
+                                         authorization: slots.authorization.map { strings.string(.authorization, value($0)) },
+                                         payloadSize: body.count))
     }
 
-    /// The request's headers that APNs reads, as sent.
-    private struct Fields {
-        var authorization, apnsID, expiration, priority, topic, pushType, collapseID: String?
-    }
-
-    /// Stores `value` in an empty slot; false when the header was already there.
-    private static func fill(_ slot: inout String?, _ value: String) -> Bool {
-        guard slot == nil else { return false }
-        slot = value
-        return true
+    /// The device token of a provider API path: its reason when the path is not
+    /// `/3/device/<hex>`.
+    private static func deviceToken(path: UnsafeBufferPointer<UInt8>) -> Result<APNsDeviceToken, APNsReasonError> {
+        let prefixLength = devicePathPrefix.utf8CodeUnitCount
+        guard path.starts(withBytesOf: devicePathPrefix) else { return .failure(.init(.badPath)) }
+        guard path.count > prefixLength else { return .failure(.init(.missingDeviceToken)) }
+        guard let token = APNsDeviceToken(hexDigits: UnsafeBufferPointer(rebasing: path[prefixLength...])) else {
+            return .failure(.init(.badDeviceToken))
+        }
+        return .success(token)
     }
 
     /// 8-4-4-4-12 hex digits with hyphens (APNs documents lower case; upper case hex is

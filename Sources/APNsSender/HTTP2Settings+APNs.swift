@@ -14,11 +14,8 @@ extension HTTP2Settings {
         keptResponseHeaders = APNsHeaderRules.responseHeadersSendersRead
     }
 
-    /// A gateway's connection: the provider API's request headers kept, its per-answer ids
-    /// never indexed.
+    /// A gateway's connection: its per-answer ids never indexed.
     package mutating func applyAPNsServerRules() {
-        let common = HTTP2Settings.commonRequestHeaders
-        keptRequestHeaders = common + APNsHeaderRules.requestHeaders.filter { !common.contains($0) }
         neverIndexedHeaders = APNsHeaderRules.neverIndexedResponseHeaders
     }
 

@@ -10,7 +10,11 @@ package struct HTTP2Request: Sendable {
     package var authority: String?
     package var scheme: String
     /// Regular headers (lowercase names), in order; pseudo-headers are the fields above.
+    /// Client side and requests built in code; a server fills `received` instead.
     package var headers: [(name: String, value: String)]
+    /// Server side: the regular headers as they arrived, as bytes (what a handler on a busy
+    /// path reads); `allHeaders` and `header(_:)` include them.
+    package var received = HTTP2ReceivedHeaders()
     /// Client side: fields many requests share (a batch's topic, push type, priority,
     /// expiration), encoded once and sent before `headers`; nil for none. A server never
     /// fills it: what it received is all in `headers`.
@@ -50,13 +54,19 @@ package struct HTTP2Request: Sendable {
         let lower = name.lowercased()
         if lower == "authorization", let authorization { return authorization }
         if let shared = sharedHeaders?.fields.first(where: { $0.name == lower }) { return shared.value }
-        return headers.first { $0.name == lower }?.value
+        return headers.first { $0.name == lower }?.value ?? received.value(of: lower)
     }
 
     /// Every regular header as sent, in order: the shared block's, `headers`, then
-    /// `authorization` (client side; a server's request has them all in `headers`).
+    /// `authorization` (client side), and what a server received (`received`).
     package var allHeaders: [(name: String, value: String)] {
-        (sharedHeaders?.fields ?? []) + headers + (authorization.map { [(name: "authorization", value: $0)] } ?? [])
+        (sharedHeaders?.fields ?? []) + headers + (authorization.map { [(name: "authorization", value: $0)] } ?? []) + received.pairs
+    }
+
+    /// The regular headers as bytes: what a server received, or for a request built in code
+    /// (a handler called directly, in tests) `allHeaders` turned into bytes.
+    package var receivedHeaders: HTTP2ReceivedHeaders {
+        received.isEmpty ? HTTP2ReceivedHeaders(allHeaders) : received
     }
 }
 
@@ -139,16 +149,6 @@ package struct HTTP2Settings: Sendable {
     /// every message is asked (`isNeverIndexed`).
     private var neverIndexedLengths: UInt64 = 0
     private static func lengthBit(_ length: Int) -> UInt64 { 1 << UInt64(min(length, 63)) }
-    /// Server: request header names (lower case) a request usually carries. The server keeps
-    /// each as one shared String, found by its bytes, and reuses a value equal to the one the
-    /// previous request on the connection sent: no String is made per header for them. Other
-    /// names are stored just the same, only copied. The default holds common HTTP headers; a
-    /// caller adds its protocol's own.
-    package var keptRequestHeaders: [String] = HTTP2Settings.commonRequestHeaders
-    /// The request headers most HTTP/2 clients send (`keptRequestHeaders`' default).
-    package static let commonRequestHeaders = [
-        "authorization", "content-length", "content-type", "user-agent", "accept", "accept-encoding", "te",
-    ]
     /// Client: the response header names (lower case) the caller reads; the others are
     /// counted against `maxHeaderListSize` but not stored, so an answer costs no String for a
     /// header nobody keeps (an echoed id on every answer). nil: every header is kept.

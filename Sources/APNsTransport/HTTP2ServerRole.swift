@@ -32,8 +32,7 @@ final class HTTP2ServerRole: HTTP2SessionRole {
     var resetCounts: (counted: Int, free: Int) { (resetBudget.counted, resetBudget.free) }
 
     init(settings: HTTP2Settings) {
-        streams = HTTP2ServerStreams(maxHeaderListSize: Int(settings.maxHeaderListSize), maxBodySize: settings.maxBodySize,
-                                     keptHeaders: settings.keptRequestHeaders)
+        streams = HTTP2ServerStreams(maxHeaderListSize: Int(settings.maxHeaderListSize), maxBodySize: settings.maxBodySize)
     }
 
     // MARK: HTTP2SessionRole

@@ -12,12 +12,12 @@ import Foundation
 /// - the request whose HEADERS block is being decoded is a field of its own (a block's header
 ///   callbacks come in a row), not looked up per header; only a request still waiting for its
 ///   DATA is parked in a dictionary, and no object is made per stream;
-/// - header names a request usually carries (`HTTP2Settings.keptRequestHeaders`, which the
-///   caller fills with its protocol's names) are the same String constants every time, found
-///   by their bytes, so no String is made for them and they compare equal by their bits;
-/// - a value equal to what the previous request sent for the same known header is reused
-///   instead of copied again: a client typically sends one credential, routing header and
-///   user-agent on every request of a connection, and a bearer token alone is some 200 bytes;
+/// - regular headers are copied as bytes into the request's `HTTP2ReceivedHeaders`, one
+///   byte array and one row of offsets per field: no String per header (the handler makes
+///   Strings of the few values it reads), and nothing to destroy when a request is recycled;
+/// - the four pseudo-headers are found by their bytes, and a value equal to what the previous
+///   request sent for the same one (a client's method, scheme and authority, and often its
+///   path) is reused instead of copied into a new String;
 /// - a delivered request comes back (`recycle`) and the next stream refills its header and
 ///   body arrays, which keep their capacity: no array is allocated and freed per request
 ///   once a connection has seen its usual number of streams in flight.
@@ -42,7 +42,7 @@ final class HTTP2ServerStreams {
     @exclusivity(unchecked) private var answers: [Int32: (body: [UInt8], offset: Int)] = [:]
     /// A new stream's request: the connection's fields already set (`connectionOpened`).
     @exclusivity(unchecked) private var template = HTTP2Request(method: "", path: "")
-    /// Regular headers the previous request had: the next one reserves that much at once.
+    /// Regular headers the previous request had: the next one reserves that many rows at once.
     @exclusivity(unchecked) private var lastHeaderCount = 4
     /// Delivered requests, refilled by new streams (`recycle`); at most `maxSpares`.
     @exclusivity(unchecked) private var spares: [HTTP2Request] = []
@@ -53,36 +53,18 @@ final class HTTP2ServerStreams {
     /// spares of a connection hold at most `maxSpares` x 1 KB of bodies however large the
     /// payloads it once received (most notifications are well under 1 KB).
     private static let maxSpareBody = 1024
-    /// Per known name (same index as `knownNames`): the value the previous request sent.
-    @exclusivity(unchecked) private var lastValues: [String?]
-
-    /// Names looked up by bytes: the request's four pseudo-headers, then the caller's
-    /// `HTTP2Settings.keptRequestHeaders` (lower case).
-    private let names: [String]
-    /// The known names' bytes one after the other, and where each starts (index `count` ends
-    /// the last): one contiguous table, compared with memcmp.
-    private let nameBytes: [UInt8]
-    private let nameStarts: [Int]
-    /// By name length: the first known name that long, and for each name the next one as long
-    /// (-1: none), so a name is compared only with the one or two of its length.
-    private let firstOfLength: [Int]
-    private let nextOfLength: [Int]
+    /// The same for a spare's header bytes: a usual request has a few hundred (a bearer token
+    /// is some 200), the header list may have up to `maxHeaderListSize`.
+    private static let maxSpareHeaderBytes = 2048
+    /// Per pseudo-header (`pseudoHeader(_:)`'s index): the value the previous request sent.
+    @exclusivity(unchecked) private var lastValues: [String?] = [nil, nil, nil, nil]
 
     /// The largest request body kept (`HTTP2Settings.maxBodySize`).
     private let maxBodySize: Int
 
-    init(maxHeaderListSize: Int, maxBodySize: Int, keptHeaders: [String]) {
+    init(maxHeaderListSize: Int, maxBodySize: Int) {
         self.maxHeaderListSize = maxHeaderListSize
         self.maxBodySize = maxBodySize
-        let names = [":method", ":scheme", ":authority", ":path"] + keptHeaders.map { $0.lowercased() }
-        self.names = names
-        nameBytes = names.flatMap { Array($0.utf8) }
-        nameStarts = names.reduce(into: [0]) { $0.append($0.last! + $1.utf8.count) }
-        firstOfLength = (0...names.map(\.utf8.count).max()!).map { length in names.firstIndex { $0.utf8.count == length } ?? -1 }
-        nextOfLength = names.indices.map { index in
-            names.indices.first { $0 > index && names[$0].utf8.count == names[index].utf8.count } ?? -1
-        }
-        lastValues = Array(repeating: nil, count: names.count)
     }
 
     /// The TLS handshake is done: every request on this connection carries these.
@@ -100,7 +82,7 @@ final class HTTP2ServerStreams {
                 Self.refill(&current, from: template)
             } else {
                 current = template
-                current.headers.reserveCapacity(lastHeaderCount)
+                current.received.reserveFields(lastHeaderCount)
             }
             currentID = id
             currentHeaderBytes = 0
@@ -119,17 +101,16 @@ final class HTTP2ServerStreams {
         guard id == currentID else { return true }
         currentHeaderBytes += name.count + value.count + 32
         guard currentHeaderBytes <= maxHeaderListSize else { return false }
-        guard let known = knownIndex(name) else {
-            current.headers.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        guard let pseudo = Self.pseudoHeader(name) else {
+            current.received.append(name: name, value: value)
             return true
         }
-        let text = reusedValue(known, value)
-        switch known {
+        let text = reusedValue(pseudo, value)
+        switch pseudo {
         case 0: current.method = text
         case 1: current.scheme = text
         case 2: current.authority = text
-        case 3: current.path = text
-        default: current.headers.append((names[known], text))
+        default: current.path = text
         }
         return true
     }
@@ -179,7 +160,7 @@ final class HTTP2ServerStreams {
 
     /// Consumed and handed back: returning a borrowed request would copy it (a retain per field).
     private func finished(_ request: consuming HTTP2Request) -> HTTP2Request {
-        lastHeaderCount = request.headers.count
+        lastHeaderCount = request.received.count
         return request
     }
 
@@ -191,7 +172,6 @@ final class HTTP2ServerStreams {
         spare.path = template.path
         spare.authority = template.authority
         spare.scheme = template.scheme
-        spare.headers.removeAll(keepingCapacity: true)
         spare.body.removeAll(keepingCapacity: true)
         spare.bodyOverLimit = false
     }
@@ -200,6 +180,7 @@ final class HTTP2ServerStreams {
     func recycle(_ request: consuming HTTP2Request) {
         guard spares.count < Self.maxSpares else { return }
         if request.body.capacity > Self.maxSpareBody { request.body = [] }
+        request.received.removeAll(keepingAtMost: Self.maxSpareHeaderBytes)
         spares.append(request)
     }
 
@@ -238,16 +219,20 @@ final class HTTP2ServerStreams {
 
     // MARK: names and values
 
-    private func knownIndex(_ name: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard name.count < firstOfLength.count else { return nil }
-        return nameBytes.withUnsafeBufferPointer { table in
-            var index = firstOfLength[name.count]
-            while index >= 0 {
-                if memcmp(table.baseAddress! + nameStarts[index], name.baseAddress!, name.count) == 0 { return index }
-                index = nextOfLength[index]
-            }
-            return nil
+    /// `:method`, `:scheme`, `:authority`, `:path` as 0 to 3; nil for any other name (a
+    /// regular header: its first byte is not a colon).
+    private static func pseudoHeader(_ name: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard name.count > 1, name[0] == UInt8(ascii: ":") else { return nil }
+        switch name.count {
+        case 5: return Self.is(name, ":path") ? 3 : nil
+        case 7: return Self.is(name, ":method") ? 0 : (Self.is(name, ":scheme") ? 1 : nil)
+        case 10: return Self.is(name, ":authority") ? 2 : nil
+        default: return nil
         }
+    }
+
+    private static func `is`(_ name: UnsafeBufferPointer<UInt8>, _ pseudo: StaticString) -> Bool {
+        pseudo.withUTF8Buffer { name.hasBytes(of: $0) }
     }
 
     private func reusedValue(_ known: Int, _ value: UnsafeBufferPointer<UInt8>) -> String {

@@ -47,7 +47,7 @@ struct HTTP2ServerInteropTests {
     /// known name in upper case and an unknown name must still arrive exactly as sent.
     @Test func headerValuesArriveAsSentAcrossRequestsOnOneConnection() async throws {
         let server = try HTTP2Server.start(tls: .server(identity: try fixtures.serverIdentity)) { request in
-            let seen = request.headers.map { "\($0.name)=\($0.value)" }.joined(separator: ";")
+            let seen = request.allHeaders.map { "\($0.name)=\($0.value)" }.joined(separator: ";")
             return HTTP2Response(status: 200, headers: [("X-Seen", seen), ("x-path", request.path)])
         }
         defer { server.stop() }
@@ -101,7 +101,7 @@ struct HTTP2ServerInteropTests {
 
     /// Method, path, the `x-` headers in order, and the body's bytes.
     static func summary(_ request: HTTP2Request) -> String {
-        let headers = request.headers.filter { $0.name.hasPrefix("x-") }.map { "\($0.name)=\($0.value)" }
+        let headers = request.allHeaders.filter { $0.name.hasPrefix("x-") }.map { "\($0.name)=\($0.value)" }
         return "\(request.method) \(request.path) \(headers.joined(separator: ";")) \(request.body.count):\(request.body.reduce(0) { $0 &+ Int($1) })"
     }
 

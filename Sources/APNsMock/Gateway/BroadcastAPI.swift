@@ -165,7 +165,7 @@ struct BroadcastAPI {
 
     /// The request's `apns-channel-id`, when it names a channel of `bundle`.
     private func existingChannel(_ request: HTTP2Request, bundle: String) -> Result<String, APNsReasonError> {
-        let ids = request.headers.filter { $0.name == "apns-channel-id" }
+        let ids = request.allHeaders.filter { $0.name == "apns-channel-id" }
         guard ids.count <= 1 else { return .failure(.init(.duplicateHeaders)) }
         guard let id = ids.first?.value, !id.isEmpty else { return .failure(.init(.missingChannelId)) }
         guard ChannelStore.isWellFormed(id) else { return .failure(.init(.badChannelId)) }

@@ -21,7 +21,7 @@ extension ProviderAPIHandler {
                                reason: accepted ? nil : Self.reason(in: response), payload: request.body, connection: request.connectionID)
         event.path = request.path
         var sentID: String?
-        for header in request.headers {
+        for header in request.allHeaders {
             switch header.name {
             case "apns-id": sentID = header.value
             case "apns-topic": event.topic = header.value

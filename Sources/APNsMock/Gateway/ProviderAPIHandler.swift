@@ -68,6 +68,9 @@ package final class ProviderAPIHandler: Sendable {
         var lastActivity = Date()
         /// A token connection's stream limit has been raised (after its first success).
         var streamsRaised = false
+        /// The previous request's header values as Strings: the next request's equal ones are
+        /// these again (a client repeats its credential and topic), not new copies.
+        var headerStrings = RequestValidator.HeaderStrings()
 
         init(certificateInfo: APNsCertificateInfo?) {
             self.certificateInfo = certificateInfo
@@ -160,7 +163,7 @@ package final class ProviderAPIHandler: Sendable {
             return finish(state, faults, broadcast(request, route, management: management, state, now: now, apnsID: apnsID, &books))
         }
         let validated: ValidatedRequest
-        switch RequestValidator.validate(method: request.method, path: request.path, headers: request.headers, body: request.body) {
+        switch Self.validate(request, &state.headerStrings) {
         case .failure(let error): return finish(state, faults, reject(error.reason, apnsID: Self.echoedID(request) ?? books.ids.next()))
         case .success(let value): validated = value
         }
@@ -257,11 +260,21 @@ package final class ProviderAPIHandler: Sendable {
     /// On every answer, as APNs identifies itself.
     private static let serverHeader = (name: "server", value: "apnskit-mock")
 
-    /// The client's `apns-id` when it is a canonical UUID, in lower case as APNs echoes it.
-    /// Names in an `HTTP2Request` are already lower case, so no lowercased copy per lookup.
+    /// `RequestValidator`'s checks on the request's header bytes, as received: only the values
+    /// it hands on become Strings (`strings`: the connection's previous ones, reused).
+    private static func validate(_ request: HTTP2Request, _ strings: inout RequestValidator.HeaderStrings) -> Result<ValidatedRequest, APNsReasonError> {
+        request.receivedHeaders.withUnsafeFields { bytes, fields in
+            var slots = RequestValidator.HeaderSlots()
+            for field in fields { slots.add(name: field.name(in: bytes), value: field.valueRange) }
+            return RequestValidator.validate(method: request.method, path: request.path, bytes: bytes, slots: slots, body: request.body,
+                                             strings: &strings)
+        }
+    }
+
+    /// The client's `apns-id` when it is a canonical UUID, in lower case as APNs echoes it (a
+    /// request refused before its headers were read, or a broadcast).
     private static func echoedID(_ request: HTTP2Request) -> String? {
-        guard let id = request.headers.first(where: { $0.name.utf8.count == 7 && $0.name == "apns-id" })?.value,
-              RequestValidator.isCanonicalUUID(id) else {
+        guard let id = request.header("apns-id"), RequestValidator.isCanonicalUUID(id) else {
             return nil
         }
         return lowercasedID(id)
