@@ -47,6 +47,8 @@ extension RequestValidator {
     /// requests: a client sends the same credential and topic on every request (a bearer
     /// token alone is some 200 bytes), so a value whose bytes equal the previous one's is
     /// that String again instead of a new copy.
+    /// `apns-id` values are made lower case (APNs echoes the id so), which for a canonical
+    /// UUID is ASCII letters only.
     package struct HeaderStrings: Sendable {
         package enum Kind: Int, Sendable { case authorization, apnsID, topic, collapseID }
         private var last: (String?, String?, String?, String?) = (nil, nil, nil, nil)
@@ -58,17 +60,22 @@ extension RequestValidator {
         package mutating func string(_ kind: Kind, _ bytes: UnsafeBufferPointer<UInt8>) -> String {
             switch kind {
             case .authorization: Self.reuse(&last.0, bytes)
-            case .apnsID: Self.reuse(&last.1, bytes)
+            case .apnsID: Self.reuse(&last.1, bytes, lowercasing: true)
             case .topic: Self.reuse(&last.2, bytes)
             case .collapseID: Self.reuse(&last.3, bytes)
             }
         }
 
-        private static func reuse(_ slot: inout String?, _ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        private static func reuse(_ slot: inout String?, _ bytes: UnsafeBufferPointer<UInt8>, lowercasing: Bool = false) -> String {
             if let previous = slot, previous.utf8.withContiguousStorageIfAvailable({ bytes.starts(withBytesOf: $0) && $0.count == bytes.count }) == true {
                 return previous
             }
-            let text = String(decoding: bytes, as: UTF8.self)
+            let text = lowercasing && bytes.contains(where: { $0 &- UInt8(ascii: "A") < 26 })
+                ? String(unsafeUninitializedCapacity: bytes.count) { out in
+                    for index in bytes.indices { out[index] = bytes[index] &- UInt8(ascii: "A") < 26 ? bytes[index] | 0x20 : bytes[index] }
+                    return bytes.count
+                }
+                : String(decoding: bytes, as: UTF8.self)
             slot = text
             return text
         }

@@ -3,7 +3,7 @@
 /// A provider API request as the server sees it, after the checks that need no credentials.
 package struct ValidatedRequest: Sendable, Equatable {
     package let token: APNsDeviceToken
-    /// `apns-id` as sent (nil: the server generates one).
+    /// `apns-id` in lower case, as APNs echoes it (nil: the server generates one).
     package let apnsID: String?
     package let topic: String?
     package let pushType: APNsPushType?

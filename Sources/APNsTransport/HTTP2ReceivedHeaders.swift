@@ -29,12 +29,10 @@ package struct HTTP2ReceivedHeaders: Sendable {
         package var valueRange: Range<Int> { Int(valueStart)..<Int(valueStart) + Int(valueCount) }
     }
 
-    /// The names and values, one after the other, in the first `byteCount` bytes. The array
-    /// is only ever grown, and written in place: appending to it element-wise (twice per
-    /// header) cost more than the Strings it replaced, and emptying it is setting a count.
-    private var storage: [UInt8] = []
-    /// How much of `storage` holds this request's bytes.
-    package private(set) var byteCount = 0
+    /// The names and values, one after the other.
+    private var storage = GrowingBytes()
+    /// How many bytes the names and values take.
+    package var byteCount: Int { storage.count }
     /// The fields in the order they arrived.
     package private(set) var fields: [Field] = []
 
@@ -57,13 +55,8 @@ package struct HTTP2ReceivedHeaders: Sendable {
     /// Appends one field. The caller bounds the total: `HTTP2Settings.maxHeaderListSize`
     /// (16 KiB by default) is checked before every header, so offsets fit a `UInt32`.
     mutating func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        let nameStart = byteCount, end = byteCount + name.count + value.count
-        if end > storage.count { storage.append(contentsOf: repeatElement(0, count: max(end, 2 * storage.count, 256) - storage.count)) }
-        storage.withUnsafeMutableBufferPointer { out in
-            if !name.isEmpty { (out.baseAddress! + nameStart).update(from: name.baseAddress!, count: name.count) }
-            if !value.isEmpty { (out.baseAddress! + nameStart + name.count).update(from: value.baseAddress!, count: value.count) }
-        }
-        byteCount = end
+        let nameStart = storage.count
+        storage.append(name, value)
         fields.append(Field(nameStart: UInt32(truncatingIfNeeded: nameStart), nameCount: UInt32(truncatingIfNeeded: name.count),
                             valueStart: UInt32(truncatingIfNeeded: nameStart + name.count),
                             valueCount: UInt32(truncatingIfNeeded: value.count)))
@@ -72,22 +65,19 @@ package struct HTTP2ReceivedHeaders: Sendable {
     /// Empties it for the next request on the connection, keeping its storage unless that
     /// grew past `byteLimit` bytes (a recycled request keeps at most that much).
     mutating func removeAll(keepingAtMost byteLimit: Int = .max) {
-        byteCount = 0
-        if storage.count > byteLimit { storage = [] }
+        storage.removeAll(keepingAtMost: byteLimit)
         fields.removeAll(keepingCapacity: true)
     }
 
     /// Bytes kept for the next request's headers.
-    var capacity: Int { storage.count }
+    var capacity: Int { storage.capacity }
 
     /// Reserves room for `count` fields (what the previous request had).
     mutating func reserveFields(_ count: Int) { fields.reserveCapacity(count) }
 
     /// The bytes and the fields, read in place.
     package func withUnsafeFields<Result>(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<Field>) throws -> Result) rethrows -> Result {
-        try storage.withUnsafeBufferPointer { storage in
-            try fields.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: storage[..<byteCount]), $0) }
-        }
+        try storage.withUnsafeBytes { bytes in try fields.withUnsafeBufferPointer { try body(bytes, $0) } }
     }
 
     /// Every field as a pair of Strings, in order (for code that is not on a request's fast

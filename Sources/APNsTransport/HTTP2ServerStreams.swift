@@ -30,7 +30,9 @@ import Foundation
 final class HTTP2ServerStreams {
     /// The request whose HEADERS block is being decoded, on stream `currentID` (0: none), and
     /// its header list size so far (RFC 9113: name + value + 32 per field).
-    @exclusivity(unchecked) private var current = HTTP2Request(method: "", path: "")
+    /// nil between blocks: a request is moved in and out of it, never copied (replacing a
+    /// request held here destroyed it, and its copy of `template` retained every field).
+    @exclusivity(unchecked) private var current: HTTP2Request?
     @exclusivity(unchecked) private var currentID: Int32 = 0
     @exclusivity(unchecked) private var currentHeaderBytes = 0
     /// The largest header list a stream may send (`HTTP2Settings.maxHeaderListSize`).
@@ -77,12 +79,13 @@ final class HTTP2ServerStreams {
     /// A HEADERS block starts: a new request, or trailers of one waiting for its end.
     func beginHeaders(_ id: Int32, newRequest: Bool) {
         if newRequest {
-            if !spares.isEmpty {
-                current = spares.removeLast()
-                Self.refill(&current, from: template)
+            if var spare = spares.popLast() {
+                refill(&spare)
+                current = consume spare
             } else {
-                current = template
-                current.received.reserveFields(lastHeaderCount)
+                var fresh = template
+                fresh.received.reserveFields(lastHeaderCount)
+                current = consume fresh
             }
             currentID = id
             currentHeaderBytes = 0
@@ -102,15 +105,15 @@ final class HTTP2ServerStreams {
         currentHeaderBytes += name.count + value.count + 32
         guard currentHeaderBytes <= maxHeaderListSize else { return false }
         guard let pseudo = Self.pseudoHeader(name) else {
-            current.received.append(name: name, value: value)
+            current?.received.append(name: name, value: value)
             return true
         }
         let text = reusedValue(pseudo, value)
         switch pseudo {
-        case 0: current.method = text
-        case 1: current.scheme = text
-        case 2: current.authority = text
-        default: current.path = text
+        case 0: current?.method = text
+        case 1: current?.scheme = text
+        case 2: current?.authority = text
+        default: current?.path = text
         }
         return true
     }
@@ -120,8 +123,9 @@ final class HTTP2ServerStreams {
     func headersEnded(_ id: Int32, endStream: Bool) -> HTTP2Request? {
         guard id == currentID else { return nil }
         currentID = 0
-        var request = template
-        swap(&request, &current)  // moved out, not copied
+        var taken: HTTP2Request?
+        swap(&taken, &current)  // moved out, not copied
+        guard let request = consume taken else { return nil }
         if endStream { return finished(request) }
         waiting[id] = (consume request, currentHeaderBytes)
         return nil
@@ -166,8 +170,9 @@ final class HTTP2ServerStreams {
 
     /// A spare made ready for a new stream. Only this connection's requests are spares, so
     /// the connection's fields are already the template's. The arrays are unique again unless
-    /// a handler kept the request (then emptying them makes fresh ones, copy-on-write).
-    private static func refill(_ spare: inout HTTP2Request, from template: HTTP2Request) {
+    /// a handler kept the request (then emptying them makes fresh ones, copy-on-write). The
+    /// template's fields are read one by one: passing the whole template copied it.
+    private func refill(_ spare: inout HTTP2Request) {
         spare.method = template.method
         spare.path = template.path
         spare.authority = template.authority
@@ -211,7 +216,7 @@ final class HTTP2ServerStreams {
 
     func removeAll() {
         currentID = 0
-        current = template
+        current = nil
         waiting.removeAll()
         answers.removeAll()
         spares.removeAll()

@@ -10,14 +10,14 @@ internal import CNGHTTP2
 /// second those allocations were a measurable share of the server's time. A struct: the owner
 /// swaps it into a local while filling it, so its arrays cost no runtime exclusivity checks.
 struct NameValueBuffer {
-    private var bytes: [UInt8] = []
+    private var bytes = GrowingBytes()
     private var entries: [(name: Int, nameCount: Int, value: Int, valueCount: Int, flags: UInt8)] = []
     private var nameValues: [nghttp2_nv] = []
 
     init() {}
 
     mutating func removeAll() {
-        bytes.removeAll(keepingCapacity: true)
+        bytes.removeAll()
         entries.removeAll(keepingCapacity: true)
     }
 
@@ -39,7 +39,7 @@ struct NameValueBuffer {
     /// which names go out as literals HPACK never indexes (see `append(name:value:indexed:)`).
     mutating func append(_ block: HTTP2HeaderBlock, neverIndexed: (String) -> Bool) {
         let base = bytes.count
-        bytes.append(contentsOf: block.bytes)
+        block.bytes.withUnsafeBufferPointer { bytes.append($0) }
         for (span, field) in zip(block.spans, block.fields) {
             let flags = neverIndexed(field.name) ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE
             entries.append((base + span.name, span.nameCount, base + span.value, span.valueCount, UInt8(flags.rawValue)))
@@ -55,8 +55,8 @@ struct NameValueBuffer {
     /// the array checked bounds and uniqueness per byte, about a thousand instructions per
     /// request for a dozen header names (docs/benchmarks.md, issue 33).
     private mutating func lowercase(from start: Int) {
-        bytes.withUnsafeMutableBufferPointer { buffer in
-            guard var byte = buffer.baseAddress.map({ $0 + start }) else { return }
+        bytes.withUnsafeMutableBytes { buffer in
+            var byte = buffer.baseAddress! + start
             let end = buffer.baseAddress! + buffer.count
             while byte < end {
                 byte.pointee = Self.lowercased(byte.pointee)
@@ -68,10 +68,10 @@ struct NameValueBuffer {
     /// One copy of the text's bytes (appending a String's UTF-8 view goes a byte at a time),
     /// read in place: copying the String first, for `withUTF8`, retained and released it.
     private mutating func appendUTF8(_ text: String) {
-        let done: Void? = text.utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { bytes.append($0) }
         if done == nil {
             var copy = text
-            copy.withUTF8 { bytes.append(contentsOf: $0) }
+            copy.withUTF8 { bytes.append($0) }
         }
     }
 
@@ -101,13 +101,12 @@ struct NameValueBuffer {
     /// Calls `body` with the array; the pointers are valid only during the call.
     mutating func withNameValues<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
         // Pointers are made only now: appending may have moved `bytes`.
-        bytes.append(0)  // never empty, so there is a base address
         var pointers = nameValues  // taken out, so the closure below does not overlap `self`
         nameValues = []
         pointers.removeAll(keepingCapacity: true)
         pointers.reserveCapacity(max(entries.count, 1))
         let entries = self.entries
-        bytes.withUnsafeMutableBufferPointer { buffer in
+        bytes.withUnsafeMutableBytes { buffer in
             let base = buffer.baseAddress!
             for entry in entries {
                 pointers.append(nghttp2_nv(name: base + entry.name, value: base + entry.value,

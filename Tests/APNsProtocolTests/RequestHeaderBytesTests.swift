@@ -40,7 +40,7 @@ struct RequestHeaderBytesTests {
         #expect(request.pushType == .background)
         #expect(request.expiration == 10)
         #expect(request.collapseID == "c")
-        #expect(request.apnsID == "123E4567-E89B-12D3-A456-426614174000")
+        #expect(request.apnsID == "123e4567-e89b-12d3-a456-426614174000", "lower case, as APNs echoes it")
         for name in ["apns-id", "apns-topic", "authorization", "apns-priority", "apns-push-type", "apns-expiration", "apns-collapse-id"] {
             #expect(throws: APNsReasonError(.duplicateHeaders), "\(name)") {
                 try validate([(name, "1"), ("user-agent", "x"), (name, "1")], strings: &strings).get()
@@ -61,6 +61,10 @@ struct RequestHeaderBytesTests {
         let shorter = try validate([("apns-topic", "com.example"), ("authorization", "bearer on")], strings: &strings).get()
         #expect(shorter.topic == "com.example")
         #expect(shorter.authorization == "bearer on")
+        // An id repeated in another case is the same id, echoed in lower case either way.
+        let lower = try validate([("apns-id", "123e4567-e89b-12d3-a456-42661417400a")], strings: &strings).get()
+        let upper = try validate([("apns-id", "123E4567-E89B-12D3-A456-42661417400A")], strings: &strings).get()
+        #expect(lower.apnsID == "123e4567-e89b-12d3-a456-42661417400a" && upper.apnsID == lower.apnsID)
         let absent = try validate([], strings: &strings).get()
         #expect(absent.topic == nil && absent.authorization == nil)
     }
