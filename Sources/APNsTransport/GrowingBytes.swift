@@ -19,11 +19,7 @@ struct GrowingBytes {
 
     @inline(__always)
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard !bytes.isEmpty else { return }
-        let start = count
-        if start + bytes.count > storage.count { grow(to: start + bytes.count) }
-        storage.withUnsafeMutableBufferPointer { ($0.baseAddress! + start).update(from: bytes.baseAddress!, count: bytes.count) }
-        count = start + bytes.count
+        append(bytes, UnsafeBufferPointer(start: nil, count: 0))
     }
 
     /// `first`, then `second`: one capacity test and one uniqueness check for a name and its
@@ -31,6 +27,7 @@ struct GrowingBytes {
     @inline(__always)
     mutating func append(_ first: UnsafeBufferPointer<UInt8>, _ second: UnsafeBufferPointer<UInt8>) {
         let start = count, end = count + first.count + second.count
+        guard end > start else { return }
         if end > storage.count { grow(to: end) }
         storage.withUnsafeMutableBufferPointer { out in
             if !first.isEmpty { (out.baseAddress! + start).update(from: first.baseAddress!, count: first.count) }

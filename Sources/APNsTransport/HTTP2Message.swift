@@ -17,12 +17,12 @@ package struct HTTP2Request: Sendable {
     package var received = HTTP2ReceivedHeaders()
     /// Client side: fields many requests share (a batch's topic, push type, priority,
     /// expiration), encoded once and sent before `headers`; nil for none. A server never
-    /// fills it: what it received is all in `headers`.
+    /// fills it: what it received is all in `received`.
     package var sharedHeaders: HTTP2HeaderBlock?
     /// Client side: an `authorization` value sent after `headers`. Kept apart because it
     /// changes per attempt (a provider token is renewed) while `headers` is made once per
     /// message: appending it to a shared header array copied the whole array on every send.
-    /// A server sees it among `headers`, as sent.
+    /// A server sees it among `received`, as sent.
     package var authorization: String?
     package var body: [UInt8]
     /// Server side: the client sent more than `HTTP2Settings.maxBodySize` bytes of body. The
