@@ -107,24 +107,34 @@ public struct APNsDeviceToken: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Plain hex digits, an even number of them, `minimumLength` to `maximumLength` bytes'
-    /// worth; nil for anything else. Decoded straight into the token's one array through a
-    /// table, without the text forms' switch and a growing array: the mock reads a token per
-    /// request, and this was 3% of its CPU.
+    /// worth; nil for anything else. Decoded straight into the token's one array, eight digits
+    /// at a time (`decodeEightDigits`) and the last few through a table: the mock reads a token
+    /// per request and `push` one per line; a digit at a time cost some 16 instructions a byte
+    /// (docs/benchmarks.md, issue 33).
     init?(hexDigits digits: UnsafeBufferPointer<UInt8>) {
         let count = digits.count / 2
         guard digits.count % 2 == 0, count >= Self.minimumLength, count <= Self.maximumLength else { return nil }
         var valid = true
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
-            // Through the table's buffer: a UInt8 always indexes its 256 entries, and the
-            // array's bounds check per digit cost as much as the lookup.
+            let source = UnsafeRawPointer(digits.baseAddress!), target = UnsafeMutableRawPointer(out.baseAddress!)
+            var allHex = true
+            var done = 0  // bytes written
+            while count - done >= 4 {
+                let word = UInt64(littleEndian: source.loadUnaligned(fromByteOffset: 2 &* done, as: UInt64.self))
+                let decoded = Self.decodeEightDigits(word)
+                allHex = allHex && decoded.valid
+                target.storeBytes(of: decoded.bytes.littleEndian, toByteOffset: done, as: UInt32.self)
+                done &+= 4
+            }
+            // Through the table's buffer: a UInt8 always indexes its 256 entries.
             Self.nibbles.withUnsafeBufferPointer { table in
                 var bad: UInt8 = 0
-                for index in 0..<count {
+                for index in done..<count {
                     let high = table[Int(digits[2 &* index])], low = table[Int(digits[2 &* index &+ 1])]
                     bad |= (high | low) & 0x10
                     out[index] = high << 4 | low & 0x0F
                 }
-                valid = bad == 0
+                valid = allHex && bad == 0
             }
             initialized = count
         }
@@ -132,7 +142,29 @@ public struct APNsDeviceToken: Sendable, Hashable, CustomStringConvertible {
         self.bytes = bytes
     }
 
-    /// Per byte: its hex digit's value, or 0x10 for a byte that is not a hex digit.
+    /// Eight ASCII hex digits, the first in the lowest byte of `word` (as loaded little-endian),
+    /// as four bytes, the first in the lowest byte; `valid` is false unless all eight are hex
+    /// digits (either case). Each byte of the word is one lane: a lane below 0x80 plus a
+    /// constant below 0x80 carries into no other lane, so one addition tests all eight lanes
+    /// against a bound at once (its top bit says which side of the bound the lane is on).
+    @inline(__always)
+    static func decodeEightDigits(_ word: UInt64) -> (bytes: UInt32, valid: Bool) {
+        let ones: UInt64 = 0x0101_0101_0101_0101, tops: UInt64 = 0x8080_8080_8080_8080
+        // A lane's top bit set where it is >= low, and where it is <= high.
+        @inline(__always) func atLeast(_ lanes: UInt64, _ low: UInt64) -> UInt64 { lanes &+ ones &* (0x80 &- low) }
+        @inline(__always) func atMost(_ lanes: UInt64, _ high: UInt64) -> UInt64 { ~(lanes &+ ones &* (0x7F &- high)) }
+        let folded = word | (ones &* 0x20)  // 'A'...'F' as 'a'...'f'
+        let digit = atLeast(word, 0x30) & atMost(word, 0x39)
+        let letter = atLeast(folded, 0x61) & atMost(folded, 0x66)
+        let valid = word & tops == 0 && (digit | letter) & tops == tops
+        // A digit's value is its low four bits; a letter's (bit 6 set) those plus 9.
+        let nibbles = (word & (ones &* 0x0F)) &+ (word >> 6 & ones) &* 9
+        // Lane 2k becomes nibble 2k << 4 | nibble 2k+1; then the even lanes are packed together.
+        let pairs = (nibbles << 4 | nibbles >> 8) & 0x00FF_00FF_00FF_00FF
+        let packed = (pairs | pairs >> 8) & 0x0000_FFFF_0000_FFFF
+        return (UInt32(truncatingIfNeeded: packed | packed >> 16), valid)
+    }
+
     private static let nibbles: [UInt8] = (0...255).map { byte in
         switch UInt8(byte) {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")

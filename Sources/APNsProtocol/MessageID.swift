@@ -20,27 +20,35 @@ package struct MessageIDGenerator: Sendable {
 
     /// A new `xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx` string.
     package mutating func next() -> String {
+        // Written straight into the String's storage: one allocation per id.
+        String(unsafeUninitializedCapacity: Self.textLength) { buffer in
+            write(to: UnsafeMutableRawPointer(buffer.baseAddress!))
+            return Self.textLength
+        }
+    }
+
+    /// The length of an id's text: 32 hex digits and 4 dashes.
+    package static let textLength = 36
+
+    /// A new id's `textLength` bytes of text, stored at `out` (an answer's header bytes, without
+    /// a String in between).
+    package mutating func write(to out: UnsafeMutableRawPointer) {
         let a = (nextWord() & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
         let b = (nextWord() & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
-        // Written straight into the String's storage: one allocation per id, the words' bytes
-        // high first.
+        // The words' bytes high first.
         var bigEndian = (a.bigEndian, b.bigEndian)
-        return withUnsafeBytes(of: &bigEndian) { raw in
-            String(unsafeUninitializedCapacity: 36) { buffer in
-                let out = UnsafeMutableRawPointer(buffer.baseAddress!)
-                // xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx: bytes 0-3, 4-5, 6-7, 8-9 and 10-15.
-                func group(_ start: Int, _ end: Int, at position: Int) {
-                    Hex.write(UnsafeRawBufferPointer(rebasing: raw[start..<end]), to: out, at: position)
-                }
-                group(0, 4, at: 0)
-                group(4, 6, at: 9)
-                group(6, 8, at: 14)
-                group(8, 10, at: 19)
-                group(10, 16, at: 24)
-                for dash in 0..<4 { out.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 8 + 5 * dash, as: UInt8.self) }
-                return 36
+        withUnsafeBytes(of: &bigEndian) { raw in
+            // xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx: bytes 0-3, 4-5, 6-7, 8-9 and 10-15.
+            func group(_ start: Int, _ end: Int, at position: Int) {
+                Hex.write(UnsafeRawBufferPointer(rebasing: raw[start..<end]), to: out, at: position)
             }
+            group(0, 4, at: 0)
+            group(4, 6, at: 9)
+            group(6, 8, at: 14)
+            group(8, 10, at: 19)
+            group(10, 16, at: 24)
         }
+        for dash in 0..<4 { out.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 8 + 5 * dash, as: UInt8.self) }
     }
 
     private mutating func nextWord() -> UInt64 {

@@ -43,6 +43,26 @@ struct GrowingBytes {
         count += 1
     }
 
+    /// A String's UTF-8 bytes, copied once and read in place (appending a String's UTF-8 view
+    /// goes a byte at a time; copying the String first, for `withUTF8`, retained and released it).
+    mutating func append(utf8 text: String) {
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { append($0) }
+        if done == nil {
+            var copy = text
+            copy.withUTF8 { append($0) }
+        }
+    }
+
+    /// `count` bytes that `write` stores at the pointer it is given (a value formatted in place,
+    /// such as an id's hex digits, instead of being made a String first and then copied).
+    mutating func append(count: Int, writing write: (UnsafeMutableRawPointer) -> Void) {
+        guard count > 0 else { return }
+        let start = self.count
+        if start + count > storage.count { grow(to: start + count) }
+        storage.withUnsafeMutableBufferPointer { write(UnsafeMutableRawPointer($0.baseAddress! + start)) }
+        self.count = start + count
+    }
+
     /// Room up to `end`: at least doubles, so refills stop growing it after the first few
     /// messages. Out of line: the appends inlined are a test and a copy.
     @inline(never)

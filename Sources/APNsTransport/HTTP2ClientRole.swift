@@ -87,12 +87,13 @@ final class HTTP2ClientRole: HTTP2SessionRole {
         return TransportError(.protocolError, "The server \(session.peer) does not speak HTTP/2: it did not agree to ALPN h2.")
     }
 
-    func newSession(_ created: inout OpaquePointer?, callbacks: OpaquePointer, option: OpaquePointer, user: UnsafeMutableRawPointer) -> Int32 {
+    func newSession(_ created: inout OpaquePointer?, callbacks: OpaquePointer, option: OpaquePointer, memory: UnsafeMutablePointer<nghttp2_mem>?,
+                    user: UnsafeMutableRawPointer) -> Int32 {
         nghttp2_session_callbacks_set_before_frame_send_callback(callbacks) { _, frame, user in
             guard let frame, let user else { return 0 }
             return HTTP2Session.with(user) { session in session.role.beforeFrameSend(frame, in: session) }
         }
-        return nghttp2_session_client_new2(&created, callbacks, user, option)
+        return nghttp2_session_client_new3(&created, callbacks, user, option, memory)
     }
 
     func localSettings(_ settings: HTTP2Settings, peerPresentedCertificate: Bool) -> [nghttp2_settings_entry] {

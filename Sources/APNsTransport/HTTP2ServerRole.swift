@@ -53,7 +53,8 @@ final class HTTP2ServerRole: HTTP2SessionRole {
         return nil
     }
 
-    func newSession(_ created: inout OpaquePointer?, callbacks: OpaquePointer, option: OpaquePointer, user: UnsafeMutableRawPointer) -> Int32 {
+    func newSession(_ created: inout OpaquePointer?, callbacks: OpaquePointer, option: OpaquePointer, memory: UnsafeMutablePointer<nghttp2_mem>?,
+                    user: UnsafeMutableRawPointer) -> Int32 {
         // Closed streams are not kept. nghttp2 keeps them only to maintain RFC 7540 priority
         // trees, which RFC 9113 deprecated; keeping them cost about 0.5 us per request.
         nghttp2_option_set_no_closed_streams(option, 1)
@@ -61,7 +62,7 @@ final class HTTP2ServerRole: HTTP2SessionRole {
         // answered too; `StreamResetBudget` counts only open streams' instead (§10), so
         // nghttp2's is given a bucket that never empties.
         nghttp2_option_set_stream_reset_rate_limit(option, .max, .max)
-        return nghttp2_session_server_new2(&created, callbacks, user, option)
+        return nghttp2_session_server_new3(&created, callbacks, user, option, memory)
     }
 
     /// A client without a certificate (it authenticates in its requests) is offered
@@ -193,6 +194,7 @@ final class HTTP2ServerRole: HTTP2SessionRole {
             for header in response.headers {
                 headers.append(name: header.name, value: header.value, indexed: !settings.isNeverIndexed(header.name))
             }
+            if !response.fields.isEmpty { headers.append(response.fields) { settings.isNeverIndexed(bytes: $0) } }
             return session.submitResponse(id, &headers, hasBody: !response.body.isEmpty)
         }
         // An answer made inside a read (the usual, immediate one) is stamped with the read's time.

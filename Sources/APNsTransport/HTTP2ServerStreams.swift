@@ -12,7 +12,7 @@ import Foundation
 /// - the request whose HEADERS block is being decoded is a field of its own (a block's header
 ///   callbacks come in a row), not looked up per header; only a request still waiting for its
 ///   DATA is parked in a dictionary, and no object is made per stream;
-/// - regular headers are copied as bytes into the request's `HTTP2ReceivedHeaders`, one
+/// - regular headers are copied as bytes into the request's `HTTP2HeaderFields`, one
 ///   byte array and one row of offsets per field: no String per header (the handler makes
 ///   Strings of the few values it reads), and nothing to destroy when a request is recycled;
 /// - the four pseudo-headers are found by their bytes, and a value equal to what the previous

@@ -25,6 +25,9 @@ final class HTTP2Session: ConnectionDelegate {
     /// this session, so it needs no reference back.
     let role: any HTTP2SessionRole
     private var session: OpaquePointer?
+    /// What `session` allocates from (`HTTP2Settings.pooledSessionMemory`); a stored property,
+    /// so it outlives the `nghttp2_session_del` in deinit.
+    private(set) var memoryPool: SessionMemoryPool?
     /// Deadlines, PINGs, health check, GOAWAY, idle timeout: see `HTTP2ConnectionStateMachine`.
     /// `@exclusivity(unchecked)`: the roles stamp it for every frame (the runtime's check, some
     /// 80 instructions, was counted three times per request in the mock), and no two accesses
@@ -244,7 +247,15 @@ final class HTTP2Session: ConnectionDelegate {
         defer { nghttp2_option_del(option) }
         nghttp2_option_set_max_continuations(option, Self.maxContinuations)
         var created: OpaquePointer?
-        let rc = role.newSession(&created, callbacks: callbacks, option: option, user: Unmanaged.passUnretained(self).toOpaque())
+        let user = Unmanaged.passUnretained(self).toOpaque()
+        let rc: Int32
+        if settings.pooledSessionMemory, let pool = SessionMemoryPool() {
+            memoryPool = pool
+            var allocator = pool.allocator
+            rc = role.newSession(&created, callbacks: callbacks, option: option, memory: &allocator, user: user)
+        } else {
+            rc = role.newSession(&created, callbacks: callbacks, option: option, memory: nil, user: user)
+        }
         guard rc == 0, let created else { throw TransportError(.internalFailure, "nghttp2 could not create a session.") }
         session = created
         let entries = role.localSettings(settings, peerPresentedCertificate: peerPresentedCertificate)

@@ -21,8 +21,13 @@ package enum HTTP2SessionFuzzing {
         package var largestResponseBody = 0
     }
 
-    /// The settings both roles use here: a small body bound, so inputs reach it.
-    package static let settings = HTTP2Settings(maxConcurrentStreams: 100, maxHeaderListSize: 4096, maxBodySize: 5120)
+    /// The settings both roles use here: a small body bound, so inputs reach it; nghttp2's
+    /// blocks from malloc, not the session's pool, so the sanitizer sees every one of them.
+    package static let settings = {
+        var settings = HTTP2Settings(maxConcurrentStreams: 100, maxHeaderListSize: 4096, maxBodySize: 5120)
+        settings.pooledSessionMemory = false
+        return settings
+    }()
 
     /// Runs `bytes` through a session on the shared loop (its connections are loop-confined),
     /// in pieces of `chunk` bytes; the server role is sent the client preface first. The

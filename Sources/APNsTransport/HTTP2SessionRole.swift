@@ -16,8 +16,10 @@ protocol HTTP2SessionRole: AnyObject {
 
     /// The TLS handshake is done; nil to go on, or why the connection must close.
     func handshakeCompleted(_ info: TLSHandshakeInfo, in session: HTTP2Session) -> TransportError?
-    /// Adds the role's callbacks and options, then creates its kind of nghttp2 session.
-    func newSession(_ created: inout OpaquePointer?, callbacks: OpaquePointer, option: OpaquePointer, user: UnsafeMutableRawPointer) -> Int32
+    /// Adds the role's callbacks and options, then creates its kind of nghttp2 session, which
+    /// allocates through `memory` (nil: malloc).
+    func newSession(_ created: inout OpaquePointer?, callbacks: OpaquePointer, option: OpaquePointer, memory: UnsafeMutablePointer<nghttp2_mem>?,
+                    user: UnsafeMutableRawPointer) -> Int32
     /// Our first SETTINGS. `peerPresentedCertificate`: false for a client that authenticates
     /// in its requests instead.
     func localSettings(_ settings: HTTP2Settings, peerPresentedCertificate: Bool) -> [nghttp2_settings_entry]

@@ -27,10 +27,10 @@ struct NameValueBuffer {
     /// message (ids), which would only push reusable entries out of both peers' tables.
     mutating func append(name: String, value: String, indexed: Bool = true) {
         let nameStart = bytes.count
-        appendUTF8(name)
+        bytes.append(utf8: name)
         lowercase(from: nameStart)
         let valueStart = bytes.count
-        appendUTF8(value)
+        bytes.append(utf8: value)
         let flags = indexed ? NGHTTP2_NV_FLAG_NONE : NGHTTP2_NV_FLAG_NO_INDEX
         entries.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart, UInt8(flags.rawValue)))
     }
@@ -43,6 +43,21 @@ struct NameValueBuffer {
         for (span, field) in zip(block.spans, block.fields) {
             let flags = neverIndexed(field.name) ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE
             entries.append((base + span.name, span.nameCount, base + span.value, span.valueCount, UInt8(flags.rawValue)))
+        }
+    }
+
+    /// Appends fields already laid out as bytes (an answer written in place, `HTTP2HeaderFields`)
+    /// in one copy; their names must be lower case. `neverIndexed` says which names go out as
+    /// literals HPACK never indexes (see `append(name:value:indexed:)`).
+    mutating func append(_ fields: HTTP2HeaderFields, neverIndexed: (UnsafeBufferPointer<UInt8>) -> Bool) {
+        let base = bytes.count
+        fields.withUnsafeFields { source, rows in
+            bytes.append(source)
+            for row in rows {
+                let flags = neverIndexed(row.name(in: source)) ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE
+                entries.append((base + Int(row.nameStart), Int(row.nameCount), base + Int(row.valueStart), Int(row.valueCount),
+                                UInt8(flags.rawValue)))
+            }
         }
     }
 
@@ -65,21 +80,12 @@ struct NameValueBuffer {
         }
     }
 
-    /// One copy of the text's bytes (appending a String's UTF-8 view goes a byte at a time),
-    /// read in place: copying the String first, for `withUTF8`, retained and released it.
-    private mutating func appendUTF8(_ text: String) {
-        let done: Void? = text.utf8.withContiguousStorageIfAvailable { bytes.append($0) }
-        if done == nil {
-            var copy = text
-            copy.withUTF8 { bytes.append($0) }
-        }
-    }
 
     /// Appends a header whose value is `value` in decimal (a `content-length`), written digit
     /// by digit without formatting a String. `name` must be lowercase.
     mutating func append(name: String, decimal value: Int) {
         let nameStart = bytes.count
-        appendUTF8(name)
+        bytes.append(utf8: name)
         let valueStart = bytes.count
         let number = max(value, 0)
         var divisor = 1

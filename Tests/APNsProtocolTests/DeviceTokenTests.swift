@@ -45,6 +45,58 @@ struct DeviceTokenTests {
     func longTokens() throws {
         #expect(try APNsDeviceToken(parsing: String(repeating: "0a", count: 100)).bytes.count == 100)
     }
+
+    /// The digits' bytes, one digit at a time: what the decoder eight digits at a time must equal.
+    static func reference(_ digits: [UInt8]) -> [UInt8]? {
+        func nibble(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+
+    static func parse(_ digits: [UInt8]) -> [UInt8]? {
+        digits.withUnsafeBufferPointer { try? APNsDeviceToken(parsingUTF8: $0) }?.bytes
+    }
+
+    @Test("Hex decoded eight digits at a time: every byte value in every position of a 64-digit token is taken or refused as one digit at a time would")
+    func everyByteEveryPosition() {
+        let base = Array(hex.utf8)
+        var mismatches: [String] = []
+        for position in 0..<base.count {
+            for value in 0...255 {
+                var digits = base
+                digits[position] = UInt8(value)
+                let expected = Self.reference(digits)
+                // Separators (space, <, >, tab, CR, LF) leave an odd number of digits: refused too.
+                if Self.parse(digits) != expected { mismatches.append("byte \(value) at \(position)") }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
+    }
+
+    @Test("Every token length from 8 to 100 bytes (the last few digits through the table), mixed case, decodes as one digit at a time")
+    func everyLength() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("0123456789abcdefABCDEF".utf8)
+        for length in 8...100 {
+            for _ in 0..<20 {
+                let digits = (0..<(2 * length)).map { _ in alphabet.randomElement(using: &generator)! }
+                #expect(Self.parse(digits) == Self.reference(digits), "\(length) bytes: \(String(decoding: digits, as: UTF8.self))")
+            }
+        }
+        #expect(Self.parse(Array(repeating: UInt8(ascii: "a"), count: 14)) == nil, "7 bytes is too short")
+        #expect(Self.parse(Array(repeating: UInt8(ascii: "a"), count: 202)) == nil, "101 bytes is too long")
+    }
 }
 
 @Suite("Message ids")

@@ -29,6 +29,24 @@ struct GrowingBytesTests {
         #expect(bytes.capacity == 0 && bytes.count == 0)
     }
 
+    @Test("Text and values written at a pointer land in order, across growth; a bridged (non-native) String's bytes too")
+    func textAndWrittenValues() {
+        var bytes = GrowingBytes()
+        var expected = ""
+        for round in 0..<40 {
+            let text = round % 3 == 0 ? "" : "é-\(round)-" + String(repeating: "v", count: round * 7)
+            bytes.append(utf8: text)
+            expected += text
+            bytes.append(count: 3) { out in "xyz".utf8.enumerated().forEach { out.storeBytes(of: $1, toByteOffset: $0, as: UInt8.self) } }
+            expected += "xyz"
+        }
+        bytes.append(count: 0) { _ in Issue.record("nothing to write") }
+        let sub = Substring("--sub--").dropFirst(2).dropLast(2)
+        bytes.append(utf8: String(sub))
+        expected += "sub"
+        #expect(String(decoding: contents(bytes), as: UTF8.self) == expected)
+    }
+
     @Test("Written in place: the mutable view covers exactly the bytes in use, and has a base address even when empty")
     func writtenInPlace() {
         var bytes = GrowingBytes()

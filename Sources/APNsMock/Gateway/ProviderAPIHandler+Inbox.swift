@@ -33,7 +33,7 @@ extension ProviderAPIHandler {
             default: break
             }
         }
-        for header in response.headers {
+        for header in response.allHeaders {
             if header.name == "apns-id" { event.apnsID = header.value } else if header.name == "apns-unique-id" { event.uniqueID = header.value }
         }
         // A client's apns-id that was not echoed (BadMessageId: not a UUID) is shown as sent,

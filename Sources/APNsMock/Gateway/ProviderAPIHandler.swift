@@ -73,6 +73,12 @@ package final class ProviderAPIHandler: Sendable {
         /// reached only under the books' lock, and the validator that borrows it reaches no
         /// connection state (the runtime's check was some 80 instructions per request).
         @exclusivity(unchecked) var headerStrings = RequestValidator.HeaderStrings()
+        /// The success answer's headers, rewritten as bytes for every request: no array of
+        /// pairs and no String for the unique id per answer. The transport submits an answer
+        /// and lets it go before the next request arrives, so this is unique again by then and
+        /// refilled in place (a held answer, `--delay-ms`, makes the next one copy it once).
+        /// Unchecked, as `headerStrings`.
+        @exclusivity(unchecked) var answerFields = HTTP2HeaderFields()
 
         init(certificateInfo: APNsCertificateInfo?) {
             self.certificateInfo = certificateInfo
@@ -153,20 +159,27 @@ package final class ProviderAPIHandler: Sendable {
         state.requestsUnderFaults += 1
         let now = Date()
         state.lastActivity = now
-        let faults = books.faults
+        var response = answer(request, management: management, state, now: now, &books)
+        finish(state, goAwayAfter: books.faults.goAwayAfter, &response)
+        return response
+    }
 
-        if faults.dropAfter > 0, state.requestsUnderFaults == faults.dropAfter, faults.dropMode == .unprocessed {
+    /// The answer to one request, before `finish`. Under the lock.
+    private func answer(_ request: HTTP2Request, management: Bool, _ state: ConnectionState, now: Date, _ books: inout Books) -> HTTP2Response {
+        // Read in place (`books` is the lock's own value): a local copy of the faults retained
+        // and released their tables for every request.
+        if books.faults.dropAfter > 0, state.requestsUnderFaults == books.faults.dropAfter, books.faults.dropMode == .unprocessed {
             var response = HTTP2Response(status: 500)
             response.afterward = .dropWithoutResponse
             return response
         }
         if let route = BroadcastAPI.route(request.path) ?? (management ? .unknown : nil) {
             let apnsID = Self.echoedID(request) ?? books.ids.next()
-            return finish(state, faults, broadcast(request, route, management: management, state, now: now, apnsID: apnsID, &books))
+            return broadcast(request, route, management: management, state, now: now, apnsID: apnsID, &books)
         }
         let validated: ValidatedRequest
         switch Self.validate(request, &state.headerStrings) {
-        case .failure(let error): return finish(state, faults, reject(error.reason, apnsID: Self.echoedID(request) ?? books.ids.next()))
+        case .failure(let error): return reject(error.reason, apnsID: Self.echoedID(request) ?? books.ids.next())
         case .success(let value): validated = value
         }
         // The validator found the one apns-id, checked it is a canonical UUID and made it lower
@@ -174,20 +187,20 @@ package final class ProviderAPIHandler: Sendable {
         let apnsID = validated.apnsID ?? books.ids.next()
         let topic: String
         switch authorize(validated, state, now: now) {
-        case .failure(let error): return finish(state, faults, reject(error.reason, apnsID: apnsID))
+        case .failure(let error): return reject(error.reason, apnsID: apnsID)
         case .success(let resolved): topic = resolved
         }
         if let reason = checkDevice(validated.token, topic: topic, pushType: validated.pushType) {
             let device = settings.registry?.devices[validated.token]
             if let at = reason == .unregistered ? device?.unregisteredAt : (reason == .expiredToken ? device?.expiredAt : nil) {
-                return finish(state, faults, gone(reason, since: at, validated.token, apnsID: apnsID, &books))
+                return gone(reason, since: at, validated.token, apnsID: apnsID, &books)
             }
-            return finish(state, faults, reject(reason, apnsID: apnsID))
+            return reject(reason, apnsID: apnsID)
         }
-        if !faults.unregistered.isEmpty, let at = faults.unregistered[validated.token] {
-            return finish(state, faults, gone(.unregistered, since: at, validated.token, apnsID: apnsID, &books))
+        if !books.faults.unregistered.isEmpty, let at = books.faults.unregistered[validated.token] {
+            return gone(.unregistered, since: at, validated.token, apnsID: apnsID, &books)
         }
-        if let reason = injectedFailure(&books) { return finish(state, faults, reject(reason, apnsID: apnsID)) }
+        if let reason = injectedFailure(&books) { return reject(reason, apnsID: apnsID) }
         // Accepted: what a device would do with it, for the record and the inbox (lint never
         // changes the answer). Worked out here for the record, and for Live Activities (the
         // judge keeps their timestamps); the inbox lints the rest when it is read.
@@ -197,29 +210,34 @@ package final class ProviderAPIHandler: Sendable {
         recorder?.record(apnsID: apnsID, token: validated.token, topic: topic, pushType: validated.pushType?.rawValue,
                          payloadBytes: validated.payloadSize, connection: request.connectionID, protocolName: "h2", device: verdict,
                          tokenQuirks: state.token?.claims.quirks ?? [])
-        var response = HTTP2Response(status: 200, headers: settings.environment == .sandbox
-            ? [("apns-id", apnsID), ("apns-unique-id", books.ids.next()), Self.serverHeader]
-            : [("apns-id", apnsID), Self.serverHeader])
-        raiseStreamLimitOnFirstSuccess(state, &response)
-        if dropIfDue(request, state, faults, &response) { return response }
-        return finish(state, faults, response)
+        state.answerFields.removeAll()
+        state.answerFields.append(name: "apns-id", value: apnsID)
+        if settings.environment == .sandbox {
+            // Formatted straight into the answer's bytes (docs/apns-protocol.md: sandbox only).
+            state.answerFields.append(name: "apns-unique-id", valueCount: MessageIDGenerator.textLength) { books.ids.write(to: $0) }
+        }
+        state.answerFields.append(name: "server", value: Self.serverHeader.value)
+        // One expression: an answer built in a variable, changed and returned was copied.
+        return HTTP2Response(status: 200, fields: state.answerFields, afterward: dueDrop(request, state, books.faults) ?? .keepOpen,
+                             announceMaxConcurrentStreams: raisedStreamLimit(state))
     }
 
     /// `--drop-after N` (modes accepted and answered): the N-th request of a connection (counted
     /// from when the faults were set), once
-    /// accepted (and recorded), ends the connection, unanswered or answered. True when it did.
-    private func dropIfDue(_ request: HTTP2Request, _ state: ConnectionState, _ faults: GatewayFaults, _ response: inout HTTP2Response) -> Bool {
-        guard faults.dropAfter > 0, state.requestsUnderFaults == faults.dropAfter else { return false }
-        response.afterward = faults.dropMode == .answered ? .close : .dropWithoutResponse
+    /// accepted (and recorded), ends the connection, unanswered or answered: what to do after
+    /// the answer then, else nil.
+    private func dueDrop(_ request: HTTP2Request, _ state: ConnectionState, _ faults: GatewayFaults) -> ConnectionAction? {
+        guard faults.dropAfter > 0, state.requestsUnderFaults == faults.dropAfter else { return nil }
         log("connection #\(request.connectionID): dropping after request \(state.requests) (\(faults.dropMode.rawValue))")
-        return true
+        return faults.dropMode == .answered ? .close : .dropWithoutResponse
     }
 
-    /// A token connection starts with 1 stream; its first success raises the limit (§1).
-    private func raiseStreamLimitOnFirstSuccess(_ state: ConnectionState, _ response: inout HTTP2Response) {
-        guard !state.hasCertificate, !state.streamsRaised else { return }
+    /// A token connection starts with 1 stream; its first success raises the limit (§1): the
+    /// limit to announce with this answer, else nil.
+    private func raisedStreamLimit(_ state: ConnectionState) -> UInt32? {
+        guard !state.hasCertificate, !state.streamsRaised else { return nil }
         state.streamsRaised = true
-        response.announceMaxConcurrentStreams = settings.faults.maxConcurrentStreams
+        return settings.faults.maxConcurrentStreams
     }
 
     /// Channel management and broadcasts: the bundle id in the path stands for the topic the
@@ -245,8 +263,8 @@ package final class ProviderAPIHandler: Sendable {
         }
         response.headers.append(Self.serverHeader)
         if response.status < 300 {
-            raiseStreamLimitOnFirstSuccess(state, &response)
-            _ = dropIfDue(request, state, books.faults, &response)
+            if let raised = raisedStreamLimit(state) { response.announceMaxConcurrentStreams = raised }
+            if let drop = dueDrop(request, state, books.faults) { response.afterward = drop }
         }
         return response
     }
@@ -265,7 +283,7 @@ package final class ProviderAPIHandler: Sendable {
     /// `RequestValidator`'s checks on the request's header bytes, as received: only the values
     /// it hands on become Strings (`strings`: the connection's previous ones, reused).
     private static func validate(_ request: HTTP2Request, _ strings: inout RequestValidator.HeaderStrings) -> Result<ValidatedRequest, APNsReasonError> {
-        request.receivedHeaders.withUnsafeFields { bytes, fields in
+        request.withReceivedFields { bytes, fields in
             var slots = RequestValidator.HeaderSlots()
             for field in fields { slots.add(name: field.name(in: bytes), value: field.valueRange) }
             return RequestValidator.validate(method: request.method, path: request.path, bytes: bytes, slots: slots, body: request.body,
@@ -291,14 +309,13 @@ package final class ProviderAPIHandler: Sendable {
     }
 
     /// Applies GOAWAY-after-N to any answer.
-    private func finish(_ state: ConnectionState, _ faults: GatewayFaults, _ response: HTTP2Response) -> HTTP2Response {
-        var response = response
-        // A connection being dropped (`dropIfDue`) sends no GOAWAY first.
-        if faults.goAwayAfter > 0, state.requests >= faults.goAwayAfter, !state.goneAway, response.afterward == .keepOpen {
-            state.goneAway = true
-            response.afterward = .goAway(code: 0, debug: #"{"reason":"Shutdown"}"#)
-        }
-        return response
+    /// `--goaway-after N`: once a connection has made N requests, its next answer that keeps
+    /// the connection open says GOAWAY after it (a connection being dropped, `dueDrop`, sends
+    /// none first). In place: taking the answer and handing it back copied it.
+    private func finish(_ state: ConnectionState, goAwayAfter: Int, _ response: inout HTTP2Response) {
+        guard goAwayAfter > 0, state.requests >= goAwayAfter, !state.goneAway, case .keepOpen = response.afterward else { return }
+        state.goneAway = true
+        response.afterward = .goAway(code: 0, debug: #"{"reason":"Shutdown"}"#)
     }
 
     private func connection(_ request: HTTP2Request, key: Int, _ books: inout Books) -> ConnectionState {

@@ -22,6 +22,7 @@
 #include "event_poll.h"
 #include "loop_thread.h"
 #include "shim_atomic.h"
+#include "shim_pool.h"
 
 /* ---- memory BIOs and frees ---- */
 long shim_BIO_get_mem_data(BIO *bio, char **data);

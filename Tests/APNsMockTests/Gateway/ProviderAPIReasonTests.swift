@@ -32,6 +32,37 @@ struct ProviderAPIReasonTests {
         #expect(records.first?["payload_bytes"] as? Int == samplePayload.count)
     }
 
+    @Test("Success answers written in one block per connection: each carries its own ids, also while earlier ones are held (--delay-ms) and many are in flight; production answers carry no unique id")
+    func answersWrittenInPlace() async throws {
+        var held = GatewayFaults()
+        held.delayMilliseconds = 50
+        for (environment, faults) in [(APNsEnvironment.sandbox, held), (.sandbox, GatewayFaults()), (.production, GatewayFaults())] {
+            let f = try GatewayFixture(environment: environment, faults: faults)
+            let client = try await f.client(try f.identity(.universal))
+            let ids = (0..<40).map { _ in UUID().uuidString }
+            let answers = try await withThrowingTaskGroup(of: (String, HTTP2Response).self) { group in
+                for id in ids {
+                    group.addTask { (id, try await push(client, headers: [("apns-topic", "com.example.app"), ("apns-id", id)])) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(answers.count == ids.count)
+            var uniqueIDs: Set<String> = []
+            for (sent, response) in answers {
+                #expect(response.status == 200, "\(environment)")
+                #expect(response.header("apns-id") == sent.lowercased(), "every answer echoes its own request's id, lower case")
+                #expect(response.header("server") == "apnskit-mock")
+                if environment == .sandbox, let unique = response.header("apns-unique-id") {
+                    #expect(RequestValidator.isCanonicalUUID(unique))
+                    uniqueIDs.insert(unique)
+                } else {
+                    #expect(response.header("apns-unique-id") == nil, "\(environment): only sandbox answers carry apns-unique-id")
+                }
+            }
+            if environment == .sandbox { #expect(uniqueIDs.count == ids.count, "a fresh apns-unique-id per answer") }
+        }
+    }
+
     @Test("Request syntax reasons: path, method, headers, payload")
     func syntaxReasons() async throws {
         let f = try GatewayFixture()

@@ -1,18 +1,21 @@
 // Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
 // SPDX-License-Identifier: Apache-2.0
 
-/// Server side: a request's regular headers as they arrived, as bytes. Every name and value
-/// is copied, one after the other, into one byte array, and each field is a row of offsets
-/// into it.
+/// Header fields as bytes: every name and value copied, one after the other, into one byte
+/// array, and each field a row of offsets into it. A server's requests arrive in this form
+/// (`HTTP2Request.received`), and a server can write an answer's headers in it
+/// (`HTTP2Response.fields`).
 ///
 /// Why bytes and not `(name: String, value: String)` pairs: a gateway reads a handful of a
 /// request's headers and ignores the rest (user-agent, content-length, ...), yet a pair array
 /// made two Strings per header and, when the request was recycled, destroyed every pair
 /// through the runtime's generic tuple witness. Here a header costs one copy of its bytes and
 /// one row of integers, and emptying the arrays for the next request destroys nothing. The
-/// handler makes a String of just the values it needs (docs/benchmarks.md, "the mock's byte
-/// view").
-package struct HTTP2ReceivedHeaders: Sendable {
+/// handler makes a String of just the values it needs. An answer written here again and again
+/// (a gateway keeps one per connection) allocates nothing once its arrays have grown, and a
+/// value such as a fresh id is formatted straight into it (docs/benchmarks.md, "the mock's
+/// byte view").
+package struct HTTP2HeaderFields: Sendable {
     /// Where one field's name and value sit in the bytes `withUnsafeFields` hands over.
     package struct Field: Sendable, Equatable {
         package let nameStart: UInt32
@@ -57,14 +60,39 @@ package struct HTTP2ReceivedHeaders: Sendable {
     mutating func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         let nameStart = storage.count
         storage.append(name, value)
-        fields.append(Field(nameStart: UInt32(truncatingIfNeeded: nameStart), nameCount: UInt32(truncatingIfNeeded: name.count),
-                            valueStart: UInt32(truncatingIfNeeded: nameStart + name.count),
-                            valueCount: UInt32(truncatingIfNeeded: value.count)))
+        appendRow(nameStart: nameStart, valueStart: nameStart + name.count)
     }
 
-    /// Empties it for the next request on the connection, keeping its storage unless that
-    /// grew past `byteLimit` bytes (a recycled request keeps at most that much).
-    mutating func removeAll(keepingAtMost byteLimit: Int = .max) {
+    /// Appends a field of an answer. `name` must be lower case, as HTTP/2 sends names (it is
+    /// copied as it is). The caller bounds the total, as with received fields.
+    package mutating func append(name: StaticString, value: String) {
+        let nameStart = storage.count
+        name.withUTF8Buffer { storage.append($0) }
+        let valueStart = storage.count
+        storage.append(utf8: value)
+        appendRow(nameStart: nameStart, valueStart: valueStart)
+    }
+
+    /// Appends a field whose value, `valueCount` bytes, `write` stores in place at the pointer
+    /// it is given (an id's hex digits, without making a String of them first). `name` must be
+    /// lower case.
+    package mutating func append(name: StaticString, valueCount: Int, writing write: (UnsafeMutableRawPointer) -> Void) {
+        let nameStart = storage.count
+        name.withUTF8Buffer { storage.append($0) }
+        let valueStart = storage.count
+        storage.append(count: valueCount, writing: write)
+        appendRow(nameStart: nameStart, valueStart: valueStart)
+    }
+
+    private mutating func appendRow(nameStart: Int, valueStart: Int) {
+        fields.append(Field(nameStart: UInt32(truncatingIfNeeded: nameStart), nameCount: UInt32(truncatingIfNeeded: valueStart - nameStart),
+                            valueStart: UInt32(truncatingIfNeeded: valueStart),
+                            valueCount: UInt32(truncatingIfNeeded: storage.count - valueStart)))
+    }
+
+    /// Empties it for the next request or answer on the connection, keeping its storage unless
+    /// that grew past `byteLimit` bytes (a recycled request keeps at most that much).
+    package mutating func removeAll(keepingAtMost byteLimit: Int = .max) {
         storage.removeAll(keepingAtMost: byteLimit)
         fields.removeAll(keepingCapacity: true)
     }
