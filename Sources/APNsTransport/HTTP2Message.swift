@@ -75,7 +75,7 @@ package struct HTTP2Request: Sendable {
         _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<HTTP2HeaderFields.Field>) throws -> Result
     ) rethrows -> Result {
         if !received.isEmpty { return try received.withUnsafeFields(body) }
-        return try HTTP2HeaderFields(allHeaders).withUnsafeFields(body)
+        return try receivedHeaders.withUnsafeFields(body)
     }
 }
 
@@ -207,9 +207,6 @@ package struct HTTP2Settings: Sendable {
     /// server accepts; the server raises it with `HTTP2Response.announceMaxConcurrentStreams`.
     package var maxConcurrentStreamsWithoutClientCertificate: UInt32?
 
-    /// Whether `name` is one of `neverIndexedHeaders` (HTTP/2 names are case-insensitive).
-    /// Lengths first, as most names differ in length and a failed String comparison is an
-    /// out-of-line call; lower-cased only for a name that has upper-case letters.
     /// `isNeverIndexed(_:)` of a name given as bytes (lower case), without making a String.
     func isNeverIndexed(bytes name: UnsafeBufferPointer<UInt8>) -> Bool {
         guard neverIndexedLengths & Self.lengthBit(name.count) != 0 else { return false }
@@ -218,6 +215,9 @@ package struct HTTP2Settings: Sendable {
         }
     }
 
+    /// Whether `name` is one of `neverIndexedHeaders` (HTTP/2 names are case-insensitive).
+    /// Lengths first, as most names differ in length and a failed String comparison is an
+    /// out-of-line call; lower-cased only for a name that has upper-case letters.
     func isNeverIndexed(_ name: String) -> Bool {
         let length = name.utf8.count
         guard neverIndexedLengths & Self.lengthBit(length) != 0 else { return false }

@@ -27,7 +27,7 @@ final class HTTP2Session: ConnectionDelegate {
     private var session: OpaquePointer?
     /// What `session` allocates from (`HTTP2Settings.pooledSessionMemory`); a stored property,
     /// so it outlives the `nghttp2_session_del` in deinit.
-    private(set) var memoryPool: SessionMemoryPool?
+    private var memoryPool: SessionMemoryPool?
     /// Deadlines, PINGs, health check, GOAWAY, idle timeout: see `HTTP2ConnectionStateMachine`.
     /// `@exclusivity(unchecked)`: the roles stamp it for every frame (the runtime's check, some
     /// 80 instructions, was counted three times per request in the mock), and no two accesses
