@@ -54,7 +54,6 @@ final class Connection: PollHandler {
     private var outgoingHead = 0
     private var handshakeWantsWrite = false
     private var writeWantsRead = false
-    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     /// Set by `closeAfterPeer`: we sent close_notify and only wait for the peer to close.
     private var lingering = false
     /// Set by a delegate whose reader is behind (`RawStream` above its buffer bound): no more
@@ -210,9 +209,13 @@ final class Connection: PollHandler {
         // Reads at most up to the end of the proxy's answer head: one byte at a time would be
         // exact but slow; the answer is small and nothing follows it until we speak TLS.
         while reading, outcome == nil, !tunnel.hasOutput {
-            let count = readBuffer.withUnsafeMutableBytes { recv(socket.fd, $0.baseAddress, 1024, 0) }
+            let count = loop.withReadBuffer { buffer in
+                let count = recv(socket.fd, buffer.baseAddress, 1024, 0)
+                if count > 0 { outcome = tunnel.received(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) }
+                return count
+            }
             if count > 0 {
-                outcome = readBuffer.withUnsafeBytes { tunnel.received(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                continue
             } else if count == 0 {
                 outcome = .refused(tunnel.closedEarly())
             } else if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
@@ -495,12 +498,14 @@ final class Connection: PollHandler {
         guard let ssl else { return }
         while state == .open, !readPaused || lingering {
             OpenSSLErrorQueue.clear()
-            let count = readBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
-            if count > 0 {
-                if lingering { continue }  // the session is over: discard until the peer closes
-                readBuffer.withUnsafeBytes { delegate?.connection(self, didRead: UnsafeRawBufferPointer(rebasing: $0[0..<Int(count)])) }
-                continue
+            holdsBuffers = true
+            let count = loop.withReadBuffer { buffer in
+                let count = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
+                // Lingering: the session is over, discard until the peer closes.
+                if count > 0, !lingering { delegate?.connection(self, didRead: UnsafeRawBufferPointer(rebasing: buffer[0..<Int(count)])) }
+                return count
             }
+            if count > 0 { continue }
             if lingering {
                 // Peer closed (or failed): done either way.
                 let error = SSL_get_error(ssl, count)
@@ -520,9 +525,13 @@ final class Connection: PollHandler {
     /// Reads whatever is still buffered so the info callback sees a pending alert.
     private func drainForAlert(_ ssl: OpaquePointer) {
         guard observations.pointee.alert_received == 0 else { return }
-        for _ in 0..<8 {
-            let count = readBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
-            if count <= 0 || observations.pointee.alert_received != 0 { break }
+        // Its own small buffer: a write that fails inside a read (the loop's buffer still holds
+        // that read's bytes) comes here, and what it reads is thrown away.
+        withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 16) { scratch in
+            for _ in 0..<8 {
+                let count = SSL_read(ssl, scratch.baseAddress, Int32(scratch.count))
+                if count <= 0 || observations.pointee.alert_received != 0 { break }
+            }
         }
     }
 
@@ -587,6 +596,25 @@ final class Connection: PollHandler {
     }
 
     /// One last non-blocking attempt to send queued bytes (GOAWAY) before closing.
+    /// Hands back what a connection holds only for traffic: an empty output buffer's capacity
+    /// and OpenSSL's record buffers (`SSL_free_buffers`, which keeps them while a record is
+    /// half read or written; about 34 KB). A server calls it for connections quiet a while
+    /// (`HTTP2Settings.releaseBuffersAfter`), so a busy connection allocates nothing per
+    /// record and an idle one holds a few KB; the next read or write allocates them again.
+    func releaseIdleBuffers() {
+        loop.preconditionInLoop()
+        guard state == .open, !inReadBurst, let ssl else { return }
+        if pendingOutput == 0 {
+            outgoing = []
+            outgoingHead = 0
+        }
+        holdsBuffers = SSL_free_buffers(ssl) != 1 || outgoing.capacity > 0
+    }
+
+    /// False from `releaseIdleBuffers` (when every buffer went) until the next read or write
+    /// (tests of the sweep).
+    private(set) var holdsBuffers = true
+
     private func flushBestEffort(_ ssl: OpaquePointer) {
         guard pendingOutput > 0 else { return }
         _ = outgoing.withUnsafeBytes { SSL_write(ssl, $0.baseAddress! + outgoingHead, Int32(min(pendingOutput, Int(Int32.max)))) }

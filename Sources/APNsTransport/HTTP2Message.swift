@@ -164,6 +164,11 @@ package struct HTTP2Settings: Sendable {
     package var pooledSessionMemory = true
     /// The GOAWAY debug data of an idle close (the caller's wording, e.g. a JSON reason).
     package var idleGoAwayDebug = ""
+    /// Server: a connection with no request frame or answer for this many seconds hands its
+    /// read and TLS buffers back (`Connection.releaseIdleBuffers`), checked by the server's
+    /// sweep (at least once a second), so a busy connection keeps its buffers and an idle one
+    /// holds a few KB. nil: never released.
+    package var releaseBuffersAfter: Double? = 1
     /// Headers we send (lower-case names; a client may list `:path`) whose values differ on
     /// every message, such as ids: a client's request headers, a server's response headers.
     /// They are sent as HPACK literals that are never indexed: indexing them would only push

@@ -120,19 +120,46 @@ package final class HTTP2Server: Sendable {
         }
         let bound = LoopBound(handingOver: state, loop: loop)
         loop.execute { loop.register(bound.value.listener) }
-        if let idle = settings.idleTimeout, idle > 0 {
-            loop.execute { sweepIdle(bound.value, loop: loop, timeout: idle, debug: settings.idleGoAwayDebug) }
+        let idle = settings.idleTimeout.flatMap { $0 > 0 ? $0 : nil }
+        let quiet = settings.releaseBuffersAfter.flatMap { $0 >= 0 ? $0 : nil }
+        if idle != nil || quiet != nil {
+            let sweep = Sweep(idleTimeout: idle, debug: settings.idleGoAwayDebug, releaseBuffersAfter: quiet)
+            loop.execute { sweepIdle(bound.value, loop: loop, sweep) }
         }
         return HTTP2Server(port: boundPort, loop: loop, state: bound)
     }
 
-    /// One timer for all connections, every half timeout (at most a second): each idle one
-    /// gets GOAWAY (`HTTP2Session.closeIfIdle`). Loop thread; ends when the server stops.
-    private static func sweepIdle(_ state: ServerState, loop: EventLoop, timeout: Double, debug: String) {
+    /// What the sweep of quiet connections does (`HTTP2Settings`).
+    private struct Sweep {
+        var idleTimeout: Double?
+        var debug: String
+        var releaseBuffersAfter: Double?
+
+        /// Every half timeout or quiet time, at least once a second and at most ten times.
+        var interval: Double { max(0.1, min(1, (idleTimeout ?? 2) / 2, (releaseBuffersAfter ?? 2) / 2)) }
+    }
+
+    /// One timer for all connections: each idle one gets GOAWAY (`HTTP2Session.closeIfIdle`),
+    /// each quiet one hands its buffers back. Loop thread; ends when the server stops.
+    private static func sweepIdle(_ state: ServerState, loop: EventLoop, _ sweep: Sweep) {
         guard !state.stopped else { return }
         let now = EventLoop.nowMillis()
-        for session in Array(state.sessions.values) { session.closeIfIdle(now: now, timeout: timeout, debug: debug) }
-        loop.schedule(after: min(timeout / 2, 1)) { sweepIdle(state, loop: loop, timeout: timeout, debug: debug) }
+        for session in Array(state.sessions.values) {
+            if let quiet = sweep.releaseBuffersAfter { session.releaseBuffersIfQuiet(now: now, quiet: quiet) }
+            if let timeout = sweep.idleTimeout { session.closeIfIdle(now: now, timeout: timeout, debug: sweep.debug) }
+        }
+        loop.schedule(after: sweep.interval) { sweepIdle(state, loop: loop, sweep) }
+    }
+
+    /// How many of the open connections hold their TLS and output buffers (tests of the sweep).
+    package func connectionsHoldingBuffers() async -> (open: Int, holding: Int) {
+        let state = self.state
+        return await withCheckedContinuation { continuation in
+            loop.execute {
+                let sessions = state.value.sessions.values
+                continuation.resume(returning: (sessions.count, sessions.filter { $0.connection.holdsBuffers }.count))
+            }
+        }
     }
 
     /// Stops accepting and sends GOAWAY to every connection.

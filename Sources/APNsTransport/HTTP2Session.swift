@@ -510,6 +510,14 @@ final class HTTP2Session: ConnectionDelegate {
         produce()
     }
 
+    /// Called by a server's sweep: past `quiet` seconds without a request frame or an answer,
+    /// the connection's buffers go back (`Connection.releaseIdleBuffers`).
+    func releaseBuffersIfQuiet(now: UInt64, quiet: Double) {
+        connection.loop.preconditionInLoop()
+        guard now >= state.lastActivity, Double(now - state.lastActivity) >= quiet * 1000 else { return }
+        connection.releaseIdleBuffers()
+    }
+
     /// Called by a server's idle sweep. Past `timeout` seconds without a request frame or an
     /// answer, the peer gets GOAWAY (NO_ERROR, `debug`), after which the session closes once
     /// no stream is open; a connection still idle one more `timeout` later (a stream left open

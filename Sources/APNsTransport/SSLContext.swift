@@ -38,10 +38,11 @@ final class SSLContext: OpenSSLObjectOwner, @unchecked Sendable {
         if let max = configuration.maximumVersion {
             _ = shim_SSL_CTX_set_max_proto_version(ctx, max.openssl)
         }
-        // Servers may hold a thousand mostly idle connections: their buffers are released while
-        // empty. A client has a few busy ones, where that would cost an allocation per record.
-        let release = server ? SSL_MODE_RELEASE_BUFFERS : 0
-        _ = shim_SSL_CTX_set_mode(ctx, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | release))
+        // Buffers are kept while a connection is busy: OpenSSL's SSL_MODE_RELEASE_BUFFERS frees
+        // them after every record, seven allocations per request on a connection with one
+        // stream at a time (docs/benchmarks.md, the 500-connection row). A server hands a
+        // quiet connection's buffers back instead (`Connection.releaseIdleBuffers`).
+        _ = shim_SSL_CTX_set_mode(ctx, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER))
         // Every read drains OpenSSL's buffer until it wants more (Connection.readAvailable), so
         // records read ahead are never left waiting for a poll() that will not come.
         shim_SSL_CTX_set_read_ahead(ctx, 1)

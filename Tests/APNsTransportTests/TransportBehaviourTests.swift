@@ -73,6 +73,32 @@ struct TransportBehaviourTests {
         }
     }
 
+    /// A quiet connection hands its TLS and output buffers back (`HTTP2Settings.releaseBuffersAfter`)
+    /// and gets them again with its next request, however large; with the setting off it keeps them.
+    @Test(arguments: [0.2, nil] as [Double?])
+    func quietConnectionsHandBuffersBack(after quiet: Double?) async throws {
+        try await onOwnLoop("test.buffers") { loop in
+            var settings = HTTP2Settings(maxBodySize: 1 << 20)
+            settings.releaseBuffersAfter = quiet
+            let server = try HTTP2Server.start(tls: .server(identity: try fixtures.serverIdentity), settings: settings, loop: loop) { request in
+                HTTP2Response(status: 200, body: request.body)
+            }
+            defer { server.stop() }
+            let client = try await HTTP2Client.connect(to: Endpoint(host: "localhost", port: server.port), tls: try clientTLS(),
+                                                       settings: HTTP2Settings(maxBodySize: 1 << 20), loop: loop)
+            defer { client.close() }
+            #expect(try await client.send(HTTP2Request(path: "/small", body: Array("hello".utf8))).status == 200)
+            let held = await Wait.reading(seconds: quiet == nil ? 1 : 10, { await server.connectionsHoldingBuffers() }, until: { $0.holding == 0 })
+            #expect(held.open == 1)
+            #expect(held.holding == (quiet == nil ? 1 : 0))
+            // Larger than the loop's read buffer and than a TLS record: the buffers come back for it.
+            let body = (0..<(200 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+            let response = try await client.send(HTTP2Request(path: "/large", body: body))
+            #expect(response.status == 200)
+            #expect(response.body == body)
+        }
+    }
+
     @Test func largeBodiesFlowBothWays() async throws {
         try await onOwnLoop("test.flow") { loop in
             // The body bound (64 KiB by default: APNs bodies are small) is raised on both sides:
