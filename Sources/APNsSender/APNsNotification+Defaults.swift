@@ -22,10 +22,14 @@ extension APNsNotification {
     /// This notification with a missing topic (from `bundleID`, the certificate's) and a
     /// missing priority filled in.
     public func withDefaults(bundleID: String?) -> APNsNotification {
-        guard topic == nil || priority == nil else { return self }
-        var filled = self
-        if filled.topic == nil, let bundleID { filled.topic = Self.topic(bundleID: bundleID, pushType: pushType) }
-        if filled.priority == nil { filled.priority = Self.defaultPriority(for: pushType) }
-        return filled
+        filledDefaults(bundleID: bundleID)
+    }
+
+    /// `withDefaults`, filled in place: the sender's run hands over a notification it owns,
+    /// so it is not copied (a retain and a release of each of its fields per notification).
+    consuming func filledDefaults(bundleID: String?) -> APNsNotification {
+        if topic == nil, let bundleID { topic = Self.topic(bundleID: bundleID, pushType: pushType) }
+        if priority == nil { priority = Self.defaultPriority(for: pushType) }
+        return self
     }
 }

@@ -93,9 +93,8 @@ public struct APNsNotification: Sendable {
         headers.reserveCapacity(collapseID == nil ? 1 : 2)
         headers.append(("apns-id", apnsID))
         if let collapseID { headers.append(("apns-collapse-id", collapseID)) }
-        var request = HTTP2Request(path: Hex.encode(token.bytes, after: RequestValidator.devicePathPrefix), headers: headers, body: payload)
-        request.sharedHeaders = shared
-        return request
+        return HTTP2Request(path: Hex.encode(token.bytes, after: RequestValidator.devicePathPrefix), headers: headers, sharedHeaders: shared,
+                            body: payload)
     }
 
     static func newID() -> String { MessageID.shared.next() }

@@ -20,8 +20,9 @@ struct AttemptHistory: Sendable, Equatable {
     var refreshedToken = false
 
     /// Signs `request` for the next attempt and counts it. A token that cannot be signed
-    /// throws, and no attempt is counted (nothing went out).
-    mutating func nextAttempt(_ request: HTTP2Request, tokens: ProviderTokenCache?) throws(APNsSendError) -> (request: HTTP2Request, bearer: String?) {
+    /// throws, and no attempt is counted (nothing went out). `consuming`: the caller's copy
+    /// is signed in place, not copied again (a retain and a release of each of its fields).
+    mutating func nextAttempt(_ request: consuming HTTP2Request, tokens: ProviderTokenCache?) throws(APNsSendError) -> (request: HTTP2Request, bearer: String?) {
         var request = request
         let bearer = try request.sign(with: tokens)
         attempts += 1
@@ -61,16 +62,17 @@ final class NotificationEntry: Sendable {
     let index: Int
     let notification: APNsNotification
     let apnsID: String
-    /// Path, headers and payload; `authorization` is added per attempt.
-    let request: HTTP2Request
+    /// The header block of the notification's topic, push type, priority and expiration,
+    /// shared with the batch's other notifications (`BatchRunStateMachine.sharedHeaders`).
+    let sharedHeaders: HTTP2HeaderBlock
     /// The run's clock (uptime nanoseconds) when it was taken from the feed (the duration metric).
     let startedNanos: UInt64
 
-    init(index: Int, notification: APNsNotification, apnsID: String, request: HTTP2Request, startedNanos: UInt64) {
+    init(index: Int, notification: APNsNotification, apnsID: String, sharedHeaders: HTTP2HeaderBlock, startedNanos: UInt64) {
         self.index = index
         self.notification = notification
         self.apnsID = apnsID
-        self.request = request
+        self.sharedHeaders = sharedHeaders
         self.startedNanos = startedNanos
     }
 }
@@ -82,7 +84,10 @@ struct PendingNotification: Sendable {
     var history = AttemptHistory()
     var index: Int { entry.index }
     var notification: APNsNotification { entry.notification }
-    var request: HTTP2Request { entry.request }
+    /// Path, headers and payload (`authorization` is added per attempt), made for each
+    /// attempt by the caller that submits it: not under the run's lock, where the entry is
+    /// made, and no stored request copied out of the entry (a retry, rare, makes it again).
+    var request: HTTP2Request { entry.notification.request(apnsID: entry.apnsID, shared: entry.sharedHeaders) }
 
     /// The result with `outcome`, with the word of every earlier attempt (`keepingWord`).
     func result(_ outcome: APNsSendResult.Outcome, uniqueID: String? = nil) -> APNsSendResult {
@@ -266,12 +271,11 @@ struct BatchRunStateMachine: Sendable {
         }
     }
 
-    private mutating func pending(index: Int, _ notification: APNsNotification, now: UInt64) -> PendingNotification {
-        let notification = notification.withDefaults(bundleID: settings.defaultBundleID)
+    private mutating func pending(index: Int, _ notification: consuming APNsNotification, now: UInt64) -> PendingNotification {
+        let notification = notification.filledDefaults(bundleID: settings.defaultBundleID)
         let apnsID = notification.apnsID.map(MessageID.text) ?? ids.next()
         return PendingNotification(entry: NotificationEntry(index: index, notification: notification, apnsID: apnsID,
-                                                            request: notification.request(apnsID: apnsID, shared: sharedHeaders(for: notification)),
-                                                            startedNanos: now))
+                                                            sharedHeaders: sharedHeaders(for: notification), startedNanos: now))
     }
 
     /// The header block for `notification`'s topic, push type, priority and expiration: the

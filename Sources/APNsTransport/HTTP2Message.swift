@@ -39,12 +39,14 @@ package struct HTTP2Request: Sendable {
     package var remoteAddress: String = ""
 
     package init(method: String = "POST", path: String, authority: String? = nil, scheme: String = "https",
-                headers: [(name: String, value: String)] = [], authorization: String? = nil, body: [UInt8] = []) {
+                headers: [(name: String, value: String)] = [], sharedHeaders: HTTP2HeaderBlock? = nil, authorization: String? = nil,
+                body: [UInt8] = []) {
         self.method = method
         self.path = path
         self.authority = authority
         self.scheme = scheme
         self.headers = headers
+        self.sharedHeaders = sharedHeaders
         self.authorization = authorization
         self.body = body
     }
