@@ -67,6 +67,9 @@ final class Connection: PollHandler {
     private var inReadBurst = false
     private var flushDeferred = false
     static let burstFlushThreshold = 4096
+    /// False from `releaseIdleBuffers` (when every buffer went) until the next read or write
+    /// (tests of the sweep).
+    private(set) var holdsBuffers = true
 
     /// Bytes waiting to be encrypted and sent; delegates stop producing above this.
     var pendingOutput: Int { outgoing.count - outgoingHead }
@@ -452,6 +455,7 @@ final class Connection: PollHandler {
             return
         }
         guard state == .open, let ssl else { return }
+        if pendingOutput > 0 { holdsBuffers = true }
         while pendingOutput > 0 {
             OpenSSLErrorQueue.clear()
             let chunk = min(pendingOutput, 64 * 1024)
@@ -595,7 +599,6 @@ final class Connection: PollHandler {
         socket = nil
     }
 
-    /// One last non-blocking attempt to send queued bytes (GOAWAY) before closing.
     /// Hands back what a connection holds only for traffic: an empty output buffer's capacity
     /// and OpenSSL's record buffers (`SSL_free_buffers`, which keeps them while a record is
     /// half read or written; about 34 KB). A server calls it for connections quiet a while
@@ -611,10 +614,7 @@ final class Connection: PollHandler {
         holdsBuffers = SSL_free_buffers(ssl) != 1 || outgoing.capacity > 0
     }
 
-    /// False from `releaseIdleBuffers` (when every buffer went) until the next read or write
-    /// (tests of the sweep).
-    private(set) var holdsBuffers = true
-
+    /// One last non-blocking attempt to send queued bytes (GOAWAY) before closing.
     private func flushBestEffort(_ ssl: OpaquePointer) {
         guard pendingOutput > 0 else { return }
         _ = outgoing.withUnsafeBytes { SSL_write(ssl, $0.baseAddress! + outgoingHead, Int32(min(pendingOutput, Int(Int32.max)))) }
