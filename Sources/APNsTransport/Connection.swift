@@ -500,9 +500,9 @@ final class Connection: PollHandler {
 
     private func readBurst() {
         guard let ssl else { return }
+        holdsBuffers = true
         while state == .open, !readPaused || lingering {
             OpenSSLErrorQueue.clear()
-            holdsBuffers = true
             let count = loop.withReadBuffer { buffer in
                 let count = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
                 // Lingering: the session is over, discard until the peer closes.

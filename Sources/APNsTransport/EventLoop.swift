@@ -53,8 +53,8 @@ protocol PollHandler: AnyObject {
 ///   `thread`, `poller` (the object; its contents are loop-only);
 /// - loop-thread only, checked with `preconditionInLoop()` at every entry point, in release
 ///   builds too: `poller`'s set, `registrations`, `byHandler`, `byToken`, `nextToken`, `dirty`,
-///   `timers`, `readBuffer`'s bytes and `readBufferLent`; and `endOfTurn`, which only the loop's own thread can reach (through the
-///   thread-local `atEndOfTurn` reads).
+///   `timers`, `readBuffer`'s bytes and `readBufferLent`; and `endOfTurn`, which only the
+///   loop's own thread can reach (through the thread-local `atEndOfTurn` reads).
 package final class EventLoop: @unchecked Sendable {
     /// A loop shared by everyone who does not need isolation (the CLI, tests).
     package static let shared = EventLoop(name: "transport.loop")

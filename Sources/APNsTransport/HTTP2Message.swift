@@ -167,7 +167,7 @@ package struct HTTP2Settings: Sendable {
     /// The GOAWAY debug data of an idle close (the caller's wording, e.g. a JSON reason).
     package var idleGoAwayDebug = ""
     /// Server: a connection with no request frame or answer for this many seconds hands its
-    /// read and TLS buffers back (`Connection.releaseIdleBuffers`), checked by the server's
+    /// TLS and output buffers back (`Connection.releaseIdleBuffers`), checked by the server's
     /// sweep (at least once a second), so a busy connection keeps its buffers and an idle one
     /// holds a few KB. nil: never released.
     package var releaseBuffersAfter: Double? = 1

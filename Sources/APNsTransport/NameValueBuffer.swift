@@ -80,7 +80,6 @@ struct NameValueBuffer {
         }
     }
 
-
     /// Appends a header whose value is `value` in decimal (a `content-length`), written digit
     /// by digit without formatting a String. `name` must be lowercase.
     mutating func append(name: String, decimal value: Int) {
