@@ -41,21 +41,14 @@ final class HTTP2ClientRole: HTTP2SessionRole {
             hasDeadline = timeout != nil
         }
     }
-    @exclusivity(unchecked) private var streams: [Int32: Stream] = [:]
-    /// The stream the last callback asked for: nghttp2 calls back several times in a row for
-    /// one stream (its body as it goes out; an answer's headers, data and close), so most
-    /// lookups need no hashing.
-    @exclusivity(unchecked) private var recent: (id: Int32, stream: Stream)?
+    /// The open requests by stream id: ids are handed out in order, so a lookup needs no
+    /// hashing (`SequentialKeyTable`).
+    @exclusivity(unchecked) private var streams = SequentialKeyTable<Stream>()
     /// The last request's pseudo-header block and what it was made of (`pseudoHeaders`).
     private var lastPseudoHeaders: (method: String, scheme: String, authority: String, block: HTTP2HeaderBlock)?
 
     /// Stream `id`, if it is still in the book.
-    private func stream(_ id: Int32) -> Stream? {
-        if let recent, recent.id == id { return recent.stream }
-        guard let found = streams[id] else { return nil }
-        recent = (id, found)
-        return found
-    }
+    private func stream(_ id: Int32) -> Stream? { streams[Int(id)] }
     /// The session's one deadline sweep timer (when is `session.state.sweepAt`).
     private var sweepTimer: UInt64?
     private var streamResetter: StreamResetter?
@@ -230,12 +223,12 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     func receiveProcessed(in session: HTTP2Session) {}
 
     func sessionClosed(_ failure: TransportError, in session: HTTP2Session) {
-        let open = streams
+        let open = streams.entries
         streams.removeAll()
-        recent = nil
         session.connection.loop.cancelTimer(sweepTimer)
         sweepTimer = nil
-        for (id, stream) in open {
+        for (key, stream) in open {
+            let id = Int32(truncatingIfNeeded: key)
             let notProcessed = session.state.notProcessedAtLoss(id, opened: session.hasStream(id))
             stream.receiver.received(.failure(notProcessed ? TransportError(.notProcessed, "\(failure.message) The request was not processed and may be resent.") : failure))
         }
@@ -297,7 +290,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
             return
         }
         let stream = Stream(receiver: receiver, requestBody: request.body, timeout: timeout, cancellation: cancellation)
-        streams[id] = stream
+        streams.insert(stream, for: Int(id))
         let deadline = timeout.map { EventLoop.nowMillis() + TimerSeconds.milliseconds($0) }
         apply(session.state.streamStarted(id, deadline: deadline), in: session)
         if let cancellation, !cancellation.attach(resetter(for: session), stream: id) {
@@ -327,8 +320,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     /// Takes stream `id` out of the book (and its deadline out of the state machine).
     @discardableResult
     private func remove(_ id: Int32, in session: HTTP2Session) -> Stream? {
-        if recent?.id == id { recent = nil }
-        guard let stream = streams.removeValue(forKey: id) else { return nil }
+        guard let stream = streams.removeValue(for: Int(id)) else { return nil }
         if stream.hasDeadline { session.state.streamEnded(id) }
         return stream
     }
@@ -350,7 +342,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
         sweepTimer = nil
         let (expired, timer) = session.state.sweepTimerFired(now: EventLoop.nowMillis())
         for id in expired {
-            guard let stream = streams[id] else { continue }
+            guard let stream = stream(id) else { continue }
             abandon(id, TransportError(.timeout, "\(session.peer) did not answer the request within \(HTTP2Session.seconds(stream.timeout))."), in: session)
         }
         apply(timer, in: session)

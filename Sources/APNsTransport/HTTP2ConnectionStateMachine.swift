@@ -30,8 +30,9 @@ package struct HTTP2ConnectionStateMachine: Sendable {
 
     // MARK: request deadlines
 
-    /// Streams that have a deadline, and the deadline.
-    private var deadlines: [Int32: UInt64] = [:]
+    /// Streams that have a deadline, and the deadline (our own requests' streams: ids in
+    /// order, `SequentialKeyTable`).
+    private var deadlines = SequentialKeyTable<UInt64>()
     /// When the session's one sweep timer fires (nil: not armed). One timer per session, not
     /// one per request: at 100,000 requests a second the loop's timers would churn otherwise.
     package private(set) var sweepAt: UInt64?
@@ -47,13 +48,13 @@ package struct HTTP2ConnectionStateMachine: Sendable {
     /// A request's stream starts; `deadline` (nil: none) is when it counts as unanswered.
     package mutating func streamStarted(_ id: Int32, deadline: UInt64?) -> SweepTimer {
         guard let deadline, !isClosed else { return .keep }
-        deadlines[id] = deadline
+        deadlines.insert(deadline, for: Int(id))
         return arm(deadline)
     }
 
     /// A request's stream ended (answered, reset, cancelled, given up): its deadline is void.
     package mutating func streamEnded(_ id: Int32) {
-        if !deadlines.isEmpty { deadlines[id] = nil }
+        if !deadlines.isEmpty { deadlines.removeValue(for: Int(id)) }
     }
 
     /// The sweep timer fired at `now`: the streams past their deadline, earliest deadline
@@ -63,11 +64,11 @@ package struct HTTP2ConnectionStateMachine: Sendable {
         sweepAt = nil
         var expired: [(id: Int32, deadline: UInt64)] = []
         var earliest: UInt64 = .max
-        for (id, deadline) in deadlines {
-            if deadline <= now { expired.append((id, deadline)) } else { earliest = min(earliest, deadline) }
+        for (key, deadline) in deadlines.entries {
+            if deadline <= now { expired.append((Int32(truncatingIfNeeded: key), deadline)) } else { earliest = min(earliest, deadline) }
         }
         expired.sort { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
-        for stream in expired { deadlines[stream.id] = nil }
+        for stream in expired { deadlines.removeValue(for: Int(stream.id)) }
         return (expired.map(\.id), earliest == .max ? .keep : arm(earliest))
     }
 
