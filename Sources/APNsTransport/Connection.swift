@@ -29,13 +29,20 @@ protocol ConnectionDelegate: AnyObject {
 /// point checks (`EventLoop.preconditionInLoop`, release builds too: the `SSL*` is not
 /// thread-safe). Owners on other threads reach it through a `LoopBound` (via the session or
 /// stream it carries).
+///
+/// Its state and output buffer are `@exclusivity(unchecked)`, as `HTTP2ServerStreams`' are:
+/// every request reads or writes them several times (the session's `produce`, `flush`,
+/// `writeQueued`, the loop's `wantsWrite`), each runtime check some 80 instructions, and no
+/// access can overlap another: one thread, and no access spans a call that could come back in
+/// (the buffer is handed to `SSL_write` only, which calls no Swift; the delegate is called
+/// between accesses, never inside one).
 final class Connection: PollHandler {
     /// `tunneling`: connected to an HTTP proxy, asking it to CONNECT to the server (`ProxyTunnel`).
     enum State { case connecting, tunneling, handshaking, open, closed }
 
     let loop: EventLoop
     let context: SSLContext
-    private(set) var state: State
+    @exclusivity(unchecked) private(set) var state: State
     var delegate: ConnectionDelegate?
     /// The host name we connect to (client): SNI and host-name checks use it.
     let host: String?
@@ -50,26 +57,26 @@ final class Connection: PollHandler {
     private var connectErrors: [String] = []
     /// The CONNECT exchange, when the connection goes through an HTTP proxy.
     private var tunnel: ProxyTunnel?
-    private var outgoing: [UInt8] = []
-    private var outgoingHead = 0
-    private var handshakeWantsWrite = false
-    private var writeWantsRead = false
+    @exclusivity(unchecked) private var outgoing: [UInt8] = []
+    @exclusivity(unchecked) private var outgoingHead = 0
+    @exclusivity(unchecked) private var handshakeWantsWrite = false
+    @exclusivity(unchecked) private var writeWantsRead = false
     /// Set by `closeAfterPeer`: we sent close_notify and only wait for the peer to close.
-    private var lingering = false
+    @exclusivity(unchecked) private var lingering = false
     /// Set by a delegate whose reader is behind (`RawStream` above its buffer bound): no more
     /// input is read until `resumeReading`, so TCP flow control holds a fast sender back
     /// instead of our memory growing with what it sends.
-    private(set) var readPaused = false
+    @exclusivity(unchecked) private(set) var readPaused = false
     /// True while `readAvailable` hands a burst of input to the delegate. Writes asked for
     /// meanwhile wait for the burst's end, so the answers to everything a burst brought leave
     /// in one TLS record and one write() rather than one each (two busy peers otherwise settle
     /// into a syscall pair per message), unless `burstFlushThreshold` bytes pile up first.
-    private var inReadBurst = false
-    private var flushDeferred = false
+    @exclusivity(unchecked) private var inReadBurst = false
+    @exclusivity(unchecked) private var flushDeferred = false
     static let burstFlushThreshold = 4096
     /// False from `releaseIdleBuffers` (when every buffer went) until the next read or write
     /// (tests of the sweep).
-    private(set) var holdsBuffers = true
+    @exclusivity(unchecked) private(set) var holdsBuffers = true
 
     /// Bytes waiting to be encrypted and sent; delegates stop producing above this.
     var pendingOutput: Int { outgoing.count - outgoingHead }
@@ -126,7 +133,7 @@ final class Connection: PollHandler {
     }
 
     /// Set for a detached connection: there is nowhere to send to.
-    private var discardsOutput = false
+    @exclusivity(unchecked) private var discardsOutput = false
 
     deinit {
         if let ssl { SSL_free(ssl) }

@@ -24,7 +24,10 @@ final class HTTP2Session: ConnectionDelegate {
     /// The client or server half: what streams mean. Called from nghttp2's callbacks with
     /// this session, so it needs no reference back.
     let role: any HTTP2SessionRole
-    private var session: OpaquePointer?
+    /// `@exclusivity(unchecked)`, as `receiving` and `state` are: read on every `produce` and
+    /// every read (the runtime's check, some 80 instructions each), never accessed across a
+    /// call (nghttp2 gets a copy of the pointer), and loop thread only.
+    @exclusivity(unchecked) private var session: OpaquePointer?
     /// What `session` allocates from (`HTTP2Settings.pooledSessionMemory`); a stored property,
     /// so it outlives the `nghttp2_session_del` in deinit.
     private var memoryPool: SessionMemoryPool?
@@ -45,7 +48,7 @@ final class HTTP2Session: ConnectionDelegate {
     /// then are sent together by the `produce()` that follows it, one TLS write for a whole
     /// read's worth of them instead of one each (and nghttp2 is not re-entered from its
     /// callbacks).
-    private(set) var receiving = false
+    @exclusivity(unchecked) private(set) var receiving = false
 
     /// Called once when the TLS handshake finished (or failed before that).
     var onHandshake: ((Result<TLSHandshakeInfo, TransportError>) -> Void)?
