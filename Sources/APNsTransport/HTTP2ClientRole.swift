@@ -48,7 +48,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     private var lastPseudoHeaders: (method: String, scheme: String, authority: String, block: HTTP2HeaderBlock)?
 
     /// Stream `id`, if it is still in the book.
-    private func stream(_ id: Int32) -> Stream? { streams[Int(id)] }
+    private func stream(_ id: Int32) -> Stream? { streams[id] }
     /// The session's one deadline sweep timer (when is `session.state.sweepAt`).
     private var sweepTimer: UInt64?
     private var streamResetter: StreamResetter?
@@ -227,8 +227,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
         streams.removeAll()
         session.connection.loop.cancelTimer(sweepTimer)
         sweepTimer = nil
-        for (key, stream) in open {
-            let id = Int32(truncatingIfNeeded: key)
+        for (id, stream) in open {
             let notProcessed = session.state.notProcessedAtLoss(id, opened: session.hasStream(id))
             stream.receiver.received(.failure(notProcessed ? TransportError(.notProcessed, "\(failure.message) The request was not processed and may be resent.") : failure))
         }
@@ -290,7 +289,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
             return
         }
         let stream = Stream(receiver: receiver, requestBody: request.body, timeout: timeout, cancellation: cancellation)
-        streams.insert(stream, for: Int(id))
+        streams.insert(stream, for: id)
         let deadline = timeout.map { EventLoop.nowMillis() + TimerSeconds.milliseconds($0) }
         apply(session.state.streamStarted(id, deadline: deadline), in: session)
         if let cancellation, !cancellation.attach(resetter(for: session), stream: id) {
@@ -320,7 +319,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     /// Takes stream `id` out of the book (and its deadline out of the state machine).
     @discardableResult
     private func remove(_ id: Int32, in session: HTTP2Session) -> Stream? {
-        guard let stream = streams.removeValue(for: Int(id)) else { return nil }
+        guard let stream = streams.removeValue(for: id) else { return nil }
         if stream.hasDeadline { session.state.streamEnded(id) }
         return stream
     }

@@ -48,13 +48,13 @@ package struct HTTP2ConnectionStateMachine: Sendable {
     /// A request's stream starts; `deadline` (nil: none) is when it counts as unanswered.
     package mutating func streamStarted(_ id: Int32, deadline: UInt64?) -> SweepTimer {
         guard let deadline, !isClosed else { return .keep }
-        deadlines.insert(deadline, for: Int(id))
+        deadlines.insert(deadline, for: id)
         return arm(deadline)
     }
 
     /// A request's stream ended (answered, reset, cancelled, given up): its deadline is void.
     package mutating func streamEnded(_ id: Int32) {
-        if !deadlines.isEmpty { deadlines.removeValue(for: Int(id)) }
+        if !deadlines.isEmpty { deadlines.removeValue(for: id) }
     }
 
     /// The sweep timer fired at `now`: the streams past their deadline, earliest deadline
@@ -64,11 +64,11 @@ package struct HTTP2ConnectionStateMachine: Sendable {
         sweepAt = nil
         var expired: [(id: Int32, deadline: UInt64)] = []
         var earliest: UInt64 = .max
-        for (key, deadline) in deadlines.entries {
-            if deadline <= now { expired.append((Int32(truncatingIfNeeded: key), deadline)) } else { earliest = min(earliest, deadline) }
+        for (id, deadline) in deadlines.entries {
+            if deadline <= now { expired.append((id, deadline)) } else { earliest = min(earliest, deadline) }
         }
         expired.sort { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
-        for stream in expired { deadlines.removeValue(for: Int(stream.id)) }
+        for stream in expired { deadlines.removeValue(for: stream.id) }
         return (expired.map(\.id), earliest == .max ? .keep : arm(earliest))
     }
 

@@ -20,33 +20,31 @@
 /// dictionary, because moving them in and out of this table's optional slots cost more than
 /// the hashing saved (docs/benchmarks.md).
 struct SequentialKeyTable<Value> {
-    /// Per slot, its key (`Int.min`: empty; `Int.min` itself is kept in the overflow) and its
-    /// value. Two arrays: a probe compares plain integers, and only a hit reads the value.
-    private var keys: [Int]
+    /// Per slot, its key (`Int32.min`: empty; `Int32.min` itself is kept in the overflow) and
+    /// its value. Two arrays: a probe compares plain integers, and only a hit reads the value.
+    private var keys: [Int32]
     private var values: [Value?]
     private var mask: Int
     /// Keys whose slot another key held when they came.
-    private var overflow: [Int: Value] = [:]
+    private var overflow: [Int32: Value] = [:]
     private(set) var count = 0
 
-    init(capacity: Int = 32) {
-        var size = 32
-        while size < capacity * 2 { size *= 2 }
-        keys = Array(repeating: .min, count: size)
-        values = Array(repeating: nil, count: size)
-        mask = size - 1
+    init() {
+        keys = Array(repeating: .min, count: 32)
+        values = Array(repeating: nil, count: 32)
+        mask = 31
     }
 
     var isEmpty: Bool { count == 0 }
 
     @inline(__always)
-    private func slot(_ key: Int) -> Int { (key >> 1) & mask }
+    private func slot(_ key: Int32) -> Int { Int(key >> 1) & mask }
 
     /// The value of `key`, if it is in the table. Inlined, as are `insert` and `removeValue`:
     /// a call cost as much as the lookup (the client looks a stream up for each of an
     /// answer's headers).
     @inline(__always)
-    subscript(key: Int) -> Value? {
+    subscript(key: Int32) -> Value? {
         let index = slot(key)
         if keys[index] == key, key != .min { return values[index] }
         return overflow.isEmpty ? nil : overflow[key]
@@ -54,8 +52,8 @@ struct SequentialKeyTable<Value> {
 
     /// Adds (or replaces) the value of `key`.
     @inline(__always)
-    mutating func insert(_ value: consuming Value, for key: Int) {
-        var index = slot(key)
+    mutating func insert(_ value: consuming Value, for key: Int32) {
+        let index = slot(key)
         if keys[index] == key, key != .min {
             values[index] = value
             return
@@ -64,11 +62,14 @@ struct SequentialKeyTable<Value> {
             overflow[key] = value
             return
         }
-        if (count + 1) * 2 > keys.count {
-            grow()
-            index = slot(key)
-        }
+        if (count + 1) * 2 > keys.count { grow() }
         count += 1
+        place(value, for: key)
+    }
+
+    /// Puts a key that is not in the table into its slot, or the overflow when that is taken.
+    private mutating func place(_ value: consuming Value, for key: Int32) {
+        let index = slot(key)
         if keys[index] == .min, key != .min {
             keys[index] = key
             values[index] = value
@@ -79,7 +80,7 @@ struct SequentialKeyTable<Value> {
 
     /// Takes `key` out; its value, or nil when it was not in the table.
     @inline(__always) @discardableResult
-    mutating func removeValue(for key: Int) -> Value? {
+    mutating func removeValue(for key: Int32) -> Value? {
         let index = slot(key)
         if keys[index] == key, key != .min {
             count -= 1
@@ -101,8 +102,8 @@ struct SequentialKeyTable<Value> {
     }
 
     /// Every key and its value, by key (for our sequences, the order they were handed out in).
-    var entries: [(key: Int, value: Value)] {
-        var all: [(key: Int, value: Value)] = []
+    var entries: [(key: Int32, value: Value)] {
+        var all: [(key: Int32, value: Value)] = []
         for index in keys.indices where keys[index] != .min {
             if let value = values[index] { all.append((keys[index], value)) }
         }
@@ -116,15 +117,7 @@ struct SequentialKeyTable<Value> {
         values = Array(repeating: nil, count: keys.count)
         mask = keys.count - 1
         overflow.removeAll()
-        for (key, value) in old {
-            let index = slot(key)
-            if keys[index] == .min, key != .min {
-                keys[index] = key
-                values[index] = value
-            } else {
-                overflow[key] = value
-            }
-        }
+        for (key, value) in old { place(value, for: key) }
     }
 }
 
