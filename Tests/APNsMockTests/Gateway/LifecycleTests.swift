@@ -4,6 +4,7 @@ import APNs
 import APNsMock
 import Foundation
 import Logging
+import MetricsTestKit
 import ServiceLifecycle
 import Testing
 import TestSupport
@@ -25,23 +26,25 @@ struct LifecycleTests {
         let group: ServiceGroup
         let running: Task<Void, Error>
         let send: Task<APNsSendResult, Error>
-        let answered = Flag()
+        /// The client counts each result (`apns_notifications_total`) just before it hands the
+        /// result to the waiting send, on the thread that makes it. A flag set by the task
+        /// awaiting `send` would come later, whenever that task is next scheduled, and could
+        /// read "not answered" after the client had answered.
+        let metrics = TestMetrics()
+
+        /// Results the client has made so far.
+        var results: Int64 { metrics.counterTotal(label: "apns_notifications_total") }
 
         init(answerDelay: Duration) async throws {
             gateway = try await APNsMockGateway.start(answerDelay: answerDelay)
-            let client = try APNsClient(configuration: gateway.configuration)
+            let client = try APNsClient(configuration: gateway.configuration, metricsFactory: metrics)
             let group = ServiceGroup(configuration: .init(services: [client], logger: LifecycleTests.quiet))
             (self.client, self.group) = (client, group)
             running = Task { try await group.run() }
-            let answered = self.answered
-            send = Task {
-                let result = await client.send(APNsNotification(token: try LifecycleTests.token(1), payload: LifecycleTests.payload))
-                answered.set()
-                return result
-            }
+            send = Task { await client.send(APNsNotification(token: try LifecycleTests.token(1), payload: LifecycleTests.payload)) }
             let gateway = self.gateway
             #expect(await Wait.until(seconds: 60) { gateway.sentNotificationCount == 1 }, "the gateway never received the send")
-            #expect(!answered.isSet, "the send was answered at once: it was not in flight")
+            #expect(results == 0, "the send was answered at once: it was not in flight")
         }
 
         /// The code a send after the shutdown failed with (nil, and an issue, if it did not fail).
@@ -62,7 +65,7 @@ struct LifecycleTests {
         await f.group.triggerGracefulShutdown()
 
         try await f.running.value
-        #expect(f.answered.isSet, "the group returned before the send in flight had its answer")
+        #expect(f.results == 1, "the group returned before the send in flight had its answer")
         let result = try await f.send.value
         #expect(result.outcome == .delivered, "\(result.outcome)")
         #expect(result.apnsID == f.gateway.sentNotifications.first?.apnsID)
