@@ -36,8 +36,15 @@ package enum OpenSSLErrorQueue {
     /// Removes every queued error and returns them as readable lines.
     package static func drain() -> [String] { drainEntries().map(\.text) }
 
-    /// Discards anything left over from an earlier call.
-    package static func clear() { ERR_clear_error() }
+    /// Discards anything left over from an earlier call. Looks first: `ERR_clear_error` resets
+    /// all sixteen of the queue's slots whether or not any holds an error (about 390
+    /// instructions in OpenSSL 3), where `ERR_peek_error` on an empty queue is a fraction of
+    /// that. The connection clears before every `SSL_read` and `SSL_write`, as `SSL_get_error`
+    /// requires, and the queue is almost always empty then (docs/benchmarks.md, "Issue 33: the
+    /// error queue looked at before it is cleared").
+    package static func clear() {
+        if ERR_peek_error() != 0 { ERR_clear_error() }
+    }
 }
 
 /// What a failed decryption's error queue says happened. OpenSSL reports a wrong passphrase
