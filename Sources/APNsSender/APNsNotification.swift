@@ -66,6 +66,13 @@ public struct APNsNotification: Sendable {
         var pushType: APNsPushType?
         var priority: APNsPriority?
         var expiration: UInt64?
+
+        /// `notification.sharedHeaderKey == self`, without making the key (a copy of each of
+        /// its Strings, and their release).
+        func matches(_ notification: APNsNotification) -> Bool {
+            topic == notification.topic && pushType == notification.pushType && priority == notification.priority
+                && expiration == notification.expiration
+        }
     }
 
     var sharedHeaderKey: SharedHeaderKey {

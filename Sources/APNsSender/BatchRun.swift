@@ -196,14 +196,20 @@ final class BatchRun: Sendable {
 
     /// Carries out `slot`'s steps until its window is full, its connection is missing, or there
     /// is no work. `first`: a step the machine already took (a completion's).
-    private func pump(_ slot: Int, first: BatchRunStateMachine.Step? = nil) {
+    private func pump(_ slot: Int, first: consuming BatchRunStateMachine.Step? = nil) {
         var taken = first
         while true {
-            let step = taken ?? state.withLock { [source] state in
-                state.machine.nextStep(slot: slot, now: Self.now()) { source.take() }
+            // Moved, never copied: a step's payload is a tuple the runtime copies and destroys
+            // field by field through its generic witnesses (several hundred instructions).
+            let step: BatchRunStateMachine.Step
+            if let first = taken.take() {
+                step = first
+            } else {
+                step = state.withLock { [source] state in
+                    state.machine.nextStep(slot: slot, now: Self.now()) { source.take() }
+                }
             }
-            taken = nil
-            switch step {
+            switch consume step {
             case .idle:
                 finishIfDone()
                 return
@@ -250,14 +256,16 @@ final class BatchRun: Sendable {
         if let problem = item.notification.localProblem() {
             return giveBack(item, slot: slot, APNsSendError(.invalidNotification, "Not sent: \(problem)."))
         }
-        let attempt: (request: HTTP2Request, bearer: String?)
+        // Two values, not a tuple: a request read out of a tuple was a copy, and the tuple then
+        // went through the runtime's generic destroy (about 1k instructions a notification).
+        let request: HTTP2Request, bearer: String?
         do throws(APNsSendError) {
-            attempt = try item.history.nextAttempt(item.request, tokens: tokens)
+            (request, bearer) = try item.history.nextAttempt(item.request, tokens: tokens)
         } catch {
             return giveBack(item, slot: slot, error)
         }
-        connection.submit(attempt.request, cancellation: cancellation,
-                          to: ProviderAttempt(run: self, item: item, bearer: attempt.bearer, slot: slot, connection: connection))
+        connection.submit(request, cancellation: cancellation,
+                          to: ProviderAttempt(run: self, item: item, bearer: bearer, slot: slot, connection: connection))
     }
 
     /// One attempt of one notification on one connection, and the one object the request
@@ -293,10 +301,10 @@ final class BatchRun: Sendable {
         // Judged first, then applied under one lock (the loop thread takes the run's lock once
         // per answer: with several loops, each lock is a chance to wait for another thread).
         let answer = BatchRunStateMachine.judge(item, result, bearer: bearer, tokens: tokens, policy: policy)
-        let completion = state.withLock { [source] state in
+        var completion = state.withLock { [source] state in
             state.machine.completed(answer, slot: slot, connection: connection, now: Self.now()) { source.take() }
         }
-        if let result = completion.result { emit(answer.item, result) }
+        if let result = completion.result.take() { emit(answer.item, result) }
         if let seconds = completion.backOff {
             let index = item.index
             tasks.spawn { [self] in
@@ -305,7 +313,7 @@ final class BatchRun: Sendable {
                 pumpAll()
             }
         }
-        pump(slot, first: completion.next)
+        pump(slot, first: (consume completion).next)
     }
 
     // MARK: results

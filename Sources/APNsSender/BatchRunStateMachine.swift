@@ -281,10 +281,11 @@ struct BatchRunStateMachine: Sendable {
     /// The header block for `notification`'s topic, push type, priority and expiration: the
     /// last one made when they are the same (a batch's are), else a new one.
     private mutating func sharedHeaders(for notification: APNsNotification) -> HTTP2HeaderBlock {
-        let key = notification.sharedHeaderKey
-        if let last = lastSharedHeaders, last.key == key { return last.block }
+        // Compared where it lies: `if let last = lastSharedHeaders` copied the pair out and
+        // destroyed the copy through the runtime's generic tuple code (about 1k instructions).
+        if lastSharedHeaders?.key.matches(notification) == true, let block = lastSharedHeaders?.block { return block }
         let block = notification.sharedHeaderBlock()
-        lastSharedHeaders = (key, block)
+        lastSharedHeaders = (notification.sharedHeaderKey, block)
         return block
     }
 

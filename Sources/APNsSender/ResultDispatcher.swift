@@ -80,7 +80,13 @@ final class ResultDispatcher: Sendable {
                 return (batch, state.deliver, state.delivered)
             }
             guard let work else { return }
-            for result in work.batch { work.deliver?(result) }
+            // Each result lent from the batch, not copied out of it by an iterator (a retain and
+            // a release of each of its fields).
+            if let deliver = work.deliver {
+                work.batch.withUnsafeBufferPointer { results in
+                    for index in results.indices { deliver(results[index]) }
+                }
+            }
             work.delivered?(work.batch.count)
         }
     }

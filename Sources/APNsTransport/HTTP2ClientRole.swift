@@ -302,7 +302,12 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     /// nearly every request (never indexed: none, as before the block). `:path` is the
     /// request's own and follows it.
     private func pseudoHeaders(_ method: String, _ scheme: String, _ authority: String) -> HTTP2HeaderBlock {
-        if let last = lastPseudoHeaders, last.method == method, last.scheme == scheme, last.authority == authority { return last.block }
+        // Compared where it lies: `if let last = lastPseudoHeaders` copied the tuple out and
+        // destroyed the copy through the runtime's generic tuple code, once per request.
+        if lastPseudoHeaders?.method == method, lastPseudoHeaders?.scheme == scheme, lastPseudoHeaders?.authority == authority,
+           let block = lastPseudoHeaders?.block {
+            return block
+        }
         let block = HTTP2HeaderBlock([(":method", method), (":scheme", scheme), (":authority", authority)])
         lastPseudoHeaders = (method, scheme, authority, block)
         return block

@@ -193,9 +193,9 @@ struct Push: AsyncParsableCommand {
         let single = token != nil
         switch output.format {
         case .json:
-            Output.line(report.json(result: single ? sink.last : nil, invalidLine: nil))
+            Output.line(report.json(result: single ? sink.single : nil, invalidLine: nil))
         case .text:
-            if single, let result = sink.last { Output.line(PushReport.describe(result)) } else { Output.line(report.text) }
+            if single, let result = sink.single { Output.line(PushReport.describe(result)) } else { Output.line(report.text) }
         }
         if !unwritten.isEmpty {
             // After the summary, and with the delivery's exit code: a script that reran the

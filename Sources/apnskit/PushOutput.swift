@@ -23,8 +23,9 @@ final class PushSink: Sendable {
         var done = 0
         var errors = 0
         var invalid = 0
-        /// The one result of a single push (printed by the command).
-        var last: APNsSendResult?
+        /// The first result: a single push's one result, which the command prints. Only the
+        /// first is kept: keeping each in turn copied every result of a batch once more.
+        var first: APNsSendResult?
         var lastInvalid: (token: String, reason: String)?
         /// Files that failed a write (disk full): not committed, each with its sentence.
         var failedFiles: Set<ObjectIdentifier> = []
@@ -50,7 +51,7 @@ final class PushSink: Sendable {
     var errors: Int { state.withLock { $0.errors } }
     var invalid: Int { state.withLock { $0.invalid } }
     /// The one result of a single push (printed by the command).
-    var last: APNsSendResult? { state.withLock { $0.last } }
+    var single: APNsSendResult? { state.withLock { $0.first } }
     var lastInvalid: (token: String, reason: String)? { state.withLock { $0.lastInvalid } }
 
     /// `registeredAt`: when the app last registered the token, if the input said (a 410 older
@@ -60,7 +61,7 @@ final class PushSink: Sendable {
         state.withLock { state in
             state.done += 1
             if !result.isDelivered { state.errors += 1 }
-            state.last = result
+            if state.done == 1 { state.first = result }
             if state.results != nil { state.write(result.jsonLine(), to: state.results) }
             guard let removal else { return }
             if removal.safeToDelete != false { state.write(Array((result.token.hex + "\n").utf8), to: state.invalidTokens) }
