@@ -110,22 +110,22 @@ extension BatchSender {
 
 /// Stops a batch on its caller's word (`APNsBatchControl.stop`), also before its run exists.
 final class BatchStopSwitch: Sendable {
-    private let state = Locked<(run: BatchRun?, stopped: Bool)>((nil, false))
+    private let state = Locked<(runs: [BatchRun], stopped: Bool)>(([], false))
 
-    /// The run to stop; stopped at once if the caller already asked.
-    func attach(_ run: BatchRun) {
+    /// The batch's runs (one per event loop) to stop; stopped at once if the caller already asked.
+    func attach(_ runs: [BatchRun]) {
         let stopNow = state.withLock { state in
-            state.run = run
+            state.runs = runs
             return state.stopped
         }
-        if stopNow { run.stop() }
+        if stopNow { for run in runs { run.stop() } }
     }
 
     func stop() {
-        let run: BatchRun? = state.withLock { state in
+        let runs: [BatchRun] = state.withLock { state in
             state.stopped = true
-            return state.run
+            return state.runs
         }
-        run?.stop()
+        for run in runs { run.stop() }
     }
 }

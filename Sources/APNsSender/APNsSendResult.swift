@@ -183,4 +183,18 @@ public struct APNsBatchSummary: Sendable, Equatable {
         if diagnosis.deliveredInOtherEnvironment { deliveredInOtherEnvironment += 1 }
         if diagnosis.verdict == .limitReached { diagnosisLimitReached += 1 }
     }
+
+    /// Adds the totals of another run of the same batch (one run per event loop). The pool's
+    /// figures (`reconnects`, `connectionFailure`, `credentialsRejected`) are the batch's
+    /// already in each run's summary: kept, not added.
+    mutating func add(_ other: APNsBatchSummary) {
+        let counts: [WritableKeyPath<APNsBatchSummary, Int>] = [
+            \.total, \.delivered, \.rejected, \.failed, \.cancelled, \.notSent, \.possiblyDuplicated, \.diagnosed,
+            \.otherEnvironmentTokens, \.deliveredInOtherEnvironment, \.diagnosisLimitReached, \.retries,
+        ]
+        for count in counts { self[keyPath: count] += other[keyPath: count] }
+        reconnects = max(reconnects, other.reconnects)
+        connectionFailure = connectionFailure ?? other.connectionFailure
+        credentialsRejected = credentialsRejected || other.credentialsRejected
+    }
 }

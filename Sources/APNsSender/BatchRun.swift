@@ -5,7 +5,8 @@ import Foundation
 import Synchronized
 
 /// Where a run takes its notifications from: a feed read inline (never blocks), a feed read
-/// ahead on its own thread (may block), or the client's queue of single sends.
+/// ahead on its own thread (may block), the client's queue of single sends, or its share of a
+/// feed that the runs of several event loops take from (`SharedFeed`).
 enum BatchSource {
     enum Take {
         case item(index: Int, notification: APNsNotification)
@@ -17,6 +18,8 @@ enum BatchSource {
     case inline(any APNsNotificationFeed)
     case prefetched(FeedPrefetcher)
     case queue(SingleSendQueue)
+    /// One run's share of a feed that the runs of several event loops take from in stretches.
+    case stretch(StretchSource)
 
     func take() -> Take {
         switch self {
@@ -31,6 +34,8 @@ enum BatchSource {
             }
         case .queue(let queue):
             return queue.take()
+        case .stretch(let share):
+            return share.take()
         }
     }
 
@@ -40,6 +45,7 @@ enum BatchSource {
         case .inline: return []
         case .prefetched(let prefetcher): return prefetcher.stop()
         case .queue(let queue): return queue.close()
+        case .stretch(let share): return share.stop()
         }
     }
 }
@@ -63,6 +69,9 @@ final class BatchRun: Sendable {
     /// Calls `onResult` off the loop thread (batches); nil: called inline (single sends,
     /// whose `onResult` resumes the sender's continuation).
     private let dispatcher: ResultDispatcher?
+    /// This run's number at a dispatcher the runs of a batch on several loops share, which the
+    /// batch starts (`BatchSender`); nil: the run's own dispatcher, which it starts.
+    private let dispatcherOwner: Int?
     private let onResult: @Sendable (APNsSendResult) -> Void
     private let pool: ConnectionPool
     private let policy: APNsRetryPolicy
@@ -89,7 +98,8 @@ final class BatchRun: Sendable {
 
     init(source: BatchSource, poolSlots: [Int], window: Int, pool: ConnectionPool, policy: APNsRetryPolicy,
          tokens: ProviderTokenCache?, observer: SenderObserver, defaultBundleID: String? = nil, diagnoser: TokenDiagnoser? = nil,
-         resultsOnOwnThread: Bool = false, tasks: RunTasks = RunTasks(), onResult: @escaping @Sendable (APNsSendResult) -> Void) {
+         resultsOnOwnThread: Bool = false, sharedResults: (dispatcher: ResultDispatcher, owner: Int)? = nil, tasks: RunTasks = RunTasks(),
+         onResult: @escaping @Sendable (APNsSendResult) -> Void) {
         self.tasks = tasks
         self.observer = observer
         self.diagnoser = diagnoser
@@ -102,9 +112,10 @@ final class BatchRun: Sendable {
         let outagesAreFinal: Bool
         if case .queue = source { outagesAreFinal = false } else { outagesAreFinal = true }
         let settings = BatchRunStateMachine.Settings(slots: self.poolSlots.count, window: window, outagesAreFinal: outagesAreFinal,
-                                                     handsOver: resultsOnOwnThread, defaultBundleID: defaultBundleID)
+                                                     handsOver: resultsOnOwnThread || sharedResults != nil, defaultBundleID: defaultBundleID)
         state = Locked(State(machine: BatchRunStateMachine(settings: settings)))
-        dispatcher = resultsOnOwnThread ? ResultDispatcher(deliver: onResult) : nil
+        dispatcherOwner = sharedResults?.owner
+        dispatcher = sharedResults?.dispatcher ?? (resultsOnOwnThread ? ResultDispatcher(deliver: onResult) : nil)
     }
 
     /// A run over `feed`: read inline when it never blocks, else ahead on its own thread.
@@ -133,7 +144,7 @@ final class BatchRun: Sendable {
     /// the source has ended (or the run was stopped).
     func start(onFinish: @escaping @Sendable (APNsBatchSummary) -> Void) {
         state.withLock { $0.onFinish = onFinish }
-        dispatcher?.start { [self] count in delivered(count) }
+        if dispatcherOwner == nil { dispatcher?.start { [self] count in delivered(count) } }
         if case .prefetched(let prefetcher) = source { prefetcher.start { [self] in pumpAll() } }
         pumpAll()
     }
@@ -333,15 +344,15 @@ final class BatchRun: Sendable {
         if let diagnosis = result.diagnosis { state.withLock { $0.machine.recordDiagnosis(diagnosis) } }
         observer.finished(result, pushType: item.notification.pushType, startedNanos: item.entry.startedNanos)
         if let dispatcher {
-            dispatcher.submit(result)
+            dispatcher.submit(result, owner: dispatcherOwner ?? 0)
             return
         }
         onResult(result)
         _ = state.withLock { $0.machine.resultsDelivered(1) }
     }
 
-    /// A stretch of `count` results reached `onResult` (on the dispatcher's thread).
-    private func delivered(_ count: Int) {
+    /// A stretch of `count` of this run's results reached `onResult` (on the dispatcher's thread).
+    func delivered(_ count: Int) {
         let resume = state.withLock { $0.machine.resultsDelivered(count) }
         finishIfDone()
         // Only a run that held back for the consumer needs a push; otherwise the

@@ -16,6 +16,8 @@ import Synchronized
 /// connection and marked `possiblyDuplicated`; permanent reasons are final at once.
 package final class BatchSender: Sendable {
     private let pool: ConnectionPool
+    /// A batch runs as one `BatchRun` per event loop its connections live on (`SharedFeed`).
+    private let loopCount: Int
     private let concurrency: Int
     private let policy: APNsRetryPolicy
     private let tokens: ProviderTokenCache?
@@ -62,6 +64,7 @@ package final class BatchSender: Sendable {
         self.diagnoser = diagnoser
         observer = SenderObserver(logger: logger, environment: environment, factory: metricsFactory)
         pool = ConnectionPool(connector: connector, size: connections, policy: policy, observer: observer)
+        loopCount = max(1, min(connector.loopCount, pool.size))
         self.concurrency = max(1, concurrency)
         self.policy = policy
         self.tokens = tokens
@@ -99,14 +102,44 @@ package final class BatchSender: Sendable {
     func send(_ feed: some APNsNotificationFeed, stopSwitch: BatchStopSwitch?,
               onResult: @escaping @Sendable (APNsSendResult) -> Void) async -> APNsBatchSummary {
         if lifecycle.withLock({ $0.closed }) { warnIfServiceGroupOrderIsWrong() }
-        let run = BatchRun(feed: feed, poolSlots: Array(0..<pool.size), window: concurrency, pool: pool, policy: policy, tokens: tokens,
-                           observer: observer, defaultBundleID: defaultBundleID, diagnoser: diagnoser, resultsOnOwnThread: true, tasks: tasks,
-                           onResult: onResult)
-        stopSwitch?.attach(run)
-        let key = ObjectIdentifier(run)
-        lifecycle.withLock { $0.batches[key] = run }
-        defer { Self.update(lifecycle) { $0.batches[key] = nil } }
-        return await withTaskCancellationHandler { await run.run() } onCancel: { run.cancel() }
+        let runs = loopCount == 1 ? [BatchRun(feed: feed, poolSlots: Array(0..<pool.size), window: concurrency, pool: pool, policy: policy,
+                                              tokens: tokens, observer: observer, defaultBundleID: defaultBundleID, diagnoser: diagnoser,
+                                              resultsOnOwnThread: true, tasks: tasks, onResult: onResult)]
+                                   : runsPerLoop(feed, onResult: onResult)
+        stopSwitch?.attach(runs)
+        let keys = runs.map(ObjectIdentifier.init)
+        lifecycle.withLock { state in
+            for (key, run) in zip(keys, runs) { state.batches[key] = run }
+        }
+        defer { Self.update(lifecycle) { state in for key in keys { state.batches[key] = nil } } }
+        return await withTaskCancellationHandler {
+            if runs.count == 1 { return await runs[0].run() }
+            return await withTaskGroup(of: APNsBatchSummary.self) { group in
+                for run in runs { group.addTask { await run.run() } }
+                var summary = APNsBatchSummary()
+                for await part in group { summary.add(part) }
+                return summary
+            }
+        } onCancel: {
+            for run in runs { run.cancel() }
+        }
+    }
+
+    /// A batch whose connections live on several event loops: one run per loop, each with that
+    /// loop's pool slots (slot `n` is on loop `n % loopCount`), its own lock and its own state
+    /// machine, taking notifications from one `SharedFeed` in stretches. The runs share one
+    /// result thread, so `onResult` is called one result at a time, as for one run.
+    private func runsPerLoop(_ feed: some APNsNotificationFeed, onResult: @escaping @Sendable (APNsSendResult) -> Void) -> [BatchRun] {
+        let shared = SharedFeed(feed)
+        let results = ResultDispatcher(owners: loopCount, deliver: onResult)
+        let runs = (0..<loopCount).map { loop in
+            BatchRun(source: .stretch(StretchSource(shared)), poolSlots: Array(stride(from: loop, to: pool.size, by: loopCount)),
+                     window: concurrency, pool: pool, policy: policy, tokens: tokens, observer: observer, defaultBundleID: defaultBundleID,
+                     diagnoser: diagnoser, sharedResults: (results, loop), tasks: tasks, onResult: onResult)
+        }
+        results.start { owner, count in runs[owner].delivered(count) }
+        shared.start { for run in runs { run.pumpAll() } }
+        return runs
     }
 
     /// Sends one notification once a slot of the window (`concurrency` per connection, shared

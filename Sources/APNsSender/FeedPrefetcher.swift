@@ -70,6 +70,27 @@ final class FeedPrefetcher: Sendable {
         }
     }
 
+    /// Up to `limit` notifications read already, oldest first, in one lock: the runs of a batch
+    /// spread over several event loops take stretches (`SharedFeed`). None: `.empty` (which
+    /// arms `onAvailable`, as `take()` does) or `.ended`.
+    func take(upTo limit: Int) -> SharedFeed.Stretch {
+        state.withLock { state in
+            var items: [Item] = []
+            let before = state.buffer.count
+            while items.count < limit, let item = state.buffer.popFirst() { items.append(item) }
+            if !items.isEmpty {
+                // As `take()`: the reader, waiting while the buffer is full, is woken once it
+                // is half empty, not for every stretch (a wake-up per 32 notifications).
+                if before > capacity / 2 && state.buffer.count <= capacity / 2 { self.state.signal() }
+                return .items(items)
+            }
+            if state.ended { return .ended }
+            state.starved = true
+            self.state.signal()
+            return .empty
+        }
+    }
+
     /// Stops reading (the run was stopped or cancelled) and returns what was read and not
     /// taken, so each still gets its result. A `next()` already running is waited for up to
     /// `stopWait` seconds (a file answers at once) and what it returns is included; a read

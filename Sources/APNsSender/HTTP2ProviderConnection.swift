@@ -64,6 +64,7 @@ package struct HTTP2ProviderConnector: ProviderConnector {
     /// several connections can use several cores (`EventLoop.sharedLoops(count:)`).
     package let loops: [EventLoop]
     package var loop: EventLoop { loops[0] }
+    package var loopCount: Int { loops.count }
 
     package init(endpoint: Endpoint, tls: TLSConfiguration, connectTimeout: Double = 10, requestTimeout: Double = 30,
                 healthCheck: HTTP2HealthCheck = HTTP2HealthCheck(), loop: EventLoop = .shared) {

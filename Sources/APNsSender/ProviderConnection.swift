@@ -111,8 +111,12 @@ package protocol ProviderConnector: Sendable {
     /// The connection for pool slot `slot` (0-based): lets a connector place slots on
     /// different event loops (threads). Defaults to `connect()`.
     func connect(slot: Int) async throws(ProviderSendError) -> any ProviderConnection
+    /// How many event loops the slots are spread over: slot `n` lives on loop `n % loopCount`.
+    /// A batch runs one `BatchRun` per loop (`BatchSender`). Defaults to 1.
+    var loopCount: Int { get }
 }
 
 extension ProviderConnector {
     package func connect(slot: Int) async throws(ProviderSendError) -> any ProviderConnection { try await connect() }
+    package var loopCount: Int { 1 }
 }

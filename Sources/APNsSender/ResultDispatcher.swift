@@ -11,6 +11,10 @@ import Synchronized
 /// stops taking new notifications while more than `capacity` wait, so a consumer slower than
 /// the gateway slows the batch down instead of growing memory. After each delivered stretch,
 /// `delivered(count)` tells the run.
+///
+/// A batch on several event loops has one run per loop and one dispatcher for all of them
+/// (`owners`): `onResult` is still called one result at a time, from one thread, and each run
+/// is told how many of its own results went through. It ends once every owner closed it.
 final class ResultDispatcher: Sendable {
     /// Results waiting for `onResult` at most, before the run stops taking new work.
     static let capacity = 1024
@@ -22,38 +26,54 @@ final class ResultDispatcher: Sendable {
 
     private struct State {
         var queue: [APNsSendResult] = []
+        /// Whose each queued result is, when there are several owners (else empty).
+        var owners: [Int] = []
+        /// Owners that have not closed the dispatcher yet.
+        var open: Int
         /// The thread waits for a first result or lingers for more: `submit` wakes it.
         var idle = false
         var closed = false
         /// Dropped when the thread ends: the run's closures hold the run, and the run holds this.
         var deliver: (@Sendable (APNsSendResult) -> Void)?
-        var delivered: (@Sendable (Int) -> Void)?
+        var delivered: (@Sendable (_ owner: Int, _ count: Int) -> Void)?
     }
 
     private let state: Locked<State>
+    private let owners: Int
 
-    init(deliver: @escaping @Sendable (APNsSendResult) -> Void) {
-        state = Locked(State(deliver: deliver))
+    /// `owners`: the runs that submit results (one per event loop of a batch), numbered from 0.
+    init(owners: Int = 1, deliver: @escaping @Sendable (APNsSendResult) -> Void) {
+        self.owners = max(1, owners)
+        state = Locked(State(open: self.owners, deliver: deliver))
     }
 
-    /// Starts the thread; `delivered(count)` runs on it after each delivered stretch.
+    /// Starts the thread; `delivered(count)` runs on it after each delivered stretch (one owner).
     func start(delivered: @escaping @Sendable (Int) -> Void) {
+        start { _, count in delivered(count) }
+    }
+
+    /// Starts the thread; `delivered(owner, count)` runs on it after each delivered stretch,
+    /// once for each owner with results in it.
+    func start(delivered: @escaping @Sendable (_ owner: Int, _ count: Int) -> Void) {
         state.withLock { $0.delivered = delivered }
         let thread = Thread { [self] in run() }
         thread.name = "apnskit.results"
         thread.start()
     }
 
-    func submit(_ result: APNsSendResult) {
+    func submit(_ result: APNsSendResult, owner: Int = 0) {
         state.withLock { state in
             state.queue.append(result)
+            if owners > 1 { state.owners.append(owner) }
             if state.idle && (state.queue.count == 1 || state.queue.count == Self.stretch) { self.state.signal() }
         }
     }
 
-    /// Ends the thread once the queue is empty.
+    /// One owner is done; the thread ends once every owner is and the queue is empty.
     func close() {
         state.withLock { state in
+            state.open -= 1
+            guard state.open <= 0 else { return }
             state.closed = true
             self.state.signal()
         }
@@ -66,7 +86,8 @@ final class ResultDispatcher: Sendable {
                 state.idle = true
                 return false
             }) { _ in }
-            let work: (batch: [APNsSendResult], deliver: (@Sendable (APNsSendResult) -> Void)?, delivered: (@Sendable (Int) -> Void)?)?
+            let work: (batch: [APNsSendResult], owners: [Int], deliver: (@Sendable (APNsSendResult) -> Void)?,
+                       delivered: (@Sendable (Int, Int) -> Void)?)?
             work = state.withLock(waitingUntil: { $0.closed || $0.queue.count >= Self.stretch },
                                   deadline: Date(timeIntervalSinceNow: Self.linger)) { state in
                 state.idle = false
@@ -76,8 +97,10 @@ final class ResultDispatcher: Sendable {
                     return nil
                 }
                 let batch = state.queue
+                let owners = state.owners
                 state.queue.removeAll(keepingCapacity: true)
-                return (batch, state.deliver, state.delivered)
+                state.owners.removeAll(keepingCapacity: true)
+                return (batch, owners, state.deliver, state.delivered)
             }
             guard let work else { return }
             // Each result lent from the batch, not copied out of it by an iterator (a retain and
@@ -87,7 +110,14 @@ final class ResultDispatcher: Sendable {
                     for index in results.indices { deliver(results[index]) }
                 }
             }
-            work.delivered?(work.batch.count)
+            guard let delivered = work.delivered else { continue }
+            if owners == 1 {
+                delivered(0, work.batch.count)
+            } else {
+                var counts = [Int](repeating: 0, count: owners)
+                for owner in work.owners { counts[owner] += 1 }
+                for (owner, count) in counts.enumerated() where count > 0 { delivered(owner, count) }
+            }
         }
     }
 }

@@ -66,7 +66,15 @@ final class FakeGateway: @unchecked Sendable, ProviderConnector {
         }
     }
 
-    init(_ faults: Faults = Faults()) { self.faults = faults }
+    /// The event loops the gateway says its slots are spread over: a batch runs one
+    /// `BatchRun` per loop.
+    let loops: Int
+    var loopCount: Int { loops }
+
+    init(_ faults: Faults = Faults(), loops: Int = 1) {
+        self.faults = faults
+        self.loops = loops
+    }
 
     func connect() async throws(ProviderSendError) -> any ProviderConnection {
         let fail: Bool = lock.withLock {
