@@ -27,7 +27,7 @@ final class ResultDispatcher: Sendable {
     private struct State {
         var queue: [APNsSendResult] = []
         /// Whose each queued result is, when there are several owners (else empty).
-        var owners: [Int] = []
+        var resultOwners: [Int] = []
         /// Owners that have not closed the dispatcher yet.
         var open: Int
         /// The thread waits for a first result or lingers for more: `submit` wakes it.
@@ -64,7 +64,7 @@ final class ResultDispatcher: Sendable {
     func submit(_ result: APNsSendResult, owner: Int = 0) {
         state.withLock { state in
             state.queue.append(result)
-            if owners > 1 { state.owners.append(owner) }
+            if owners > 1 { state.resultOwners.append(owner) }
             if state.idle && (state.queue.count == 1 || state.queue.count == Self.stretch) { self.state.signal() }
         }
     }
@@ -86,7 +86,7 @@ final class ResultDispatcher: Sendable {
                 state.idle = true
                 return false
             }) { _ in }
-            let work: (batch: [APNsSendResult], owners: [Int], deliver: (@Sendable (APNsSendResult) -> Void)?,
+            let work: (batch: [APNsSendResult], resultOwners: [Int], deliver: (@Sendable (APNsSendResult) -> Void)?,
                        delivered: (@Sendable (Int, Int) -> Void)?)?
             work = state.withLock(waitingUntil: { $0.closed || $0.queue.count >= Self.stretch },
                                   deadline: Date(timeIntervalSinceNow: Self.linger)) { state in
@@ -97,10 +97,10 @@ final class ResultDispatcher: Sendable {
                     return nil
                 }
                 let batch = state.queue
-                let owners = state.owners
+                let resultOwners = state.resultOwners
                 state.queue.removeAll(keepingCapacity: true)
-                state.owners.removeAll(keepingCapacity: true)
-                return (batch, owners, state.deliver, state.delivered)
+                state.resultOwners.removeAll(keepingCapacity: true)
+                return (batch, resultOwners, state.deliver, state.delivered)
             }
             guard let work else { return }
             // Each result lent from the batch, not copied out of it by an iterator (a retain and
@@ -115,7 +115,7 @@ final class ResultDispatcher: Sendable {
                 delivered(0, work.batch.count)
             } else {
                 var counts = [Int](repeating: 0, count: owners)
-                for owner in work.owners { counts[owner] += 1 }
+                for owner in work.resultOwners { counts[owner] += 1 }
                 for (owner, count) in counts.enumerated() where count > 0 { delivered(owner, count) }
             }
         }

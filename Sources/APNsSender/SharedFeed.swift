@@ -6,7 +6,8 @@ import Synchronized
 /// (`--event-loops`): one `BatchRun` per loop, each with the pool slots of its loop, its own
 /// lock and its own state machine, so the loops' threads do not meet at one lock per
 /// notification. They meet here instead, once per stretch of up to `stretch` notifications
-/// (`StretchSource`), and at the result hand-over (`ShardedBatch`).
+/// (`StretchSource`), and at the result thread they share (`ResultDispatcher`'s owners; both
+/// are set up by `BatchSender.runsPerLoop`).
 final class SharedFeed: Sendable {
     typealias Item = FeedPrefetcher.Item
 
@@ -30,8 +31,8 @@ final class SharedFeed: Sendable {
 
     private let base: Base
     /// The inline feed's lock (a feed need not be safe to call from two threads), and whether
-    /// it ended or was stopped.
-    private let lock = Locked((ended: false, stopped: false))
+    /// it is over: ended, or stopped.
+    private let over = Locked(false)
 
     init(_ feed: any APNsNotificationFeed) {
         base = feed.mayBlock ? .prefetched(FeedPrefetcher(feed: feed)) : .inline(feed)
@@ -48,12 +49,12 @@ final class SharedFeed: Sendable {
         case .prefetched(let prefetcher):
             return prefetcher.take(upTo: limit)
         case .inline(let feed):
-            return lock.withLock { state in
-                if state.ended || state.stopped { return .ended }
+            return over.withLock { over in
+                if over { return .ended }
                 var items: [Item] = []
                 while items.count < limit {
                     guard let item = feed.next() else {
-                        state.ended = true
+                        over = true
                         break
                     }
                     items.append(item)
@@ -67,7 +68,7 @@ final class SharedFeed: Sendable {
     func stop() -> [Item] {
         switch base {
         case .prefetched(let prefetcher): return prefetcher.stop()
-        case .inline: lock.withLock { $0.stopped = true }; return []
+        case .inline: over.withLock { $0 = true }; return []
         }
     }
 }

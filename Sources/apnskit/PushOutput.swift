@@ -61,7 +61,7 @@ final class PushSink: Sendable {
         state.withLock { state in
             state.done += 1
             if !result.isDelivered { state.errors += 1 }
-            if state.done == 1 { state.first = result }
+            if state.first == nil { state.first = result }
             if state.results != nil { state.write(result.jsonLine(), to: state.results) }
             guard let removal else { return }
             if removal.safeToDelete != false { state.write(Array((result.token.hex + "\n").utf8), to: state.invalidTokens) }
