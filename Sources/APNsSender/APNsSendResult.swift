@@ -4,7 +4,8 @@ import APNsProtocol
 import Foundation
 
 /// The one final result every notification ends with. Its word is a promise: `.delivered`
-/// means APNs accepted it, `.cancelled(written: false)` that APNs never saw a byte of it.
+/// means APNs accepted it, `.cancelled(written: false)` that APNs never had all of it, so
+/// cannot have processed it.
 public struct APNsSendResult: Sendable, Equatable {
     /// How the notification ended: the four words every result is one of, each a promise about
     /// what APNs has.
@@ -18,8 +19,9 @@ public struct APNsSendResult: Sendable, Equatable {
         /// No answer could be had; the error says why and whether APNs may have it.
         case failed(APNsSendError)
         /// The caller's task was cancelled (or the batch stopped) before an answer came.
-        /// `written: false`: it was never written to the connection, APNs never saw it, and
-        /// sending it again is safe. `written: true`: it went out, so APNs may deliver it.
+        /// `written: false`: it was never written whole to the connection (at most its headers
+        /// went out, then its stream was reset), APNs cannot have processed it, and sending it
+        /// again is safe. `written: true`: it went out, so APNs may deliver it.
         case cancelled(written: Bool)
     }
 

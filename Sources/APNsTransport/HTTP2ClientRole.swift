@@ -155,14 +155,21 @@ final class HTTP2ClientRole: HTTP2SessionRole {
 
     func frameReceived(_ frame: UnsafePointer<nghttp2_frame>, in session: HTTP2Session) {}
 
-    /// The last moment a request can be given up unsent. A request whose caller cancelled it
-    /// before its HEADERS frame was serialized is dropped here (nghttp2 then closes the
-    /// stream), so "cancelled before it was written" is a promise: the server never sees a
-    /// byte of it.
+    /// A request counts as written when the frame that ends it (END_STREAM) is serialized: its
+    /// HEADERS frame when it has no body, else its body's last DATA frame (`readBody`). A
+    /// server acts on a request only once it has all of it, so one reset between its HEADERS
+    /// and its last DATA frame (nghttp2 sends queued HEADERS before DATA, and flow control or a
+    /// full socket can hold the DATA back) was not processed and is "not written": a resend is
+    /// safe, and calling it "written" would have the caller give up a request the server never had.
+    /// A request cancelled before its HEADERS frame is dropped here, so the server never sees
+    /// any of it.
     func beforeFrameSend(_ frame: UnsafePointer<nghttp2_frame>, in session: HTTP2Session) -> Int32 {
         guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
               let cancellation = stream(frame.pointee.hd.stream_id)?.cancellation else { return 0 }
-        return cancellation.markWritten() ? 0 : NGHTTP2_ERR_CANCEL.rawValue
+        if frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 {
+            return cancellation.markWritten() ? 0 : NGHTTP2_ERR_CANCEL.rawValue
+        }
+        return cancellation.isCancelled ? NGHTTP2_ERR_CANCEL.rawValue : 0
     }
 
     func streamClosed(_ id: Int32, errorCode: UInt32, in session: HTTP2Session) {
@@ -200,6 +207,12 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     func readBody(_ id: Int32, into buffer: UnsafeMutableBufferPointer<UInt8>, end: inout Bool, in session: HTTP2Session) -> Int {
         guard let stream = stream(id) else { end = true; return 0 }
         let count = min(buffer.count, stream.requestBody.count - stream.offset)
+        // The body's last part: the request is written now, unless the caller gave it up
+        // first (`beforeFrameSend`). Then its reset (RST_STREAM CANCEL, from `cancel()`) is on
+        // its way to this loop, and the body's end is held back until it closes the stream.
+        if stream.offset + count >= stream.requestBody.count, let cancellation = stream.cancellation, !cancellation.markWritten() {
+            return Int(NGHTTP2_ERR_DEFERRED.rawValue)
+        }
         if count > 0 {
             stream.requestBody.withUnsafeBufferPointer { buffer.baseAddress!.update(from: $0.baseAddress! + stream.offset, count: count) }
         }

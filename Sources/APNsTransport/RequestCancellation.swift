@@ -9,9 +9,11 @@ internal import CShims
 /// freely) and "may have been delivered" (a resend may notify twice).
 ///
 /// The written/cancelled decision is taken once, by whichever comes first: the session about
-/// to write the request's HEADERS frame (`markWritten`, on the loop thread, from nghttp2's
-/// before-frame-send callback) or the caller's `cancel()`. A request cancelled first is never
-/// written (the session drops its HEADERS frame); one written first is reset (RST_STREAM
+/// to write the frame that ends the request (`markWritten`, on the loop thread: its HEADERS
+/// frame from nghttp2's before-frame-send callback, or its body's last DATA frame from the
+/// data provider) or the caller's `cancel()`. A request cancelled first never reaches the
+/// server whole (the session drops its HEADERS frame, or resets the stream before the body's
+/// end), so the server cannot have processed it; one written first is reset (RST_STREAM
 /// CANCEL) so the server frees its stream slot, and its late answer is dropped.
 ///
 /// The decision is one atomic word, not a lock: every notification makes one of these, and a
@@ -47,11 +49,11 @@ package final class RequestCancellation: @unchecked Sendable {
 
     package var isCancelled: Bool { shim_atomic_load_u32(word) & Bit.cancelled != 0 }
 
-    /// Whether the request's HEADERS frame went out (or was handed to the connection's output).
+    /// Whether the request went out whole (its last frame was handed to the connection's output).
     package var wasWritten: Bool { shim_atomic_load_u32(word) & Bit.written != 0 }
 
     /// Gives the request up. Returns whether it had been written: false means the server can
-    /// never see it. Calling again returns the same answer and does nothing more.
+    /// never have all of it. Calling again returns the same answer and does nothing more.
     @discardableResult
     package func cancel() -> Bool {
         let before = shim_atomic_fetch_or_u32(word, Bit.cancelled)
@@ -67,10 +69,10 @@ package final class RequestCancellation: @unchecked Sendable {
         return shim_atomic_or_unless_u32(word, Bit.attached, Bit.cancelled) & Bit.cancelled == 0
     }
 
-    /// Called just before the request's first byte is written (by the HTTP/2 session, on the
-    /// loop thread, as its HEADERS frame is serialized; by any other connection as it takes the
-    /// request): true means "write it" (from now on a cancel reports it written), false that
-    /// it was cancelled first and must not be written.
+    /// Called just before the request's last part is written (by the HTTP/2 session, on the
+    /// loop thread, as the frame with END_STREAM is serialized; by any other connection as it
+    /// takes the request): true means "write it" (from now on a cancel reports it written),
+    /// false that it was cancelled first and must not be finished.
     package func markWritten() -> Bool {
         shim_atomic_or_unless_u32(word, Bit.written, Bit.cancelled) & Bit.cancelled == 0
     }

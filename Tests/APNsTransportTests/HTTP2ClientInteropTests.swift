@@ -4,6 +4,7 @@ import APNsCredentials
 import OpenSSLCore
 import APNsTransport
 import Foundation
+import Synchronized
 import Testing
 import TestSupport
 import TransportTestSupport
@@ -48,6 +49,44 @@ struct HTTP2ClientInteropTests {
         let body = Array(repeating: UInt8(ascii: "x"), count: 200_000)
         let response = try await client.send(HTTP2Request(method: "POST", path: "/3/device/00", body: body), timeout: 10)
         #expect(response.status == 404)
+    }
+
+    /// "Not written" is a promise that the server cannot have processed the request. nghttp2
+    /// sends a request's HEADERS before its DATA, and flow control (here nghttpd's stream window
+    /// of 0, `-w 0`) or a full socket can hold the DATA back: a request given up then reached
+    /// the server as headers only, which it never acts on, so it is not written (before, it
+    /// counted as written at its HEADERS frame, and a caller would drop a notification APNs never
+    /// had). A body-less request is written with its HEADERS frame, which ends it.
+    @Test("A request cancelled after its HEADERS went out but before its body did is not written; nghttpd sees HEADERS, then RST_STREAM, and no DATA")
+    func cancelledBetweenHeadersAndBodyIsNotWritten() async throws {
+        let (server, port) = try await startNghttpd(extra: ["-v", "-w", "0"])
+        defer { server.kill() }
+        let client = try await HTTP2Client.connect(to: Endpoint(host: "127.0.0.1", port: port), tls: try trustingClient, timeout: 10)
+        defer { client.close() }
+        // The server's SETTINGS (a stream window of 0) apply to the request's stream.
+        try await client.ready()
+        let cancellation = RequestCancellation()
+        let outcome = Locked<Result<HTTP2Response, TransportError>?>(nil)
+        client.submit(HTTP2Request(method: "POST", path: "/index.html", body: Array("a notification's payload".utf8)), timeout: 30,
+                      cancellation: cancellation) { result in outcome.withLock { $0 = result } }
+        let headers = await server.waitForStdoutLine(containing: "recv HEADERS frame <length=", seconds: 30)
+        #expect(headers?.contains("stream_id=1>") == true, "nghttpd never saw the request's HEADERS: \(server.stdout.suffix(2_000))")
+        #expect(!cancellation.wasWritten, "the body is held back by the stream window, so the request is not written yet")
+        #expect(cancellation.cancel() == false, "cancelled before its body went out: not written")
+        let reset = await server.waitForStdoutLine(containing: "recv RST_STREAM frame", seconds: 30)
+        #expect(reset?.contains("stream_id=1>") == true, "nghttpd never saw the stream reset: \(server.stdout.suffix(2_000))")
+        let ended = await Wait.until(seconds: 30) { outcome.withLock { $0 != nil } }
+        #expect(ended, "the cancelled request never completed")
+        if case .failure(let error)? = outcome.withLock({ $0 }) { #expect(error.kind == .cancelled) } else { Issue.record("a cancelled request answered") }
+        #expect(!server.stdout.contains("recv DATA frame"), "the body went out after the cancel: \(server.stdout.suffix(2_000))")
+
+        // A GET has no body: its HEADERS frame ends it, so it is written as that frame goes out.
+        let get = RequestCancellation()
+        let answered = Locked<Result<HTTP2Response, TransportError>?>(nil)
+        client.submit(HTTP2Request(method: "GET", path: "/index.html"), timeout: 30, cancellation: get) { result in answered.withLock { $0 = result } }
+        #expect(await Wait.until(seconds: 30) { answered.withLock { $0 != nil } }, "the GET was never answered")
+        #expect(get.wasWritten)
+        #expect(get.cancel() == true)
     }
 
     @Test func tenThousandRequestsOverOneConnection() async throws {
