@@ -24,11 +24,23 @@ echo "== checking the links of README.md and docs/" >&2
 python3 scripts/check-links.py
 
 # The modules the documentation and its listings need: the umbrella and the in-process mock
-# (TestingWithTheMock imports it). Incremental: seconds when `swift build` has run.
-echo "== building the APNs and APNsMock modules" >&2
-swift build --target APNs >&2
-swift build --target APNsMock >&2
-BIN_PATH="$(swift build --show-bin-path)"
+# (TestingWithTheMock imports it). DOCS_BIN_PATH=.build/debug reads the ones a finished
+# `swift build --build-tests` made instead (scripts/test.sh, beside the tests: no swift command,
+# so the running `swift test` keeps the build folder to itself). Building a single target
+# compiles it without the tests' testability, so it would compile APNs and every module under
+# it again, and the next test build once more.
+if [ -n "${DOCS_BIN_PATH:-}" ]; then
+  BIN_PATH="$(cd "$DOCS_BIN_PATH" && pwd -P)"
+  echo "== reading the APNs and APNsMock modules in $BIN_PATH" >&2
+  for module in APNs APNsMock; do
+    [ -e "$BIN_PATH/Modules/$module.swiftmodule" ] || { echo "docs.sh: $BIN_PATH/Modules/$module.swiftmodule is missing: build first (swift build --build-tests), or leave DOCS_BIN_PATH unset." >&2; exit 2; }
+  done
+else
+  echo "== building the APNs and APNsMock modules" >&2
+  swift build --target APNs >&2
+  swift build --target APNsMock >&2
+  BIN_PATH="$(swift build --show-bin-path)"
+fi
 MODULES="$BIN_PATH/Modules"
 # A program importing APNs loads the C modules the libraries import (`package import` hides
 # their names, not the modules): their module maps, as SwiftPM passes them to the compiler.

@@ -18,6 +18,8 @@
 #           scripts/setup.sh proven complete in one that has only Swift; then, once the main
 #           build is done, the release packages made from its objects (no compiling) and each
 #           installed and run in a root without Swift (scripts/package-test.sh).
+#   docs:   once the main build is done, the library's DocC catalog (scripts/docs.sh), read from
+#           the modules that build made (no swift command: `swift test` holds the build folder).
 # After the tests, the tests lane checks the libraries' API against the last release
 # (scripts/api-check.sh) and the licence headers (scripts/spdx.sh).
 # ASAN_PASS=0 skips the AddressSanitizer pass (the fuzz pass then runs in the hardening suites);
@@ -36,11 +38,13 @@ mkdir -p .build
 tests_log=.build/test-output.txt
 memory_log=.build/memory-checks.txt
 package_log=.build/package-checks.txt
+docs_log=.build/docs-checks.txt
 # Written by the test lane when the main build is done: the memcheck pass needs its apnskit.
 built_marker=.build/main-build-done
 : >"$tests_log"
 : >"$memory_log"
 : >"$package_log"
+: >"$docs_log"
 rm -f "$built_marker"
 failures=()
 
@@ -79,6 +83,7 @@ stage "resolve packages" swift package resolve
 memory_lane >"$memory_log" 2>&1 &
 memory_pid=$!
 package_pid=""
+docs_pid=""
 if [ "${PACKAGE_TEST:-1}" != "0" ]; then
   package_lane >"$package_log" 2>&1 &
   package_pid=$!
@@ -87,7 +92,7 @@ fi
 # stop with it; package-test.sh unmounts and deletes its roots on the way out.
 stop_lanes() {
   local pid
-  for pid in "$memory_pid" "$package_pid"; do
+  for pid in "$memory_pid" "$package_pid" "$docs_pid"; do
     if [ -n "$pid" ]; then kill -TERM $(descendants "$pid") "$pid" 2>/dev/null || true; fi
   done
 }
@@ -135,6 +140,9 @@ build_log=.build/build-output.txt
 build() { swift build --build-tests 2>&1 | tee "$build_log" && swift build --product generate-manual; }
 stage "build" build
 touch "$built_marker"
+# The docs lane: the catalog checked beside the tests, from the modules the build just made.
+DOCS_BIN_PATH=.build/debug stage "docs (DocC)" bash scripts/docs.sh >"$docs_log" 2>&1 &
+docs_pid=$!
 own_warnings=$(grep -E "^$PWD/(Sources|Tests)/[^:]+:[0-9]+:[0-9]+: warning:" "$build_log" | sort -u || true)
 if [ -n "$own_warnings" ]; then
   echo "$own_warnings"
@@ -215,8 +223,6 @@ run_swift_tests() {
 stage "swift test (parallel)" with_deadline "${TEST_DEADLINE:-1800}" run_swift_tests || status=$?
 if [ "$status" -eq 124 ]; then failures+=("swift test ${skip[*]}: still running after its deadline (the tests it was running, its processes and stacks are listed above)")
 elif [ "$status" -ne 0 ]; then failures+=("swift test ${skip[*]} (exit $status)"); fi
-# The library's DocC catalog: every symbol link resolves, no warning, every article's code compiles.
-stage "docs (DocC)" bash scripts/docs.sh >>"$tests_log" 2>&1 || failures+=("scripts/docs.sh (DocC; log in $tests_log)")
 # The libraries' public API against the last release (its dumps are in api-baseline/, so only
 # the current modules are read: the build is done) and every source file's licence header.
 stage "API check" bash scripts/api-check.sh 2>&1 | tee -a "$tests_log" || failures+=("scripts/api-check.sh (the API broke; log in $tests_log)")
@@ -237,6 +243,9 @@ finish_lane() {
 }
 finish_lane "$memory_pid" "memory checks (AddressSanitizer fuzz pass, valgrind memcheck)" "$memory_log" "memory checks"
 memory_pid=""
+# The library's DocC catalog: every symbol link resolves, no warning, every article's code compiles.
+finish_lane "$docs_pid" "docs (DocC: links, doc comments, the articles' listings)" "$docs_log" "scripts/docs.sh"
+docs_pid=""
 if [ -n "$package_pid" ]; then
   finish_lane "$package_pid" "packages (clean roots, setup.sh, the .deb and the tarball)" "$package_log" "release packages"
   package_pid=""
@@ -249,7 +258,7 @@ if [ "${#failures[@]}" -ne 0 ]; then
   echo "== the failing tests and checks:" >&2
   grep -hE "✘|recorded an issue|Fatal error|ERROR: AddressSanitizer|leakcheck: .*(errors|expected|did not)" \
     "$tests_log" "$memory_log" | grep -v "passed after" | tail -40 >&2 || true
-  grep -hE "^(package|package-test|flow|check-tools|api-check|setup)[.a-z]*: " "$package_log" "$tests_log" | grep -vE "passed|links:|apnskit [0-9]|installing|all .* installed" | tail -20 >&2 || true
+  grep -hE "^(package|package-test|flow|check-tools|api-check|setup|docs)[.a-z]*: " "$package_log" "$tests_log" "$docs_log" | grep -vE "passed|links:|apnskit [0-9]|installing|all .* installed" | tail -20 >&2 || true
   exit 1
 fi
 echo "== test.sh: every test and check passed."
