@@ -6,7 +6,8 @@
 # at two sizes, so start-up cancels out: (instructions(N) - instructions(N/4)) / (3N/4). Unlike
 # CPU time this figure does not move with other load on a shared machine (it counts work, not
 # time), which makes it the one to compare builds by. BEFORE_APNSKIT=path/to/an/older/apnskit
-# adds that build to the same table. Then the library path the same way (Examples/PushWorker's
+# adds that build to the same table. The same again with a distinct device token per
+# notification, as real batches have (h2load -i over the same paths). Then the library path the same way (Examples/PushWorker's
 # task group of single sends beside push --tokens), and where each side's instructions go by
 # library (scripts/callgrind-libraries.py).
 # Usage: scripts/bench-instructions.sh [N]   (bench.sh calls it with its release binary in BIN)
@@ -25,6 +26,11 @@ cc "$ROOT/scripts/valgrind-sigsuspend.c" -shared -fPIC -O2 -o sigsuspend.so
 bench_fixtures "$BIN"
 token_lines "$N" "$TOKEN" > tokens-big.txt
 token_lines "$SMALL" "$TOKEN" > tokens-small.txt
+# Distinct tokens, as a real batch has them (a device path each): nghttpd serves an empty file
+# for each, so every request of both clients is answered 200.
+token_lines "$N" > tokens-distinct-big.txt
+head -n "$SMALL" tokens-distinct-big.txt > tokens-distinct-small.txt
+(cd htdocs/3/device && xargs touch < ../../../tokens-distinct-big.txt)
 PORT=$(free_port)
 nghttpd -d htdocs "$PORT" ca/server-key.pem ca/server.pem >/dev/null 2>&1 &
 PIDS+=($!)
@@ -52,13 +58,15 @@ per_unit() {
   echo $(( (big - small) / (N - SMALL) ))
 }
 # client_total COUNT NAME BINARY ARGUMENTS...: BINARY (stripped of debug information) run with
-# ARGUMENTS on COUNT tokens as stdin; every notification must be delivered (a "delivered" line
-# each, or push's JSON report). The APNS_* variables are PushWorker's; push ignores them.
+# ARGUMENTS on COUNT tokens as stdin (TOKENS=distinct: a different token each; default, the one
+# path); every notification must be delivered (a "delivered" line each, or push's JSON report).
+# The APNS_* variables are PushWorker's; push ignores them.
 client_total() {
   local count=$1 name=$2 binary=$3 total delivered; shift 3
   strip --strip-debug -o "$name-bin" "$binary"
   total=$(APNS_IDENTITY=worker.pem APNS_GATEWAY="127.0.0.1:$PORT" APNS_CA_FILE=ca/ca-bundle.pem \
-    instructions "$name" "$count" "./$name-bin" "$@" < "tokens-$([ "$count" = "$N" ] && echo big || echo small).txt") || exit 1
+    instructions "$name" "$count" "./$name-bin" "$@" \
+    < "tokens-${TOKENS:+$TOKENS-}$([ "$count" = "$N" ] && echo big || echo small).txt") || exit 1
   delivered=$(grep -c '^delivered ' "out-$name-$count.txt" || true)
   [ "$delivered" = 0 ] && delivered=$(json_field "out-$name-$count.txt" delivered)
   [ "$delivered" = "$count" ] || { echo "bench-instructions: $name delivered $delivered of $count" >&2; exit 1; }
@@ -70,23 +78,40 @@ push_per() {
     --push-type alert --topic com.example.app --gateway "127.0.0.1:$PORT" --ca-file ca/ca-bundle.pem --connections 1 \
     --concurrency 100 --format json
 }
+# h2load_total COUNT: h2load's instructions over COUNT requests, on the one path or (TOKENS=distinct)
+# on the same distinct device paths push is given (-i: a URI per line, in order).
 h2load_total() {
-  local count=$1
-  local total; total=$(instructions h2load "$count" h2load -n "$count" -c 1 -m 100 "${HEADERS[@]}" -d payload.json \
-    "https://127.0.0.1:$PORT/3/device/$TOKEN") || exit 1
-  grep -q "status codes: $count 2xx" "out-h2load-$count.txt" || { echo "bench-instructions: h2load did not get $count 2xx" >&2; exit 1; }
+  local count=$1 name=h2load${TOKENS:+-$TOKENS} target
+  if [ -n "${TOKENS:-}" ]; then
+    sed "s|^|https://127.0.0.1:$PORT/3/device/|" "tokens-$TOKENS-$([ "$count" = "$N" ] && echo big || echo small).txt" > "uris-$count.txt"
+    target=(-i "uris-$count.txt")
+  else
+    target=("https://127.0.0.1:$PORT/3/device/$TOKEN")
+  fi
+  local total; total=$(instructions "$name" "$count" h2load -n "$count" -c 1 -m 100 "${HEADERS[@]}" -d payload.json \
+    "${target[@]}") || exit 1
+  grep -q "status codes: $count 2xx" "out-$name-$count.txt" || { echo "bench-instructions: $name did not get $count 2xx" >&2; exit 1; }
   echo "$total"
 }
-ref=$(per_unit h2load_total)
-ours=$(push_per "$BIN" push)
-echo "| instructions per notification (callgrind, $N minus $SMALL), 1 connection, 100 in flight, nghttpd on one path | count | ratio to h2load |"
-echo "|---|---|---|"
-echo "| apnskit push | $ours | $(calc "$ours/$ref" .2f)x |"
-if [ -n "${BEFORE_APNSKIT:-}" ]; then
-  before=$(push_per "$BEFORE_APNSKIT" before)
-  echo "| apnskit push, before (${BEFORE_LABEL:-$(basename "$BEFORE_APNSKIT")}) | $before | $(calc "$before/$ref" .2f)x |"
-fi
-echo "| h2load, same requests | $ref | 1.00x |"
+# push_table TITLE: the push rows (this build, BEFORE_APNSKIT's, h2load) for the tokens TOKENS names.
+push_table() {
+  local ref ours before suffix=${TOKENS:+-$TOKENS}
+  ref=$(per_unit h2load_total)
+  ours=$(push_per "$BIN" "push$suffix")
+  echo "| instructions per notification (callgrind, $N minus $SMALL), 1 connection, 100 in flight, $1 | count | ratio to h2load |"
+  echo "|---|---|---|"
+  echo "| apnskit push | $ours | $(calc "$ours/$ref" .2f)x |"
+  if [ -n "${BEFORE_APNSKIT:-}" ]; then
+    before=$(push_per "$BEFORE_APNSKIT" "before$suffix")
+    echo "| apnskit push, before (${BEFORE_LABEL:-$(basename "$BEFORE_APNSKIT")}) | $before | $(calc "$before/$ref" .2f)x |"
+  fi
+  echo "| h2load, same requests | $ref | 1.00x |"
+}
+push_table "nghttpd on one path"
+# The shape APNs traffic has: a device token per notification. h2load indexes each new path
+# (HPACK's dynamic table); push sends device paths never indexed (docs/benchmarks.md says why).
+echo
+TOKENS=distinct push_table "$N distinct device paths, nghttpd"
 
 # The library path (issue 33): Examples/PushWorker (one APNsClient, a task group of single
 # sends, two connections, certificate auth) beside `push --tokens` with the same certificate,
@@ -112,7 +137,9 @@ echo "| apnskit push --tokens, same certificate, payload bytes and connections |
 echo
 python3 "$ROOT/scripts/callgrind-libraries.py" --units $((N - SMALL)) "push:cg-push-$N.out:cg-push-$SMALL.out" \
   "h2load:cg-h2load-$N.out:cg-h2load-$SMALL.out" "PushWorker:cg-worker-$N.out:cg-worker-$SMALL.out" \
-  "push --tokens, 2 connections:cg-batch-$N.out:cg-batch-$SMALL.out"
+  "push --tokens, 2 connections:cg-batch-$N.out:cg-batch-$SMALL.out" \
+  "push, distinct paths:cg-push-distinct-$N.out:cg-push-distinct-$SMALL.out" \
+  "h2load, distinct paths:cg-h2load-distinct-$N.out:cg-h2load-distinct-$SMALL.out"
 
 # The servers (issue 33): the mock and nghttpd answering the same h2load requests (token auth,
 # the header set push sends, 1 connection, 100 streams), each under callgrind for N and for
