@@ -57,6 +57,9 @@ per_unit() {
   small=$("$total" "$SMALL" "$@") || exit 1
   echo $(( (big - small) / (N - SMALL) ))
 }
+# tokens_file COUNT: the token file of COUNT lines (N or SMALL) of the kind TOKENS names
+# (distinct: a different token each; default, the one path).
+tokens_file() { echo "tokens-${TOKENS:+$TOKENS-}$([ "$1" = "$N" ] && echo big || echo small).txt"; }
 # client_total COUNT NAME BINARY ARGUMENTS...: BINARY (stripped of debug information) run with
 # ARGUMENTS on COUNT tokens as stdin (TOKENS=distinct: a different token each; default, the one
 # path); every notification must be delivered (a "delivered" line each, or push's JSON report).
@@ -66,7 +69,7 @@ client_total() {
   strip --strip-debug -o "$name-bin" "$binary"
   total=$(APNS_IDENTITY=worker.pem APNS_GATEWAY="127.0.0.1:$PORT" APNS_CA_FILE=ca/ca-bundle.pem \
     instructions "$name" "$count" "./$name-bin" "$@" \
-    < "tokens-${TOKENS:+$TOKENS-}$([ "$count" = "$N" ] && echo big || echo small).txt") || exit 1
+    < "$(tokens_file "$count")") || exit 1
   delivered=$(grep -c '^delivered ' "out-$name-$count.txt" || true)
   [ "$delivered" = 0 ] && delivered=$(json_field "out-$name-$count.txt" delivered)
   [ "$delivered" = "$count" ] || { echo "bench-instructions: $name delivered $delivered of $count" >&2; exit 1; }
@@ -83,7 +86,7 @@ push_per() {
 h2load_total() {
   local count=$1 name=h2load${TOKENS:+-$TOKENS} target
   if [ -n "${TOKENS:-}" ]; then
-    sed "s|^|https://127.0.0.1:$PORT/3/device/|" "tokens-$TOKENS-$([ "$count" = "$N" ] && echo big || echo small).txt" > "uris-$count.txt"
+    sed "s|^|https://127.0.0.1:$PORT/3/device/|" "$(tokens_file "$count")" > "uris-$count.txt"
     target=(-i "uris-$count.txt")
   else
     target=("https://127.0.0.1:$PORT/3/device/$TOKEN")

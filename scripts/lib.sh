@@ -149,9 +149,10 @@ children_cpu_ticks() {
 }
 
 # stage NAME COMMAND...: runs COMMAND and prints how many seconds it took and the CPU seconds it
-# and its children used, named by the script that runs it ("== test.sh: build: 586 s, CPU 1,010 s
+# and its children used, named by the script that runs it ("== test.sh: build: 714 s, CPU 995 s
 # (exit 0)"; the README's numbers come from these lines). The two cores are shared by the lanes,
-# so a stage's seconds depend on what ran beside it; its CPU seconds do not.
+# so a stage's seconds depend on what ran beside it; its CPU seconds say how much of them it
+# took (on a loaded machine they read high too: docs/testing.md).
 stage() {
   local name="$1" start=$SECONDS cpu_before cpu_after status=0
   shift
