@@ -30,6 +30,7 @@ extension APNsNotification {
     consuming func filledDefaults(bundleID: String?) -> APNsNotification {
         if topic == nil, let bundleID { topic = Self.topic(bundleID: bundleID, pushType: pushType) }
         if priority == nil { priority = Self.defaultPriority(for: pushType) }
-        return self
+        // Moved out: a plain `return self` copied the notification and destroyed the original.
+        return consume self
     }
 }

@@ -45,6 +45,12 @@ public struct APNsNotification: Sendable {
     /// a request on what the gateway is certain to refuse.
     public func localProblem() -> String? {
         if let problem = PayloadCheck.validate(payload, pushType: pushType) { return problem }
+        return problemBesidesPayload
+    }
+
+    /// The part of `localProblem()` that is not the payload's (`CheckedPayloadMemo` knows the
+    /// payload is fine).
+    var problemBesidesPayload: String? {
         if let collapseID, collapseID.utf8.count > 64 { return "the collapse id is longer than 64 bytes" }
         return nil
     }

@@ -85,6 +85,8 @@ final class BatchRun: Sendable {
     /// Where the run starts its tasks (connects, back-offs, the cancellation hold): the
     /// sender's, which `close()` ends and waits for.
     private let tasks: RunTasks
+    /// The payload checked last: a batch's one payload is checked once.
+    private let checkedPayload = CheckedPayloadMemo()
 
     private struct State {
         var machine: BatchRunStateMachine
@@ -264,7 +266,7 @@ final class BatchRun: Sendable {
     /// payload check and the provider token are the caller's work, not the lock's).
     private func send(_ item: PendingNotification, on connection: any ProviderConnection, slot: Int, cancellation: RequestCancellation) {
         var item = item
-        if let problem = item.notification.localProblem() {
+        if let problem = checkedPayload.problem(of: item.notification) {
             return giveBack(item, slot: slot, APNsSendError(.invalidNotification, "Not sent: \(problem)."))
         }
         // Two values, not a tuple: a request read out of a tuple was a copy, and the tuple then

@@ -73,7 +73,9 @@ final class SenderObserver: Sendable {
         let type = pushType?.rawValue ?? "none"
         let (counter, timer) = made.withLock { made -> (Counter, Metrics.Timer) in
             let counterKey = CounterKey(outcome: outcome, reason: reason, pushType: type)
-            if let last = made.last, last.key == counterKey { return (last.counter, last.timer) }
+            // Compared where it lies: `if let last = made.last` copied the triple out and
+            // destroyed the copy through the runtime's generic tuple code, once per result.
+            if made.last?.key == counterKey, let counter = made.last?.counter, let timer = made.last?.timer { return (counter, timer) }
             let counter = made.counters[counterKey] ?? {
                 let new = Counter(label: "apns_notifications_total", dimensions: [
                     ("outcome", outcome), ("reason", reason), ("push_type", type), ("environment", environment),

@@ -11,36 +11,9 @@ import Foundation
 /// Not `Sendable`: loop thread only, owned by its session (`HTTP2Client` holds both in a
 /// `LoopBound`).
 final class HTTP2ClientRole: HTTP2SessionRole {
-    // Streams are classes: they are updated in place from nghttp2's callbacks (a header, a
-    // chunk at a time), and a struct in a dictionary would be copied each time. Their variables,
-    // and the role's stream book, are `@exclusivity(unchecked)` as `HTTP2ServerStreams`' are:
-    // loop-thread only, and nothing that runs while an access is open can reach them again
-    // (a receiver, which may submit, is told only after its stream left the book), so the
-    // runtime's check of each access (several per request) proves nothing.
-    private final class Stream {
-        /// Told the outcome, exactly once: the submitter's own request object.
-        let receiver: any HTTP2ResponseReceiver
-        @exclusivity(unchecked) var status = 0
-        @exclusivity(unchecked) var headers: [(name: String, value: String)] = []
-        @exclusivity(unchecked) var body: [UInt8] = []
-        let requestBody: [UInt8]
-        @exclusivity(unchecked) var offset = 0
-        let timeout: Double
-        /// Whether the state machine holds a deadline for it.
-        let hasDeadline: Bool
-        /// Header list bytes received so far (see `HTTP2Settings.maxHeaderListSize`).
-        @exclusivity(unchecked) var headerBytes = 0
-        /// The caller's handle, asked just before the HEADERS go out (`beforeFrameSend`).
-        let cancellation: RequestCancellation?
-
-        init(receiver: any HTTP2ResponseReceiver, requestBody: [UInt8], timeout: Double?, cancellation: RequestCancellation?) {
-            self.receiver = receiver
-            self.cancellation = cancellation
-            self.requestBody = requestBody
-            self.timeout = timeout ?? 0
-            hasDeadline = timeout != nil
-        }
-    }
+    /// Each open request's record is its `RequestCancellation` (one object per request): a
+    /// class, updated in place from nghttp2's callbacks (a header, a chunk at a time).
+    private typealias Stream = RequestCancellation
     /// The open requests by stream id: ids are handed out in order, so a lookup needs no
     /// hashing (`SequentialKeyTable`).
     @exclusivity(unchecked) private var streams = SequentialKeyTable<Stream>()
@@ -150,7 +123,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     private func refuseResponseBody(_ id: Int32, _ stream: Stream, in session: HTTP2Session) {
         remove(id, in: session)
         session.resetStreamQuietly(id, NGHTTP2_CANCEL.rawValue)
-        stream.receiver.received(.failure(TransportError(.protocolError, "The server \(session.peer) sent more than \(session.settings.maxBodySize) bytes of response body on stream \(id) (our limit for one answer); the request was cancelled.")))
+        stream.tell(.failure(TransportError(.protocolError, "The server \(session.peer) sent more than \(session.settings.maxBodySize) bytes of response body on stream \(id) (our limit for one answer); the request was cancelled.")))
     }
 
     func frameReceived(_ frame: UnsafePointer<nghttp2_frame>, in session: HTTP2Session) {}
@@ -164,25 +137,24 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     /// A request cancelled before its HEADERS frame is dropped here, so the server never sees
     /// any of it.
     func beforeFrameSend(_ frame: UnsafePointer<nghttp2_frame>, in session: HTTP2Session) -> Int32 {
-        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
-              let cancellation = stream(frame.pointee.hd.stream_id)?.cancellation else { return 0 }
+        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), let stream = stream(frame.pointee.hd.stream_id) else { return 0 }
         if frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 {
-            return cancellation.markWritten() ? 0 : NGHTTP2_ERR_CANCEL.rawValue
+            return stream.markWritten() ? 0 : NGHTTP2_ERR_CANCEL.rawValue
         }
-        return cancellation.isCancelled ? NGHTTP2_ERR_CANCEL.rawValue : 0
+        return stream.isCancelled ? NGHTTP2_ERR_CANCEL.rawValue : 0
     }
 
     func streamClosed(_ id: Int32, errorCode: UInt32, in session: HTTP2Session) {
         guard let stream = remove(id, in: session) else { return }
-        if stream.cancellation?.isCancelled == true {
-            stream.receiver.received(.failure(Self.cancelledError))
+        if stream.isCancelled {
+            stream.tell(.failure(Self.cancelledError))
             return
         }
         if session.violated, let violation = session.violation {
-            stream.receiver.received(.failure(violation))
+            stream.tell(.failure(violation))
             return
         }
-        stream.receiver.received(Self.outcome(of: stream, session.state.streamEnd(id, errorCode: errorCode, answered: stream.status != 0)))
+        stream.tell(Self.outcome(of: stream, session.state.streamEnd(id, errorCode: errorCode, answered: stream.status != 0)))
     }
 
     /// A closed stream's result: its response, or why there is none (and whether the server
@@ -210,7 +182,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
         // The body's last part: the request is written now, unless the caller gave it up
         // first (`beforeFrameSend`). Then its reset (RST_STREAM CANCEL, from `cancel()`) is on
         // its way to this loop, and the body's end is held back until it closes the stream.
-        if stream.offset + count >= stream.requestBody.count, let cancellation = stream.cancellation, !cancellation.markWritten() {
+        if stream.offset + count >= stream.requestBody.count, !stream.markWritten() {
             return Int(NGHTTP2_ERR_DEFERRED.rawValue)
         }
         if count > 0 {
@@ -242,7 +214,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
         sweepTimer = nil
         for (id, stream) in open {
             let notProcessed = session.state.notProcessedAtLoss(id, opened: session.hasStream(id))
-            stream.receiver.received(.failure(notProcessed ? TransportError(.notProcessed, "\(failure.message) The request was not processed and may be resent.") : failure))
+            stream.tell(.failure(notProcessed ? TransportError(.notProcessed, "\(failure.message) The request was not processed and may be resent.") : failure))
         }
         for waiter in readyWaiters {
             session.connection.loop.cancelTimer(waiter.timer)
@@ -260,6 +232,10 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     func submit(_ request: HTTP2Request, timeout: Double?, cancellation: RequestCancellation? = nil,
                 in session: HTTP2Session, receiver: any HTTP2ResponseReceiver) {
         session.connection.loop.preconditionInLoop()
+        guard cancellation?.claim() ?? true else {
+            receiver.received(.failure(TransportError(.internalFailure, "The request's RequestCancellation was submitted before; a handle serves one request, so the request was not sent.")))
+            return
+        }
         if cancellation?.isCancelled == true {
             receiver.received(.failure(Self.cancelledError))
             return
@@ -301,10 +277,15 @@ final class HTTP2ClientRole: HTTP2SessionRole {
             receiver.received(.failure(TransportError(.internalFailure, "nghttp2 refused the request: \(String(cString: nghttp2_strerror(id))).")))
             return
         }
-        let stream = Stream(receiver: receiver, requestBody: request.body, timeout: timeout, cancellation: cancellation)
+        let stream = cancellation ?? Stream()
+        stream.receiver = receiver
+        stream.requestBody = request.body
+        stream.timeout = timeout ?? 0
+        stream.hasDeadline = timeout != nil
         streams.insert(stream, for: id)
         let deadline = timeout.map { EventLoop.nowMillis() + TimerSeconds.milliseconds($0) }
         apply(session.state.streamStarted(id, deadline: deadline), in: session)
+        // A record the client made itself has no caller to cancel it: no resetter needed.
         if let cancellation, !cancellation.attach(resetter(for: session), stream: id) {
             abandon(id, Self.cancelledError, in: session)
         }
@@ -372,7 +353,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
         session.connection.loop.preconditionInLoop()
         guard session.isStarted, let stream = remove(id, in: session) else { return }
         session.resetStream(id, NGHTTP2_CANCEL.rawValue)
-        stream.receiver.received(.failure(error))
+        stream.tell(.failure(error))
         session.produce()
     }
 

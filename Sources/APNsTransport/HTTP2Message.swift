@@ -53,7 +53,7 @@ package struct HTTP2Request: Sendable {
 
     /// The first value of header `name` (case-insensitive).
     package func header(_ name: String) -> String? {
-        let lower = name.lowercased()
+        let lower = name.lowercasedHeaderName
         if lower == "authorization", let authorization { return authorization }
         if let shared = sharedHeaders?.fields.first(where: { $0.name == lower }) { return shared.value }
         return headers.first { $0.name == lower }?.value ?? received.value(of: lower)
@@ -117,7 +117,7 @@ package struct HTTP2Response: Sendable {
 
     /// The first value of header `name` (case-insensitive), in `headers` or `fields`.
     package func header(_ name: String) -> String? {
-        let lower = name.lowercased()
+        let lower = name.lowercasedHeaderName
         return headers.first { $0.name == lower }?.value ?? (fields.isEmpty ? nil : fields.value(of: lower))
     }
 
@@ -257,4 +257,16 @@ package enum ConnectionAction: Sendable, Equatable {
     case close
     /// Close at once without answering: the client cannot know whether it was processed.
     case dropWithoutResponse
+}
+
+extension String {
+    /// `lowercased()` for a header name, skipped when there is nothing to lower (no ASCII
+    /// capital, nothing beyond ASCII): callers pass lower-case names, and the sender asks every
+    /// answer for an id header, where `lowercased()` cost a walk through the Unicode tables.
+    var lowercasedHeaderName: String {
+        // Over the contiguous bytes: `utf8.contains` went through the view's generic iterator
+        // at about 30 instructions a byte.
+        let plain = utf8.withContiguousStorageIfAvailable { bytes in !bytes.contains { $0 &- UInt8(ascii: "A") < 26 || $0 >= 0x80 } }
+        return plain == true ? self : lowercased()
+    }
 }

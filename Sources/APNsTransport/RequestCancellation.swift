@@ -16,12 +16,21 @@ internal import CShims
 /// end), so the server cannot have processed it; one written first is reset (RST_STREAM
 /// CANCEL) so the server frees its stream slot, and its late answer is dropped.
 ///
+/// It is also the client session's record of the request while it is on its stream (`HTTP2ClientRole`):
+/// who is told the outcome, the request body still to write, and the answer as it arrives.
+/// One object per request where the handle and the session's stream record were two
+/// (docs/benchmarks.md, issue 33). A handle serves one request: `submit`
+/// refuses one that was submitted before. The client makes one itself for a caller who gives
+/// none.
+///
 /// The decision is one atomic word, not a lock: every notification makes one of these, and a
 /// `Locked` cost two more allocations, a mutex and a condition made and destroyed, and a lock
 /// round per call (about 1,200 instructions per notification; docs/benchmarks.md, issue 33).
-/// `@unchecked Sendable`: `decision` is only reached through the atomic operations, and
+/// `@unchecked Sendable`: `decision` is only reached through the atomic operations;
 /// `resetter` and `stream` are written once, on the loop thread, before `attached` is set
-/// (release), and read only by the `cancel()` that saw `attached` (acquire).
+/// (release), and read only by the `cancel()` that saw `attached` (acquire); the stream record
+/// is read and written only by the one session that took the handle (`claim`), on its loop
+/// thread, whose role checks that it runs there.
 package final class RequestCancellation: @unchecked Sendable {
     /// The bits of `decision`. `cancelled` and `written` exclude each other's later setting:
     /// whichever is set first decides, so every `cancel()` gives the same answer.
@@ -30,6 +39,8 @@ package final class RequestCancellation: @unchecked Sendable {
         static let written: UInt32 = 2
         /// `resetter` and `stream` are set: a `cancel()` from now on resets the stream.
         static let attached: UInt32 = 4
+        /// A session took the handle for its request (`claim`).
+        static let claimed: UInt32 = 8
     }
 
     /// The first stored property: its address is the object's first stored byte
@@ -40,6 +51,24 @@ package final class RequestCancellation: @unchecked Sendable {
     /// after it was seen (the ordering above), never two accesses at once.
     @exclusivity(unchecked) private var resetter: StreamResetter?
     @exclusivity(unchecked) private var stream: Int32 = 0
+
+    // The stream record (`HTTP2ClientRole`), loop thread only. No runtime exclusivity checks,
+    // as the role's own state: nothing that runs while an access is open reaches the record
+    // again (a receiver, which may submit, is told only after its stream left the book).
+    /// Told the outcome, exactly once: the submitter's own request object.
+    @exclusivity(unchecked) var receiver: (any HTTP2ResponseReceiver)?
+    @exclusivity(unchecked) var status = 0
+    @exclusivity(unchecked) var headers: [(name: String, value: String)] = []
+    @exclusivity(unchecked) var body: [UInt8] = []
+    @exclusivity(unchecked) var requestBody: [UInt8] = []
+    /// How much of `requestBody` is written.
+    @exclusivity(unchecked) var offset = 0
+    /// The request's timeout in seconds (0: none), for the sentence when it passes.
+    @exclusivity(unchecked) var timeout = 0.0
+    /// Whether the session's state machine holds a deadline for it.
+    @exclusivity(unchecked) var hasDeadline = false
+    /// Header list bytes received so far (see `HTTP2Settings.maxHeaderListSize`).
+    @exclusivity(unchecked) var headerBytes = 0
 
     package init() {}
 
@@ -59,6 +88,20 @@ package final class RequestCancellation: @unchecked Sendable {
         let before = shim_atomic_fetch_or_u32(word, Bit.cancelled)
         if before & (Bit.cancelled | Bit.attached) == Bit.attached, let resetter { resetter.reset(stream) }
         return before & Bit.written != 0
+    }
+
+    /// Tells the receiver the request's outcome and lets it go (the record may outlive the
+    /// stream in its caller's hands; the receiver, often holding the caller's run, must not).
+    func tell(_ outcome: Result<HTTP2Response, TransportError>) {
+        let receiver = self.receiver
+        self.receiver = nil
+        receiver?.received(outcome)
+    }
+
+    /// Called by the session that takes the handle for its request, before anything else:
+    /// false when a session took it before (a handle serves one request).
+    func claim() -> Bool {
+        shim_atomic_fetch_or_u32(word, Bit.claimed) & Bit.claimed == 0
     }
 
     /// Called by the session when the request got stream `stream`; false when it was

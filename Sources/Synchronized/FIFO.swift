@@ -7,23 +7,33 @@
 /// `FeedPrefetcher`, `AsyncSequenceFeed`, `ResultChannel` and `SingleSendQueue` in the sender,
 /// and the mock's `DeviceJudge` (which tokens to forget first): each holds it in a `Locked`
 /// state, and it lives here, beside the lock, so the mock needs no sender module for it.
-package struct FIFO<Element> {
-    private var storage: [Element] = []
-    private var head = 0
+///
+/// Elements are moved out as they are taken, never copied: a slot holds an optional that
+/// `popFirst` takes (leaving nil), so a notification queued by value costs no retain and
+/// release of each of its fields on the way through. The methods are `@inlinable` so the
+/// modules that use it get a version specialized for their element (and `public`, as `Locked`
+/// says why): unspecialized, each
+/// element went through the runtime's generic copy and destroy of its type, and storing
+/// optionals made the generic code look up `Optional<Element>`'s metadata on every call
+/// (docs/benchmarks.md, issue 33's last pass).
+public struct FIFO<Element> {
+    /// Slots before `head` were taken (nil); from `head` on, each holds its element.
+    @usableFromInline var storage: [Element?] = []
+    @usableFromInline var head = 0
 
-    package init() {}
+    @inlinable public init() {}
 
-    package var count: Int { storage.count - head }
-    package var isEmpty: Bool { head == storage.count }
+    @inlinable public var count: Int { storage.count - head }
+    @inlinable public var isEmpty: Bool { head == storage.count }
 
-    /// The elements in order, first to last.
-    package var elements: ArraySlice<Element> { storage[head...] }
+    /// The elements in order, first to last (copies).
+    @inlinable public var elements: [Element] { storage[head...].compactMap { $0 } }
 
-    package mutating func append(_ element: Element) { storage.append(element) }
+    @inlinable public mutating func append(_ element: consuming Element) { storage.append(.some(element)) }
 
-    package mutating func popFirst() -> Element? {
+    @inlinable public mutating func popFirst() -> Element? {
         guard head < storage.count else { return nil }
-        let element = storage[head]
+        let element = storage[head].take()
         head += 1
         if head == storage.count {
             storage.removeAll(keepingCapacity: true)
@@ -36,14 +46,14 @@ package struct FIFO<Element> {
     }
 
     /// Removes the first element `matches` accepts and returns it.
-    package mutating func remove(firstWhere matches: (Element) -> Bool) -> Element? {
-        guard let position = storage[head...].firstIndex(where: matches) else { return nil }
+    @inlinable public mutating func remove(firstWhere matches: (Element) -> Bool) -> Element? {
+        guard let position = storage[head...].firstIndex(where: { $0.map(matches) ?? false }) else { return nil }
         return storage.remove(at: position)
     }
 
     /// Removes everything and returns it, in order (the storage is released).
-    package mutating func drain() -> [Element] {
-        let left = Array(storage[head...])
+    @inlinable public mutating func drain() -> [Element] {
+        let left = storage[head...].compactMap { $0 }
         storage.removeAll()
         head = 0
         return left

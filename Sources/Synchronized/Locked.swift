@@ -29,14 +29,20 @@ import Foundation
 ///
 /// `@unchecked Sendable`: `value` is only ever reached inside `withLock`, with the mutex
 /// held; the compiler cannot see a lock, so this is the one place that says so.
-package final class Locked<Value>: @unchecked Sendable {
+///
+/// `public`, in a module no product exports, and not `package`: with `package` access the
+/// `@inlinable` bodies were not inlined into the modules that call them (Swift 6.3 with
+/// SwiftPM; the same declarations `public` are), so every `withLock` in the program ran the
+/// unspecialized generic version with a closure context and its result returned indirectly.
+/// `FIFO` is public for the same reason (docs/benchmarks.md, issue 33).
+public final class Locked<Value>: @unchecked Sendable {
     /// No runtime exclusivity check: every access is inside the mutex, which already makes
     /// it exclusive (a nested `withLock` on the same box would deadlock before it could
     /// overlap), and the check cost about as much as the lock itself.
     @exclusivity(unchecked) @usableFromInline var value: Value
     @usableFromInline let primitives: UnsafeMutablePointer<LockPrimitives>
 
-    package init(_ value: sending Value) {
+    public init(_ value: sending Value) {
         self.value = value
         primitives = .allocate(capacity: 1)
         primitives.initialize(to: LockPrimitives())
@@ -53,7 +59,7 @@ package final class Locked<Value>: @unchecked Sendable {
 
     /// Runs `body` with the lock held and the value lent to it.
     @inlinable
-    package func withLock<Result: Sendable>(_ body: (inout sending Value) throws -> Result) rethrows -> Result {
+    public func withLock<Result: Sendable>(_ body: (inout sending Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(&primitives.pointee.mutex)
         defer { pthread_mutex_unlock(&primitives.pointee.mutex) }
         return try body(&value)
@@ -66,7 +72,7 @@ package final class Locked<Value>: @unchecked Sendable {
     /// says: it looks at the state itself. Blocks the calling thread: only for threads of
     /// one's own, never a cooperative or event loop thread.
     @inlinable
-    package func withLock<Result: Sendable>(waitingUntil ready: (inout sending Value) -> Bool, deadline: Date? = nil,
+    public func withLock<Result: Sendable>(waitingUntil ready: (inout sending Value) -> Bool, deadline: Date? = nil,
                                             _ body: (inout sending Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(&primitives.pointee.mutex)
         defer { pthread_mutex_unlock(&primitives.pointee.mutex) }
@@ -90,11 +96,11 @@ package final class Locked<Value>: @unchecked Sendable {
     /// Wakes one thread waiting in `withLock(waitingUntil:)`. Call it after (or while) changing
     /// the value under the lock, so the waiter's `ready` sees the change.
     @inlinable
-    package func signal() { pthread_cond_signal(&primitives.pointee.condition) }
+    public func signal() { pthread_cond_signal(&primitives.pointee.condition) }
 
     /// Wakes every thread waiting in `withLock(waitingUntil:)`.
     @inlinable
-    package func broadcast() { pthread_cond_broadcast(&primitives.pointee.condition) }
+    public func broadcast() { pthread_cond_broadcast(&primitives.pointee.condition) }
 }
 
 /// The pthread objects behind a `Locked`, allocated once beside it.

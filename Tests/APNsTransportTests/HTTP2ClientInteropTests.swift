@@ -89,6 +89,36 @@ struct HTTP2ClientInteropTests {
         #expect(get.cancel() == true)
     }
 
+    /// The handle is also the session's record of the request's stream (issue 33: one object
+    /// per request), so a second request on the same handle would overwrite the first's record.
+    @Test("A RequestCancellation serves one request: submitted again it fails at once, and nghttpd sees one request")
+    func aHandleServesOneRequest() async throws {
+        let (server, port) = try await startNghttpd(extra: ["-v"])
+        defer { server.kill() }
+        let client = try await HTTP2Client.connect(to: Endpoint(host: "127.0.0.1", port: port), tls: try trustingClient, timeout: 10)
+        defer { client.close() }
+        try await client.ready()
+        let handle = RequestCancellation()
+        let first = Locked<Result<HTTP2Response, TransportError>?>(nil)
+        client.submit(HTTP2Request(method: "GET", path: "/index.html"), timeout: 30, cancellation: handle) { result in first.withLock { $0 = result } }
+        #expect(await Wait.until(seconds: 30) { first.withLock { $0 != nil } }, "the first request was never answered")
+        if case .success(let response)? = first.withLock({ $0 }) { #expect(response.status == 200) } else { Issue.record("the first request failed") }
+        let second = Locked<Result<HTTP2Response, TransportError>?>(nil)
+        client.submit(HTTP2Request(method: "GET", path: "/index.html"), timeout: 30, cancellation: handle) { result in second.withLock { $0 = result } }
+        #expect(await Wait.until(seconds: 30) { second.withLock { $0 != nil } }, "the second submit never completed")
+        if case .failure(let error)? = second.withLock({ $0 }) {
+            #expect(error.kind == .internalFailure && error.message.contains("a handle serves one request"), "\(error)")
+        } else {
+            Issue.record("a reused handle sent its request")
+        }
+        // A third request on a new handle shows the connection still serves.
+        let third = try await client.send(HTTP2Request(method: "GET", path: "/index.html"), timeout: 30)
+        #expect(third.status == 200)
+        let requestsSeen = { server.stdout.components(separatedBy: "recv HEADERS frame").count - 1 }
+        _ = await Wait.until(seconds: 30) { requestsSeen() >= 2 }
+        #expect(requestsSeen() == 2, "nghttpd saw other than two requests: \(server.stdout.suffix(2_000))")
+    }
+
     @Test func tenThousandRequestsOverOneConnection() async throws {
         let (server, port) = try await startNghttpd()
         defer { server.kill() }
