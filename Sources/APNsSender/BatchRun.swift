@@ -277,39 +277,16 @@ final class BatchRun: Sendable {
         } catch {
             return giveBack(item, slot: slot, error)
         }
-        connection.submit(request, cancellation: cancellation,
-                          to: ProviderAttempt(run: self, item: item, bearer: bearer, slot: slot, connection: connection))
-    }
-
-    /// One attempt of one notification on one connection, and the one object the request
-    /// costs on its way back: the transport's stream holds it and tells it the answer, where
-    /// a closure per layer (the run's, the connection's error mapping) cost an allocation each.
-    private final class ProviderAttempt: ProviderResponseReceiver {
-        let run: BatchRun
-        let item: PendingNotification
-        /// The provider token the request carried (a 403 for it renews it once).
-        let bearer: String?
-        let slot: Int
-        let connection: any ProviderConnection
-
-        init(run: BatchRun, item: PendingNotification, bearer: String?, slot: Int, connection: any ProviderConnection) {
-            self.run = run
-            self.item = item
-            self.bearer = bearer
-            self.slot = slot
-            self.connection = connection
-        }
-
-        func received(provider outcome: Result<HTTP2Response, ProviderSendError>) {
-            run.complete(item, bearer: bearer, slot: slot, connection: connection, result: outcome)
-        }
+        // The entry is the attempt's receiver: it holds what the answer needs until it comes.
+        item.entry.begin(NotificationEntry.Attempt(run: self, history: item.history, bearer: bearer, slot: slot, connection: connection))
+        connection.submit(request, cancellation: cancellation, to: item.entry)
     }
 
     private func giveBack(_ item: PendingNotification, slot: Int, _ error: APNsSendError) {
         if let result = state.withLock({ $0.machine.notSubmitted(item, slot: slot, error) }) { emit(item, result) }
     }
 
-    fileprivate func complete(_ item: PendingNotification, bearer: String?, slot: Int, connection: any ProviderConnection,
+    func complete(_ item: PendingNotification, bearer: String?, slot: Int, connection: any ProviderConnection,
                           result: Result<HTTP2Response, ProviderSendError>) {
         // Judged first, then applied under one lock (the loop thread takes the run's lock once
         // per answer: with several loops, each lock is a chance to wait for another thread).
@@ -332,17 +309,18 @@ final class BatchRun: Sendable {
     // MARK: results
 
     /// Hands a result the machine made (and counted) to `onResult`.
-    private func emit(_ item: PendingNotification, _ result: APNsSendResult) {
+    private func emit(_ item: PendingNotification, _ result: consuming APNsSendResult) {
         guard let diagnoser, diagnoser.wants(result) else { return deliver(item, result) }
         // Off the loop thread: the other environment's answer is awaited, then the result
         // goes out with its verdict; it stays outstanding until then.
+        let waiting = copy result
         Task { [self] in
-            deliver(item, result.with(await diagnoser.diagnose(item.notification)))
+            deliver(item, waiting.with(await diagnoser.diagnose(item.notification)))
             finishIfDone()
         }
     }
 
-    private func deliver(_ item: PendingNotification, _ result: APNsSendResult) {
+    private func deliver(_ item: PendingNotification, _ result: consuming APNsSendResult) {
         if let diagnosis = result.diagnosis { state.withLock { $0.machine.recordDiagnosis(diagnosis) } }
         observer.finished(result, pushType: item.notification.pushType, startedNanos: item.entry.startedNanos)
         if let dispatcher {

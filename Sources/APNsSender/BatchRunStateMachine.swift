@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import APNsProtocol
 import APNsTransport
+import Synchronized
 
 /// What one request's attempts so far decided, for the batch (`BatchRun`) and the single
 /// exchanges (`PooledExchange`) alike: how many went out, whether one may have reached APNs,
@@ -54,11 +55,20 @@ struct AttemptHistory: Sendable, Equatable {
     }
 }
 
-/// What a notification's attempts share, made once when it is taken from the feed. A class:
-/// a `PendingNotification` moves through the run's tables and closures several times per
-/// attempt, and as a struct each move retained and released every String and array of the
-/// notification and its request (about a dozen); now it is one reference.
-final class NotificationEntry: Sendable {
+/// What a notification's attempts share, made once when it is taken from the feed, and who
+/// its attempt in flight tells the answer to. A class: a `PendingNotification` moves through
+/// the run's tables and closures several times per attempt, and as a struct each move retained
+/// and released every String and array of the notification and its request (about a dozen);
+/// now it is one reference. Being the receiver too, it spares each attempt an object of its
+/// own (issue 33: one object per notification, beside the request's handle, which is also its
+/// stream's record).
+///
+/// `@unchecked Sendable`: `index` to `startedNanos` never change; `attempt` is written by the
+/// run just before it submits the attempt (`send`) and taken by that attempt's one answer
+/// (`received`), which the connection delivers after it took the request. A notification has
+/// one attempt in flight at a time: the next is sent only after the run's state machine, under
+/// its lock, judged the answer that took the last one, so no two accesses ever overlap.
+final class NotificationEntry: ProviderResponseReceiver, @unchecked Sendable {
     let index: Int
     let notification: APNsNotification
     let apnsID: String
@@ -68,12 +78,34 @@ final class NotificationEntry: Sendable {
     /// The run's clock (uptime nanoseconds) when it was taken from the feed (the duration metric).
     let startedNanos: UInt64
 
+    /// The attempt in flight: what its answer needs besides the notification.
+    struct Attempt {
+        let run: BatchRun
+        let history: AttemptHistory
+        /// The provider token the request carried (a 403 for it renews it once).
+        let bearer: String?
+        let slot: Int
+        let connection: any ProviderConnection
+    }
+    @exclusivity(unchecked) private var attempt: Attempt?
+
     init(index: Int, notification: APNsNotification, apnsID: String, sharedHeaders: HTTP2HeaderBlock, startedNanos: UInt64) {
         self.index = index
         self.notification = notification
         self.apnsID = apnsID
         self.sharedHeaders = sharedHeaders
         self.startedNanos = startedNanos
+    }
+
+    /// Called by the run just before it submits an attempt with this entry as its receiver.
+    func begin(_ attempt: Attempt) { self.attempt = attempt }
+
+    /// The attempt's answer, from its connection: handed to the run, and the attempt (which
+    /// holds the run) let go.
+    func received(provider outcome: Result<HTTP2Response, ProviderSendError>) {
+        guard let attempt = attempt.take() else { return }
+        attempt.run.complete(PendingNotification(entry: self, history: attempt.history), bearer: attempt.bearer, slot: attempt.slot,
+                             connection: attempt.connection, result: outcome)
     }
 }
 
@@ -169,7 +201,9 @@ struct BatchRunStateMachine: Sendable {
         var request: RequestCancellation?
     }
     /// By index. One table for both: a notification's attempt costs one insert and one removal.
-    private var active: [Int: Active] = [:]
+    /// Indices come in order (a feed's lines, the client's sends), so the table needs no
+    /// hashing (`SequentialKeyTable`; a `Dictionary` cost about 700 instructions a notification).
+    private var active = SequentialKeyTable<Active>()
     private(set) var outstanding = 0
     private(set) var sourceEnded = false
     private(set) var stopped = false
@@ -246,7 +280,7 @@ struct BatchRunStateMachine: Sendable {
         // the shell submits keeps the request from ever being written.
         slots[slot].inFlight += 1
         let cancellation = RequestCancellation()
-        active[item.index] = Active(item: item, request: cancellation)
+        active.insert(Active(item: item, request: cancellation), for: item.index)
         return .send(item, connection, cancellation, more: slots[slot].inFlight < settings.window)
     }
 
@@ -321,7 +355,7 @@ struct BatchRunStateMachine: Sendable {
     /// out of flight, and its result, unless a cancel gave it one meanwhile (nil).
     mutating func notSubmitted(_ item: PendingNotification, slot: Int, _ error: APNsSendError) -> APNsSendResult? {
         slots[slot].inFlight -= 1
-        guard active.removeValue(forKey: item.index) != nil else { return nil }
+        guard active.removeValue(for: item.index) != nil else { return nil }
         return record(item.result(.failed(error)))
     }
 
@@ -365,7 +399,7 @@ struct BatchRunStateMachine: Sendable {
         slots[slot].inFlight -= 1
         // A run cancelled meanwhile (or this send's task) has already given it its result; its
         // stream was reset on purpose and the connection is fine.
-        guard active.removeValue(forKey: item.index) != nil else {
+        guard active.removeValue(for: item.index) != nil else {
             return Completion(next: nextStep(slot: slot, now: now, source: source))
         }
         if answer.connectionFailed {
@@ -383,7 +417,7 @@ struct BatchRunStateMachine: Sendable {
             ready.append(item)
             return Completion(next: nextStep(slot: slot, now: now, source: source))
         case .after(let seconds):
-            active[item.index] = Active(item: item, request: nil)
+            active.insert(Active(item: item, request: nil), for: item.index)
             return Completion(backOff: seconds, next: nextStep(slot: slot, now: now, source: source))
         }
     }
@@ -392,7 +426,7 @@ struct BatchRunStateMachine: Sendable {
     /// send cancelled meanwhile.
     mutating func backOffEnded(index: Int) {
         guard let waiting = active[index], waiting.request == nil else { return }
-        active[index] = nil
+        active.removeValue(for: index)
         ready.append(waiting.item)
     }
 
@@ -420,8 +454,8 @@ struct BatchRunStateMachine: Sendable {
     /// completion could see the run empty and finish it before their results are out.
     mutating func endStop(unread: [(index: Int, notification: APNsNotification)], now: UInt64) -> [(PendingNotification, APNsSendResult)] {
         sourceEnded = true
-        let backingOff = active.values.filter { $0.request == nil }.map(\.item)
-        for item in backingOff { active[item.index] = nil }
+        let backingOff = active.entries.map(\.value).filter { $0.request == nil }.map(\.item)
+        for item in backingOff { active.removeValue(for: item.index) }
         var ended = ready + backingOff
         ready.removeAll()
         for (index, notification) in unread {
@@ -434,8 +468,8 @@ struct BatchRunStateMachine: Sendable {
     /// The requests in flight, given up: the shell cancels each handle (resetting its stream)
     /// and reports it with `cancelledInFlight`. Their late completions find them gone.
     mutating func takeInFlight() -> [(PendingNotification, RequestCancellation)] {
-        let taken = active.values.compactMap { entry in entry.request.map { (entry.item, $0) } }
-        for (item, _) in taken { active[item.index] = nil }
+        let taken = active.entries.compactMap { entry in entry.value.request.map { (entry.value.item, $0) } }
+        for (item, _) in taken { active.removeValue(for: item.index) }
         return taken
     }
 
@@ -461,7 +495,7 @@ struct BatchRunStateMachine: Sendable {
             let item = ready.remove(at: position)
             return (.ended(item, record(item.unsentResult)), hold(now: now))
         }
-        if let entry = active.removeValue(forKey: index) {
+        if let entry = active.removeValue(for: index) {
             let arm = hold(now: now)
             if let request = entry.request { return (.inFlight(entry.item, request), arm) }
             return (.ended(entry.item, record(entry.item.unsentResult)), arm)

@@ -80,8 +80,8 @@ extension ProviderConnection {
 
 /// Who a `ProviderConnection` tells a request's outcome, exactly once, with the transport's
 /// errors already sorted into the sender's three questions (`ProviderSendError`). The sender's
-/// per-attempt object (`ProviderAttempt`) is one, so the stream holds it and no closure is made
-/// for the way back (see `HTTP2ResponseReceiver`).
+/// per-notification object (`NotificationEntry`) is one, so the stream holds it and no closure
+/// is made for the way back (see `HTTP2ResponseReceiver`).
 package protocol ProviderResponseReceiver: HTTP2ResponseReceiver, Sendable {
     /// Runs on the connection's thread (the event loop for HTTP/2) and must not block.
     func received(provider outcome: Result<HTTP2Response, ProviderSendError>)

@@ -61,9 +61,11 @@ final class ResultDispatcher: Sendable {
         thread.start()
     }
 
-    func submit(_ result: APNsSendResult, owner: Int = 0) {
+    func submit(_ result: consuming APNsSendResult, owner: Int = 0) {
+        // Moved into the queue, not copied (a retain and a release of each of its fields).
+        var handed = Optional(consume result)
         state.withLock { state in
-            state.queue.append(result)
+            if let result = handed.take() { state.queue.append(result) }
             if owners > 1 { state.resultOwners.append(owner) }
             if state.idle && (state.queue.count == 1 || state.queue.count == Self.stretch) { self.state.signal() }
         }

@@ -3,6 +3,7 @@
 import OpenSSLCore
 internal import CNGHTTP2
 import Foundation
+import Synchronized
 
 /// The client half of an `HTTP2Session`: requests out, responses in, each request's deadline,
 /// cancellation and outcome (answered, reset, refused, cut by GOAWAY or by the connection's
@@ -16,12 +17,12 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     private typealias Stream = RequestCancellation
     /// The open requests by stream id: ids are handed out in order, so a lookup needs no
     /// hashing (`SequentialKeyTable`).
-    @exclusivity(unchecked) private var streams = SequentialKeyTable<Stream>()
+    @exclusivity(unchecked) private var streams = SequentialKeyTable<Stream>(step: 2)
     /// The last request's pseudo-header block and what it was made of (`pseudoHeaders`).
     private var lastPseudoHeaders: (method: String, scheme: String, authority: String, block: HTTP2HeaderBlock)?
 
     /// Stream `id`, if it is still in the book.
-    private func stream(_ id: Int32) -> Stream? { streams[id] }
+    private func stream(_ id: Int32) -> Stream? { streams[Int(id)] }
     /// The session's one deadline sweep timer (when is `session.state.sweepAt`).
     private var sweepTimer: UInt64?
     private var streamResetter: StreamResetter?
@@ -212,7 +213,9 @@ final class HTTP2ClientRole: HTTP2SessionRole {
         streams.removeAll()
         session.connection.loop.cancelTimer(sweepTimer)
         sweepTimer = nil
-        for (id, stream) in open {
+        for (key, stream) in open {
+            // Keys are stream ids, put in as `Int32`.
+            let id = Int32(truncatingIfNeeded: key)
             let notProcessed = session.state.notProcessedAtLoss(id, opened: session.hasStream(id))
             stream.tell(.failure(notProcessed ? TransportError(.notProcessed, "\(failure.message) The request was not processed and may be resent.") : failure))
         }
@@ -282,7 +285,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
         stream.requestBody = request.body
         stream.timeout = timeout ?? 0
         stream.hasDeadline = timeout != nil
-        streams.insert(stream, for: id)
+        streams.insert(stream, for: Int(id))
         let deadline = timeout.map { EventLoop.nowMillis() + TimerSeconds.milliseconds($0) }
         apply(session.state.streamStarted(id, deadline: deadline), in: session)
         // A record the client made itself has no caller to cancel it: no resetter needed.
@@ -318,7 +321,7 @@ final class HTTP2ClientRole: HTTP2SessionRole {
     /// Takes stream `id` out of the book (and its deadline out of the state machine).
     @discardableResult
     private func remove(_ id: Int32, in session: HTTP2Session) -> Stream? {
-        guard let stream = streams.removeValue(for: id) else { return nil }
+        guard let stream = streams.removeValue(for: Int(id)) else { return nil }
         if stream.hasDeadline { session.state.streamEnded(id) }
         return stream
     }

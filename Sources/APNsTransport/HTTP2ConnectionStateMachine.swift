@@ -1,5 +1,7 @@
 // Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
 // SPDX-License-Identifier: Apache-2.0
+import Synchronized
+
 /// The decisions of one HTTP/2 connection that need no socket and no nghttp2: when requests
 /// time out, what a PING and the idle health check do next, which streams a GOAWAY failed
 /// and which may be retried, when a quiet server connection is told to go away.
@@ -32,7 +34,7 @@ package struct HTTP2ConnectionStateMachine: Sendable {
 
     /// Streams that have a deadline, and the deadline (our own requests' streams: ids in
     /// order, `SequentialKeyTable`).
-    private var deadlines = SequentialKeyTable<UInt64>()
+    private var deadlines = SequentialKeyTable<UInt64>(step: 2)
     /// When the session's one sweep timer fires (nil: not armed). One timer per session, not
     /// one per request: at 100,000 requests a second the loop's timers would churn otherwise.
     package private(set) var sweepAt: UInt64?
@@ -48,13 +50,13 @@ package struct HTTP2ConnectionStateMachine: Sendable {
     /// A request's stream starts; `deadline` (nil: none) is when it counts as unanswered.
     package mutating func streamStarted(_ id: Int32, deadline: UInt64?) -> SweepTimer {
         guard let deadline, !isClosed else { return .keep }
-        deadlines.insert(deadline, for: id)
+        deadlines.insert(deadline, for: Int(id))
         return arm(deadline)
     }
 
     /// A request's stream ended (answered, reset, cancelled, given up): its deadline is void.
     package mutating func streamEnded(_ id: Int32) {
-        if !deadlines.isEmpty { deadlines.removeValue(for: id) }
+        if !deadlines.isEmpty { deadlines.removeValue(for: Int(id)) }
     }
 
     /// The sweep timer fired at `now`: the streams past their deadline, earliest deadline
@@ -64,11 +66,12 @@ package struct HTTP2ConnectionStateMachine: Sendable {
         sweepAt = nil
         var expired: [(id: Int32, deadline: UInt64)] = []
         var earliest: UInt64 = .max
-        for (id, deadline) in deadlines.entries {
-            if deadline <= now { expired.append((id, deadline)) } else { earliest = min(earliest, deadline) }
+        for (key, deadline) in deadlines.entries {
+            // Keys are stream ids, put in as `Int32`.
+            if deadline <= now { expired.append((Int32(truncatingIfNeeded: key), deadline)) } else { earliest = min(earliest, deadline) }
         }
         expired.sort { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
-        for stream in expired { deadlines.removeValue(for: stream.id) }
+        for stream in expired { deadlines.removeValue(for: Int(stream.id)) }
         return (expired.map(\.id), earliest == .max ? .keep : arm(earliest))
     }
 

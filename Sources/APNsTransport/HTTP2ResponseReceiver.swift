@@ -5,7 +5,7 @@
 /// end or a timeout, exactly once, on the loop thread.
 ///
 /// An object rather than a closure, so a caller's own per-request object can take the answer
-/// itself: the sender's `ProviderAttempt` carries the notification, its attempt and its
+/// itself: the sender's object per notification carries the notification, its attempt and its
 /// connection, and the stream holds it directly. With a closure, every request paid for a
 /// closure context at each layer it crossed (the run's, the provider connection's error
 /// mapping), each a heap allocation and a round of retains (docs/benchmarks.md, issue 33).

@@ -1,10 +1,11 @@
 // Copyright (c) 2026 the authors of this package. Licensed under the Apache License 2.0 (LICENSE).
 // SPDX-License-Identifier: Apache-2.0
-@testable import APNsTransport
+import Synchronized
 import Testing
 
-/// The client's stream book (`SequentialKeyTable`) against a `Dictionary` doing the same
-/// operations: ids in order, streams that outlive the window (the overflow), any key at all.
+/// The table of ids handed out in order (`SequentialKeyTable`: the client's stream book, the
+/// batch's notifications in flight) against a `Dictionary` doing the same operations: ids in
+/// order, ids that outlive the window (the overflow), any key at all.
 @Suite("Sequential key table: a dictionary for ids handed out in order")
 struct SequentialKeyTableTests {
     /// A deterministic generator (SplitMix64), so a failure repeats.
@@ -20,7 +21,7 @@ struct SequentialKeyTableTests {
     }
 
     /// Checks every key the model has and a few it has not, the count and the entries' order.
-    private func expectSame(_ table: SequentialKeyTable<Int>, _ model: [Int32: Int], probing absent: [Int32]) {
+    private func expectSame(_ table: SequentialKeyTable<Int>, _ model: [Int: Int], probing absent: [Int]) {
         #expect(table.count == model.count)
         #expect(table.isEmpty == model.isEmpty)
         for (key, value) in model { #expect(table[key] == value, "key \(key)") }
@@ -33,12 +34,12 @@ struct SequentialKeyTableTests {
     }
 
     @Test("Ids in order (every odd one, as nghttp2 hands them out; every one), a window open at once, some answered late: the same as a Dictionary", arguments: [2, 1])
-    func windowOfIDs(step: Int32) {
-        var table = SequentialKeyTable<Int>()
-        var model: [Int32: Int] = [:]
+    func windowOfIDs(step: Int) {
+        var table = SequentialKeyTable<Int>(step: step)
+        var model: [Int: Int] = [:]
         var random = SplitMix(state: UInt64(step))
-        var next: Int32 = 1
-        var open: [Int32] = []
+        var next = 1
+        var open: [Int] = []
         for round in 0..<20_000 {
             // Up to 100 open, as a sender's window; one in 50 answers is held back for long.
             if open.count < 100 || random.next(3) == 0 {
@@ -61,22 +62,22 @@ struct SequentialKeyTableTests {
 
     @Test("A stream that outlives a table's worth of later ones, and keys that share a slot, go to the overflow and are still found")
     func overflow() {
-        var table = SequentialKeyTable<Int>()
-        var model: [Int32: Int] = [:]
+        var table = SequentialKeyTable<Int>(step: 2)
+        var model: [Int: Int] = [:]
         // Stream 1 stays open while thousands of later ids come and go through its slot.
         table.insert(-1, for: 1)
         model[1] = -1
-        for id in stride(from: Int32(3), to: 20_000, by: 2) {
-            table.insert(Int(id), for: id)
-            model[id] = Int(id)
+        for id in stride(from: 3, to: 20_000, by: 2) {
+            table.insert(id, for: id)
+            model[id] = id
             if id > 101 {
                 #expect(table.removeValue(for: id - 100) == model.removeValue(forKey: id - 100))
             }
         }
         expectSame(table, model, probing: [1, 3, 5, 65, 20_001])
         // Keys far apart landing in one slot (a multiple of any table size apart).
-        var collide = SequentialKeyTable<String>()
-        let keys: [Int32] = [0, 1 << 20, 2 << 20, 3 << 20, -(1 << 20), .min, .max]
+        var collide = SequentialKeyTable<String>(step: 2)
+        let keys: [Int] = [0, 1 << 20, 2 << 20, 3 << 20, -(1 << 20), .min, .max, Int(Int32.min), Int(Int32.max)]
         for key in keys { collide.insert("v\(key)", for: key) }
         for key in keys { #expect(collide[key] == "v\(key)") }
         #expect(collide.entries.map(\.key) == keys.sorted())
@@ -91,10 +92,10 @@ struct SequentialKeyTableTests {
     @Test("Random keys, inserts, replacements and removals: the same as a Dictionary; removeAll empties it")
     func randomOperations() {
         var table = SequentialKeyTable<Int>()
-        var model: [Int32: Int] = [:]
+        var model: [Int: Int] = [:]
         var random = SplitMix(state: 42)
         for round in 0..<30_000 {
-            let key = Int32(random.next(4) == 0 ? random.next(1 << 30) - (1 << 29) : random.next(600))
+            let key = random.next(4) == 0 ? random.next(1 << 30) - (1 << 29) : random.next(600)
             switch random.next(3) {
             case 0, 1:
                 table.insert(round, for: key)
@@ -102,7 +103,7 @@ struct SequentialKeyTableTests {
             default:
                 #expect(table.removeValue(for: key) == model.removeValue(forKey: key))
             }
-            if round % 1_999 == 0 { expectSame(table, model, probing: (0..<20).map { _ in Int32(random.next(600)) }) }
+            if round % 1_999 == 0 { expectSame(table, model, probing: (0..<20).map { _ in random.next(600) }) }
         }
         expectSame(table, model, probing: Array(0..<600))
         table.removeAll()
