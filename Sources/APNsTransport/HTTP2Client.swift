@@ -174,7 +174,8 @@ package final class HTTP2Client: Sendable {
     }
 
     /// `close()`, then waits until the connection is gone (in-flight requests answered or
-    /// failed, the socket closed).
+    /// failed, the socket closed). After its GOAWAY and close_notify the client waits for the
+    /// server to close first, at most 2 seconds (`HTTP2ClientRole.bothSidesDone` says why).
     package func closeAndWait() async {
         close()
         await status.waitUntilGone()
