@@ -43,9 +43,9 @@ public enum HPACKIndexingPeer {
         }
     }
 
-    static let source = #"""
-import json, socket, ssl, sys
-import h2.config, h2.connection, h2.events, h2.exceptions
+    static let source = PythonH2Server.prelude + #"""
+import json, sys
+import h2.events, h2.exceptions
 from hpack import NeverIndexedHeaderTuple
 
 def lines(role, stream, headers):
@@ -53,24 +53,9 @@ def lines(role, stream, headers):
                                "never": isinstance(h, NeverIndexedHeaderTuple)}) + "\n" for h in headers)
 
 def serve(port, cert, key, out):
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert, key)
-    context.set_alpn_protocols(["h2"])
-    listener = socket.socket()
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", port))
-    listener.listen(8)
-    print("listening", flush=True)
+    listener, context = tls_listener(port, cert, key)
     while True:
-        raw, _ = listener.accept()
-        try:
-            sock = context.wrap_socket(raw, server_side=True)
-        except (ssl.SSLError, OSError):
-            raw.close()  # the test's "is it listening" probe
-            continue
-        conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False, header_encoding=None))
-        conn.initiate_connection()
-        sock.sendall(conn.data_to_send())
+        sock, conn = next_h2_connection(listener, context)
         try:
             while True:
                 data = sock.recv(65535)
