@@ -16,10 +16,10 @@ internal import CShims
 /// end), so the server cannot have processed it; one written first is reset (RST_STREAM
 /// CANCEL) so the server frees its stream slot, and its late answer is dropped.
 ///
-/// It is also the client session's record of the request while it is on its stream (`HTTP2ClientRole`):
-/// who is told the outcome, the request body still to write, and the answer as it arrives.
-/// One object per request where the handle and the session's stream record were two
-/// (docs/benchmarks.md, issue 33). A handle serves one request: `submit`
+/// It is also the client session's record of the request while it is on its stream
+/// (`HTTP2ClientRole`): who is told the outcome, the request body still to write, and the
+/// answer as it arrives. One object per request where the handle and the session's stream
+/// record were two (docs/benchmarks.md, issue 33). A handle serves one request: `submit`
 /// refuses one that was submitted before. The client makes one itself for a caller who gives
 /// none.
 ///

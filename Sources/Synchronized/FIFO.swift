@@ -10,12 +10,11 @@
 ///
 /// Elements are moved out as they are taken, never copied: a slot holds an optional that
 /// `popFirst` takes (leaving nil), so a notification queued by value costs no retain and
-/// release of each of its fields on the way through. The methods are `@inlinable` so the
-/// modules that use it get a version specialized for their element (and `public`, as `Locked`
-/// says why): unspecialized, each
-/// element went through the runtime's generic copy and destroy of its type, and storing
-/// optionals made the generic code look up `Optional<Element>`'s metadata on every call
-/// (docs/benchmarks.md, issue 33's last pass).
+/// release of each of its fields on the way through. The methods are `@inlinable` (and
+/// `public`, as `Locked` says why) so the modules that use it get a version specialized for
+/// their element: unspecialized, each element went through the runtime's generic copy and
+/// destroy of its type, and storing optionals made the generic code look up
+/// `Optional<Element>`'s metadata on every call (docs/benchmarks.md, issue 33's last pass).
 public struct FIFO<Element> {
     /// Slots before `head` were taken (nil); from `head` on, each holds its element.
     @usableFromInline var storage: [Element?] = []
